@@ -1,0 +1,653 @@
+package ttldb
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits of rule R10.
+const (
+	// MaxDocumentSize is the largest document accepted, in bytes of its
+	// compact JSON encoding without the system properties _ts and _etag:
+	// 2 MiB.
+	MaxDocumentSize = 2 << 20
+	// MaxDepth is the deepest nesting accepted: the document object itself
+	// is level 1, an object or array inside it level 2, and so on.
+	MaxDepth = 128
+	// MaxIDLength is the longest id accepted, in bytes of UTF-8.
+	MaxIDLength = 1023
+	// MaxPartitionKeyLength is the longest partition-key string accepted,
+	// in bytes of UTF-8.
+	MaxPartitionKeyLength = 2048
+)
+
+// Document is one stored document, as read or written. It is immutable: a
+// later write to the same key stores a new Document and leaves this one as
+// it was. The zero Document is empty: its methods return zero values and
+// Decode reports ErrNotFound.
+type Document struct {
+	d *doc
+}
+
+// doc is a stored document. It is never modified once stored, so snapshots
+// and Documents handed to callers share it safely.
+type doc struct {
+	key  string // partition-key encoding followed by the id: see index.go
+	raw  string // the JSON as stored, ending with ,"_ts":N,"_etag":"E"}
+	ts   int64  // _ts, Unix seconds
+	ttl  int32  // ttlInherit, ttlNever or seconds
+	idAt uint16 // key[idAt:] is the id
+}
+
+// etagLen is the length of every etag: 16 hexadecimal digits.
+const etagLen = 16
+
+func (d *doc) id() string   { return d.key[d.idAt:] }
+func (d *doc) etag() string { return d.raw[len(d.raw)-2-etagLen : len(d.raw)-2] }
+
+// body returns the stored JSON without its system properties and closing
+// brace: what a write that keeps the body (Touch) stamps anew.
+func (d *doc) body() string {
+	return d.raw[:lastIndex(d.raw, `,"_ts":`)]
+}
+
+func lastIndex(s, sub string) int {
+	for i := len(s) - len(sub); i >= 0; i-- {
+		if s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
+}
+
+// ID returns the document's id.
+func (d Document) ID() string {
+	if d.d == nil {
+		return ""
+	}
+	return d.d.id()
+}
+
+// PartitionKey returns the document's partition-key value; for a document
+// without one, the zero PartitionKey ("none").
+func (d Document) PartitionKey() PartitionKey {
+	if d.d == nil {
+		return PartitionKey{}
+	}
+	k, _ := decodePartitionKey(d.d.key[:d.d.idAt])
+	return k
+}
+
+// TS returns _ts: the Unix second of the document's last write.
+func (d Document) TS() int64 {
+	if d.d == nil {
+		return 0
+	}
+	return d.d.ts
+}
+
+// Timestamp returns _ts as a time.Time.
+func (d Document) Timestamp() time.Time { return time.Unix(d.TS(), 0) }
+
+// ETag returns _etag, which changes on every write. Pass it to IfMatch to
+// make a later write conditional.
+func (d Document) ETag() string {
+	if d.d == nil {
+		return ""
+	}
+	return d.d.etag()
+}
+
+// TTL returns the document's own ttl: -1 or a number of seconds, with ok
+// true; or ok false when the document has no ttl (or null) and so inherits
+// the collection's DefaultTTL.
+func (d Document) TTL() (seconds int, ok bool) {
+	if d.d == nil || d.d.ttl == ttlInherit {
+		return 0, false
+	}
+	return int(d.d.ttl), true
+}
+
+// JSON returns the document as stored: the members as written (the ttl
+// exactly as written, never the inherited default), in compact form, with
+// _ts and _etag last. It does not allocate.
+func (d Document) JSON() string {
+	if d.d == nil {
+		return ""
+	}
+	return d.d.raw
+}
+
+// AppendJSON appends JSON() to dst and returns the extended slice.
+func (d Document) AppendJSON(dst []byte) []byte { return append(dst, d.JSON()...) }
+
+// Decode unmarshals the document into v, as encoding/json does. The zero
+// Document reports ErrNotFound.
+func (d Document) Decode(v any) error {
+	if d.d == nil {
+		return errorf(ErrNotFound, "decode of an empty Document")
+	}
+	return json.Unmarshal([]byte(d.d.raw), v)
+}
+
+// String returns JSON(), so that a Document prints as its JSON.
+func (d Document) String() string { return d.JSON() }
+
+// encodeInput turns what a caller passes to a write into JSON text: []byte
+// and json.RawMessage are taken as JSON; any other value is encoded with
+// encoding/json.
+func encodeInput(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case []byte:
+		return x, nil
+	case json.RawMessage:
+		return x, nil
+	case nil:
+		return nil, errorf(ErrInvalidDocument, "document is nil, want a JSON object")
+	case string:
+		return nil, errorf(ErrInvalidDocument, "document is a Go string %.40q, which encodes to a JSON string, not an object; pass []byte for JSON text", x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, errorf(ErrInvalidDocument, "document of type %T does not encode to JSON: %v", v, err)
+	}
+	return b, nil
+}
+
+// intake is a validated incoming document: its compact JSON without the
+// system properties and the values of rule R10's members.
+type intake struct {
+	out  []byte // the compact object, system properties removed
+	id   []byte // the decoded id
+	pk   PartitionKey
+	ttl  int32
+}
+
+// span is a range of intake.out holding one JSON value.
+type span struct{ start, end int }
+
+func (s span) set() bool { return s.end > 0 }
+
+// scanner validates JSON and writes it compactly.
+type scanner struct {
+	src    []byte
+	i      int
+	out    []byte
+	pkRoot string // name of the top-level member the partition-key path starts with
+	id     span
+	ttl    span
+	pk     span
+}
+
+// parseDocument validates src as a document of a collection whose partition
+// key lives at the path pkPath (split into segments), appending its compact
+// form to buf. Errors wrap ErrInvalidDocument, ErrTooLarge, ErrInvalidID,
+// ErrInvalidPartitionKey or ErrInvalidTTL, naming the value at fault.
+func parseDocument(buf, src []byte, pkPath []string) (intake, error) {
+	s := scanner{src: src, out: buf[:0], pkRoot: pkPath[0]}
+	s.ws()
+	if s.i >= len(src) {
+		return intake{}, errorf(ErrInvalidDocument, "document is empty, want a JSON object")
+	}
+	if first := src[s.i]; first != '{' {
+		if err := s.value(1); err != nil {
+			return intake{}, err
+		}
+		return intake{}, errorf(ErrInvalidDocument, "document is a JSON %s, not an object", kindOf(first))
+	}
+	if err := s.object(1); err != nil {
+		return intake{}, err
+	}
+	s.ws()
+	if s.i < len(src) {
+		return intake{}, errorf(ErrInvalidDocument, "invalid JSON at byte %d: data %q after the document", s.i, clip(src[s.i:]))
+	}
+	if len(s.out) > MaxDocumentSize {
+		return intake{}, errorf(ErrTooLarge, "document is %d bytes, at most %d are allowed (R10)", len(s.out), MaxDocumentSize)
+	}
+	in := intake{out: s.out}
+
+	// id (R10)
+	if !s.id.set() {
+		return intake{}, errorf(ErrInvalidID, "document has no id (R10)")
+	}
+	idRaw := s.out[s.id.start:s.id.end]
+	if idRaw[0] != '"' {
+		return intake{}, errorf(ErrInvalidID, "id %s is a JSON %s, want a string (R10)", clip(idRaw), kindOf(idRaw[0]))
+	}
+	in.id = unquote(idRaw)
+	if err := validateID(in.id); err != nil {
+		return intake{}, err
+	}
+
+	// ttl (R2)
+	if s.ttl.set() {
+		t, err := parseDocTTL(string(in.id), s.out[s.ttl.start:s.ttl.end])
+		if err != nil {
+			return intake{}, err
+		}
+		in.ttl = t
+	}
+
+	// partition key (R10): follow the path from the top-level member.
+	if s.pk.set() {
+		val := s.out[s.pk.start:s.pk.end]
+		found := true
+		for _, seg := range pkPath[1:] {
+			var dup bool
+			val, found, dup = member(val, seg)
+			if dup {
+				return intake{}, errorf(ErrInvalidDocument, "document %q: member %q of the partition-key path appears twice", in.id, seg)
+			}
+			if !found {
+				break
+			}
+		}
+		if found {
+			k, err := partitionKeyFromJSON(val)
+			if err != nil {
+				return intake{}, fmt.Errorf("document %q: %w", in.id, err)
+			}
+			in.pk = k
+		}
+	}
+	return in, nil
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.src) {
+		switch s.src[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) syntax(want string) error {
+	if s.i >= len(s.src) {
+		return errorf(ErrInvalidDocument, "invalid JSON: unexpected end of input, want %s", want)
+	}
+	return errorf(ErrInvalidDocument, "invalid JSON at byte %d: found %q, want %s", s.i, s.src[s.i], want)
+}
+
+// value scans one value that sits at the given nesting level.
+func (s *scanner) value(depth int) error {
+	if s.i >= len(s.src) {
+		return s.syntax("a value")
+	}
+	if len(s.out) > MaxDocumentSize {
+		return errorf(ErrTooLarge, "document is over %d bytes (R10)", MaxDocumentSize)
+	}
+	switch c := s.src[s.i]; {
+	case c == '{':
+		return s.object(depth + 1)
+	case c == '[':
+		return s.array(depth + 1)
+	case c == '"':
+		return s.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	}
+	return s.syntax("a value")
+}
+
+func (s *scanner) deep(depth int) error {
+	if depth > MaxDepth {
+		return errorf(ErrInvalidDocument, "document is nested more than %d levels deep (R10)", MaxDepth)
+	}
+	return nil
+}
+
+// object scans an object at nesting level depth; at level 1 it drops the
+// system properties _ts and _etag and notes where id, ttl and the
+// partition-key member are.
+func (s *scanner) object(depth int) error {
+	if err := s.deep(depth); err != nil {
+		return err
+	}
+	s.i++
+	s.out = append(s.out, '{')
+	s.ws()
+	if s.i < len(s.src) && s.src[s.i] == '}' {
+		s.i++
+		s.out = append(s.out, '}')
+		return nil
+	}
+	kept := 0
+	for {
+		s.ws()
+		if s.i >= len(s.src) || s.src[s.i] != '"' {
+			return s.syntax("a member name")
+		}
+		mark := len(s.out)
+		if kept > 0 {
+			s.out = append(s.out, ',')
+		}
+		keyAt := len(s.out)
+		if err := s.str(); err != nil {
+			return err
+		}
+		keyEnd := len(s.out)
+		s.ws()
+		if s.i >= len(s.src) || s.src[s.i] != ':' {
+			return s.syntax("':'")
+		}
+		s.i++
+		s.out = append(s.out, ':')
+		s.ws()
+		valAt := len(s.out)
+		if err := s.value(depth); err != nil {
+			return err
+		}
+		kept++
+		if depth == 1 {
+			key := s.out[keyAt:keyEnd]
+			val := span{valAt, len(s.out)}
+			switch {
+			case keyIs(key, "_ts"), keyIs(key, "_etag"):
+				s.out = s.out[:mark] // the library writes these itself
+				kept--
+			default:
+				if err := s.note(key, val); err != nil {
+					return err
+				}
+			}
+		}
+		s.ws()
+		if s.i >= len(s.src) {
+			return s.syntax("',' or '}'")
+		}
+		switch s.src[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.out = append(s.out, '}')
+			return nil
+		default:
+			return s.syntax("',' or '}'")
+		}
+	}
+}
+
+// note records a top-level member that rules R2 and R10 read.
+func (s *scanner) note(key []byte, val span) error {
+	for _, m := range [...]struct {
+		name string
+		at   *span
+	}{{"id", &s.id}, {"ttl", &s.ttl}, {s.pkRoot, &s.pk}} {
+		if !keyIs(key, m.name) {
+			continue
+		}
+		if m.at.set() && *m.at != val {
+			return errorf(ErrInvalidDocument, "member %q appears twice", m.name)
+		}
+		*m.at = val
+	}
+	return nil
+}
+
+func (s *scanner) array(depth int) error {
+	if err := s.deep(depth); err != nil {
+		return err
+	}
+	s.i++
+	s.out = append(s.out, '[')
+	s.ws()
+	if s.i < len(s.src) && s.src[s.i] == ']' {
+		s.i++
+		s.out = append(s.out, ']')
+		return nil
+	}
+	for {
+		s.ws()
+		if err := s.value(depth); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.src) {
+			return s.syntax("',' or ']'")
+		}
+		switch s.src[s.i] {
+		case ',':
+			s.i++
+			s.out = append(s.out, ',')
+		case ']':
+			s.i++
+			s.out = append(s.out, ']')
+			return nil
+		default:
+			return s.syntax("',' or ']'")
+		}
+	}
+}
+
+// str scans a string: escapes must be valid, control characters escaped,
+// and the text valid UTF-8.
+func (s *scanner) str() error {
+	start := s.i
+	s.i++
+	for s.i < len(s.src) {
+		c := s.src[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			s.out = append(s.out, s.src[start:s.i]...)
+			return nil
+		case c == '\\':
+			s.i++
+			if s.i >= len(s.src) {
+				return s.syntax("an escape")
+			}
+			switch s.src[s.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i++
+			case 'u':
+				s.i++
+				for k := 0; k < 4; k++ {
+					if s.i >= len(s.src) || !isHex(s.src[s.i]) {
+						return s.syntax("a hexadecimal digit")
+					}
+					s.i++
+				}
+			default:
+				return s.syntax("an escape")
+			}
+		case c < 0x20:
+			return errorf(ErrInvalidDocument, "invalid JSON at byte %d: control character %#x in a string", s.i, c)
+		case c < utf8.RuneSelf:
+			s.i++
+		default:
+			r, n := utf8.DecodeRune(s.src[s.i:])
+			if r == utf8.RuneError && n == 1 {
+				return errorf(ErrInvalidDocument, "invalid JSON at byte %d: invalid UTF-8 in a string", s.i)
+			}
+			s.i += n
+		}
+	}
+	return s.syntax("'\"'")
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func (s *scanner) digits() int {
+	n := 0
+	for s.i < len(s.src) && s.src[s.i] >= '0' && s.src[s.i] <= '9' {
+		s.i++
+		n++
+	}
+	return n
+}
+
+func (s *scanner) number() error {
+	start := s.i
+	if s.src[s.i] == '-' {
+		s.i++
+	}
+	if s.i < len(s.src) && s.src[s.i] == '0' {
+		s.i++
+	} else if s.digits() == 0 {
+		return s.syntax("a digit")
+	}
+	if s.i < len(s.src) && s.src[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return s.syntax("a digit")
+		}
+	}
+	if s.i < len(s.src) && (s.src[s.i] == 'e' || s.src[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.src) && (s.src[s.i] == '+' || s.src[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return s.syntax("a digit")
+		}
+	}
+	s.out = append(s.out, s.src[start:s.i]...)
+	return nil
+}
+
+func (s *scanner) literal(lit string) error {
+	if len(s.src)-s.i < len(lit) || string(s.src[s.i:s.i+len(lit)]) != lit {
+		return s.syntax(strconv.Quote(lit))
+	}
+	s.i += len(lit)
+	s.out = append(s.out, lit...)
+	return nil
+}
+
+// kindOf names the JSON type of a value from its first byte.
+func kindOf(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// keyIs reports whether the quoted JSON string key, as scanned, names name.
+func keyIs(key []byte, name string) bool {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return string(key[1:len(key)-1]) == name
+	}
+	return string(unquote(key)) == name
+}
+
+// unquote decodes a valid JSON string literal. Literals without escapes
+// decode to a slice of the input.
+func unquote(lit []byte) []byte {
+	if bytes.IndexByte(lit, '\\') < 0 {
+		return lit[1 : len(lit)-1]
+	}
+	var s string
+	if err := json.Unmarshal(lit, &s); err != nil {
+		return nil // unreachable for scanned input
+	}
+	return []byte(s)
+}
+
+// member finds the value of member name in obj, a compact and valid JSON
+// value. found is false when obj is not an object or has no such member; dup
+// is true when the member appears more than once.
+func member(obj []byte, name string) (val []byte, found, dup bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil, false, false
+	}
+	i := 1
+	for i < len(obj) && obj[i] != '}' {
+		kEnd := skip(obj, i)
+		key := obj[i:kEnd]
+		vEnd := skip(obj, kEnd+1)
+		if keyIs(key, name) {
+			if found {
+				return nil, false, true
+			}
+			val, found = obj[kEnd+1:vEnd], true
+		}
+		i = vEnd
+		if i < len(obj) && obj[i] == ',' {
+			i++
+		}
+	}
+	return val, found, false
+}
+
+// skip returns the index just past the compact, valid JSON value that starts
+// at b[i].
+func skip(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		for i++; b[i] != '"'; i++ {
+			if b[i] == '\\' {
+				i++
+			}
+		}
+		return i + 1
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch b[i] {
+			case '"':
+				i = skip(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+		i++
+	}
+	return i
+}
+
+// validateID applies R10 to an id: a non-empty UTF-8 string of at most
+// MaxIDLength bytes without '/', '\', '?', '#' or control characters.
+func validateID(id []byte) error {
+	if len(id) == 0 {
+		return errorf(ErrInvalidID, "id is empty (R10)")
+	}
+	if len(id) > MaxIDLength {
+		return errorf(ErrInvalidID, "id %.40q... is %d bytes, at most %d are allowed (R10)", id, len(id), MaxIDLength)
+	}
+	for i := 0; i < len(id); {
+		r, n := utf8.DecodeRune(id[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return errorf(ErrInvalidID, "id %q is not valid UTF-8 (R10)", id)
+		case r == '/' || r == '\\' || r == '?' || r == '#':
+			return errorf(ErrInvalidID, "id %q holds %q, which ids may not contain (R10)", id, r)
+		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+			return errorf(ErrInvalidID, "id %q holds the control character %U (R10)", id, r)
+		}
+		i += n
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package ttldb
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The sentinel errors. Every error a Collection returns wraps exactly one of
+// them, so callers match with errors.Is; the wrapping text names the value at
+// fault and the rule of the specification it breaks.
+var (
+	// ErrNotFound: no live document has the key. Expired documents are not
+	// found even before the sweeper deletes them (R4).
+	ErrNotFound = errors.New("ttldb: not found")
+
+	// ErrConflict: Create found a live document with the same key (R10).
+	ErrConflict = errors.New("ttldb: conflict")
+
+	// ErrPreconditionFailed: the etag given to IfMatch is not the document's
+	// current etag (R10).
+	ErrPreconditionFailed = errors.New("ttldb: precondition failed")
+
+	// ErrInvalidTTL: a DefaultTTL (R1) or a document ttl (R2) outside the
+	// allowed values.
+	ErrInvalidTTL = errors.New("ttldb: invalid TTL")
+
+	// ErrInvalidID: a document id that is missing, not a string, empty, too
+	// long or holds a forbidden character (R10).
+	ErrInvalidID = errors.New("ttldb: invalid id")
+
+	// ErrInvalidPartitionKey: a partition-key value of the wrong type or too
+	// long (R10).
+	ErrInvalidPartitionKey = errors.New("ttldb: invalid partition key")
+
+	// ErrInvalidDocument: the input is not a JSON object, is not valid JSON,
+	// or is nested too deeply (R10).
+	ErrInvalidDocument = errors.New("ttldb: invalid document")
+
+	// ErrTooLarge: the document is larger than MaxDocumentSize (R10).
+	ErrTooLarge = errors.New("ttldb: document too large")
+
+	// ErrInvalidOption: a collection setting that is not allowed: a bad name,
+	// partition-key path, indexing mode or batch size, or TTL together with
+	// indexing mode none (R8).
+	ErrInvalidOption = errors.New("ttldb: invalid option")
+
+	// ErrInvalidContinuation: a continuation token that this collection did
+	// not issue for the query.
+	ErrInvalidContinuation = errors.New("ttldb: invalid continuation token")
+
+	// ErrClosed: the collection has been closed.
+	ErrClosed = errors.New("ttldb: collection closed")
+)
+
+// errorf wraps sentinel with a message that names the value at fault.
+// The sentinel's own text comes first, so messages read
+// "ttldb: invalid id: id "a/b" holds '/' ...".
+func errorf(sentinel error, format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
+}

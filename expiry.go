@@ -1,0 +1,184 @@
+package ttldb
+
+import (
+	"math"
+
+	"github.com/google/btree"
+)
+
+// expiryIndex finds the documents that expire, in the order they expire,
+// without depending on DefaultTTL, so that changing DefaultTTL costs O(1)
+// (R7):
+//
+//   - own holds the documents with a ttl of their own (m seconds), ordered by
+//     _ts + m: their expiry does not depend on DefaultTTL, only on whether TTL
+//     is on at all (R3);
+//   - inherit holds the documents without a ttl, ordered by _ts: under
+//     DefaultTTL n they expire at _ts + n, so this order is their expiry
+//     order under every n.
+//
+// Documents with ttl -1 never expire and are in neither tree.
+//
+// Rule R7 also says that a document already expired when DefaultTTL changes
+// stays gone. Those documents are prefixes of the two trees at the moment of
+// the change, so the index keeps two cut-offs instead of a list: a document
+// of own whose expiry is at or before ownCut, or a document of inherit whose
+// _ts is at or before inheritCut, is expired whatever the setting.
+//
+// Guarded by Collection.mu.
+type expiryIndex struct {
+	own        *btree.BTreeG[*doc]
+	inherit    *btree.BTreeG[*doc]
+	ownCut     int64
+	inheritCut int64
+}
+
+func ownLess(a, b *doc) bool {
+	ea, eb := a.ts+int64(a.ttl), b.ts+int64(b.ttl)
+	return ea < eb || (ea == eb && a.key < b.key)
+}
+
+func inheritLess(a, b *doc) bool {
+	return a.ts < b.ts || (a.ts == b.ts && a.key < b.key)
+}
+
+func newExpiryIndex() expiryIndex {
+	return expiryIndex{
+		own:        btree.NewG(btreeDegree, ownLess),
+		inherit:    btree.NewG(btreeDegree, inheritLess),
+		ownCut:     math.MinInt64,
+		inheritCut: math.MinInt64,
+	}
+}
+
+// tree returns the tree d belongs in, or nil for a document that never
+// expires.
+func (x *expiryIndex) tree(d *doc) *btree.BTreeG[*doc] {
+	switch {
+	case d.ttl > 0:
+		return x.own
+	case d.ttl == ttlInherit:
+		return x.inherit
+	}
+	return nil
+}
+
+func (x *expiryIndex) add(d *doc) {
+	if t := x.tree(d); t != nil {
+		t.ReplaceOrInsert(d)
+	}
+}
+
+func (x *expiryIndex) remove(d *doc) {
+	if t := x.tree(d); t != nil {
+		t.Delete(d)
+	}
+}
+
+// limits says which documents are expired at one instant: a document of own
+// whose _ts + ttl is at or before own, a document of inherit whose _ts is at
+// or before inherit. It is rules R3 and R4 for a whole collection at once.
+type limits struct {
+	own, inherit int64
+}
+
+// limits returns the limits at now under DefaultTTL def.
+func (x *expiryIndex) limits(def DefaultTTL, now int64) limits {
+	l := limits{own: x.ownCut, inherit: x.inheritCut}
+	if _, on := effectiveTTL(def, 1); on { // R3: ttl m counts whenever TTL is on
+		l.own = max(l.own, now)
+	}
+	if n, on := effectiveTTL(def, ttlInherit); on { // R3: no ttl inherits n
+		l.inherit = max(l.inherit, now-n)
+	}
+	return l
+}
+
+// expired reports whether d is expired under l (R4).
+func (l limits) expired(d *doc) bool {
+	switch {
+	case d.ttl > 0:
+		return d.ts+int64(d.ttl) <= l.own
+	case d.ttl == ttlInherit:
+		return d.ts <= l.inherit
+	}
+	return false
+}
+
+// freeze records that what is expired under l stays expired whatever the
+// setting becomes (R7). Called before DefaultTTL changes.
+func (x *expiryIndex) freeze(l limits) {
+	x.ownCut, x.inheritCut = l.own, l.inherit
+}
+
+// next returns the first instant at which a document expires under def, or
+// ok false when none will (always while TTL is off). Documents past a
+// cut-off are due at once.
+func (x *expiryIndex) next(def DefaultTTL, now int64) (at int64, ok bool) {
+	at = math.MaxInt64
+	if !def.on {
+		return at, false // R5: nothing expires while TTL is off
+	}
+	if d, found := x.own.Min(); found {
+		if e, on := effectiveTTL(def, d.ttl); on {
+			at, ok = d.ts+e, true
+		}
+	}
+	if d, found := x.inherit.Min(); found {
+		if d.ts <= x.inheritCut {
+			return now, true
+		}
+		if e, on := effectiveTTL(def, d.ttl); on {
+			at, ok = min(at, d.ts+e), true
+		}
+	}
+	return at, ok
+}
+
+// expiresAt returns when d expires under def, or ok false when it does not.
+func expiresAt(def DefaultTTL, d *doc) (at int64, ok bool) {
+	e, ok := effectiveTTL(def, d.ttl)
+	return d.ts + e, ok
+}
+
+// popExpired removes up to max expired documents from the index, calling
+// drop for each, and returns how many it removed. It visits the documents in
+// the order they expired.
+func (x *expiryIndex) popExpired(l limits, max int, drop func(*doc)) int {
+	n := 0
+	for _, t := range [...]*btree.BTreeG[*doc]{x.own, x.inherit} {
+		for n < max {
+			d, found := t.Min()
+			if !found || !l.expired(d) {
+				break
+			}
+			t.DeleteMin()
+			drop(d)
+			n++
+		}
+	}
+	return n
+}
+
+// countExpired counts the expired documents under l. It takes O(e) for e
+// expired documents.
+func (x *expiryIndex) countExpired(l limits) int {
+	n := 0
+	for _, t := range [...]*btree.BTreeG[*doc]{x.own, x.inherit} {
+		t.Ascend(func(d *doc) bool {
+			if !l.expired(d) {
+				return false
+			}
+			n++
+			return true
+		})
+	}
+	return n
+}
+
+// clone returns a copy-on-write snapshot of the index.
+func (x *expiryIndex) clone() expiryIndex {
+	c := *x
+	c.own, c.inherit = x.own.Clone(), x.inherit.Clone()
+	return c
+}

@@ -1,0 +1,118 @@
+package ttldb
+
+import (
+	"math"
+	"runtime"
+	"time"
+)
+
+// Sweep deletes every expired document now, in batches of at most
+// Options.SweepBatch, releasing the lock between batches so that no other
+// call waits for more than one batch (R5). It does nothing while TTL is off.
+// It returns how many documents it deleted, in O(e log n) for e expired
+// documents. The background sweeper calls the same code; Sweep is for
+// collections with ManualSweep, and for tests.
+//
+// Errors: ErrClosed.
+func (c *Collection) Sweep() (int, error) { return c.sweep(nil) }
+
+// sweep deletes batches until none is due or stop is closed.
+func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
+	start := time.Now()
+	total := 0
+	for {
+		n, err := c.sweepBatch()
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n < c.batch {
+			break
+		}
+		select {
+		case <-stop:
+			return total, nil
+		default:
+		}
+		runtime.Gosched() // let waiting callers in between batches
+	}
+	c.mu.Lock()
+	c.lastSweep = time.Since(start)
+	c.mu.Unlock()
+	return total, nil
+}
+
+// sweepBatch deletes up to one batch of expired documents under the lock.
+func (c *Collection) sweepBatch() (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed.Load() {
+		return 0, c.errClosed("Sweep")
+	}
+	if !c.def.on {
+		return 0, nil // R5: nothing is deleted while TTL is off
+	}
+	n := c.exp.popExpired(c.limits(), c.batch, c.prim.remove)
+	c.swept += uint64(n)
+	return n, nil
+}
+
+// run is the sweeper goroutine: it sleeps until the next document expires
+// (or a write or a change of setting moves that instant earlier), sweeps,
+// and returns when stop is closed.
+func (c *Collection) run() {
+	defer close(c.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		wait, ok := c.nextWake()
+		var ring <-chan time.Time
+		if ok {
+			if wait <= 0 {
+				if _, err := c.sweep(c.stop); err != nil {
+					return
+				}
+				select {
+				case <-c.stop:
+					return
+				default:
+					continue
+				}
+			}
+			timer.Reset(wait)
+			ring = timer.C
+		}
+		select {
+		case <-c.stop:
+			return
+		case <-c.wake:
+			timer.Stop()
+		case <-ring:
+			if _, err := c.sweep(c.stop); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// nextWake plans the sweeper's sleep: how long until the next document
+// expires, or ok false when none will (as while TTL is off).
+func (c *Collection) nextWake() (wait time.Duration, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed.Load() {
+		return 0, false
+	}
+	now := c.now()
+	at, ok := c.exp.next(c.def, now)
+	if !ok {
+		c.wakeAt = math.MaxInt64
+		return 0, false
+	}
+	c.wakeAt = at
+	if at <= now {
+		return 0, true
+	}
+	return time.Unix(at, 0).Sub(c.clock()), true
+}
