@@ -161,10 +161,10 @@ func encodeInput(v any) ([]byte, error) {
 // intake is a validated incoming document: its compact JSON without the
 // system properties and the values of rule R10's members.
 type intake struct {
-	out  []byte // the compact object, system properties removed
-	id   []byte // the decoded id
-	pk   PartitionKey
-	ttl  int32
+	out []byte // the compact object, system properties removed
+	id  []byte // the decoded id
+	pk  PartitionKey
+	ttl int32
 }
 
 // span is a range of intake.out holding one JSON value.
