@@ -531,6 +531,22 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	return Document{change(old)}, nil
 }
 
+// ExpiresAt returns the instant d expires under the collection's current
+// DefaultTTL (R3, R4): its _ts plus its effective TTL. ok is false when d
+// does not expire under the current setting. The answer follows later
+// changes of DefaultTTL, which is why it is asked of the collection and not
+// of the document. It takes O(1).
+func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
+	if d.d == nil {
+		return time.Time{}, false
+	}
+	sec, ok := expiresAt(c.DefaultTTL(), d.d)
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(sec, 0), true
+}
+
 // SetDefaultTTL changes the collection's DefaultTTL. The change applies at
 // once to every document, written before or after (R7), and costs O(1)
 // whatever the number of documents: nothing is rebuilt. A document that had

@@ -3,7 +3,6 @@ package ttldb
 import (
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -137,9 +136,10 @@ func (k PartitionKey) String() string {
 		return strconv.Quote(k.s)
 	case pkNumber:
 		return strconv.FormatFloat(k.f, 'g', -1, 64)
+	case pkNull:
+		return "null"
 	}
-	v, _ := k.Value()
-	return fmt.Sprint(v)
+	return strconv.FormatBool(k.kind == pkTrue)
 }
 
 // validate applies R10 to a key built in Go.

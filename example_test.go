@@ -1,0 +1,138 @@
+package ttldb_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ttldb/ttldb"
+)
+
+// clock is a simulated clock for examples: the background sweeper sleeps on
+// real timers, so these examples use ManualSweep and call Sweep.
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time          { return c.t }
+func (c *clock) Advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func Example() {
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c, err := ttldb.NewCollection("orders", "/customerId", &ttldb.Options{
+		DefaultTTL:  ttldb.TTLSeconds(3600), // documents live an hour after their last write
+		Now:         clk.Now,
+		ManualSweep: true,
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+
+	c.Create([]byte(`{"id":"o1","customerId":"c1"}`))          // inherits one hour
+	c.Create([]byte(`{"id":"o2","customerId":"c1","ttl":60}`)) // its own minute
+	c.Create([]byte(`{"id":"o3","customerId":"c1","ttl":-1}`)) // never expires
+	clk.Advance(time.Minute)
+
+	_, err = c.Get(ttldb.StringKey("c1"), "o2")
+	fmt.Println("o2 after a minute:", errors.Is(err, ttldb.ErrNotFound))
+	n, _ := c.Count(ttldb.Query{})
+	fmt.Println("live:", n)
+
+	clk.Advance(time.Hour)
+	n, _ = c.Count(ttldb.Query{})
+	fmt.Println("live after an hour:", n)
+	swept, _ := c.Sweep()
+	fmt.Println("swept:", swept)
+	// Output:
+	// o2 after a minute: true
+	// live: 2
+	// live after an hour: 1
+	// swept: 2
+}
+
+func ExampleCollection_Touch() {
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c, _ := ttldb.NewCollection("sessions", "/userId", &ttldb.Options{
+		DefaultTTL: ttldb.TTLSeconds(30 * 60), Now: clk.Now, ManualSweep: true,
+	})
+	defer c.Close()
+
+	c.Create([]byte(`{"id":"s1","userId":"u1"}`))
+	for range 3 {
+		clk.Advance(20 * time.Minute)
+		_, err := c.Touch(ttldb.StringKey("u1"), "s1") // each request renews the session
+		fmt.Println("request:", err == nil)
+	}
+	clk.Advance(30 * time.Minute)
+	_, err := c.Touch(ttldb.StringKey("u1"), "s1")
+	fmt.Println("after 30 idle minutes:", errors.Is(err, ttldb.ErrNotFound))
+	// Output:
+	// request: true
+	// request: true
+	// request: true
+	// after 30 idle minutes: true
+}
+
+func ExampleCollection_SetDefaultTTL() {
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c, _ := ttldb.NewCollection("events", "/source", &ttldb.Options{Now: clk.Now, ManualSweep: true})
+	defer c.Close()
+
+	c.Create([]byte(`{"id":"e1","source":"s"}`))
+	clk.Advance(2 * time.Hour)
+	c.Create([]byte(`{"id":"e2","source":"s"}`))
+
+	// Turning TTL on applies at once to documents written before (R7).
+	c.SetDefaultTTL(ttldb.TTLSeconds(3600))
+	n, _ := c.Count(ttldb.Query{})
+	fmt.Println("live with a one-hour TTL:", n)
+
+	// Turning it off again does not bring e1 back.
+	c.SetDefaultTTL(ttldb.TTLOff())
+	n, _ = c.Count(ttldb.Query{})
+	fmt.Println("live with TTL off:", n)
+	// Output:
+	// live with a one-hour TTL: 1
+	// live with TTL off: 1
+}
+
+func ExampleCollection_List() {
+	c, _ := ttldb.NewCollection("users", "/team", &ttldb.Options{ManualSweep: true})
+	defer c.Close()
+	for _, id := range []string{"ann", "bob", "cy", "dee", "eve"} {
+		c.Create(map[string]any{"id": id, "team": "red"})
+	}
+	team := ttldb.StringKey("red")
+	q := ttldb.Query{Partition: &team, Limit: 2}
+	for {
+		page, err := c.List(q)
+		if err != nil {
+			panic(err)
+		}
+		for _, d := range page.Documents {
+			fmt.Print(d.ID(), " ")
+		}
+		fmt.Println("|")
+		if page.Continuation == "" {
+			break
+		}
+		q.Continuation = page.Continuation
+	}
+	// Output:
+	// ann bob |
+	// cy dee |
+	// eve |
+}
+
+func ExampleIfMatch() {
+	c, _ := ttldb.NewCollection("carts", "/userId", &ttldb.Options{ManualSweep: true})
+	defer c.Close()
+	d, _ := c.Create([]byte(`{"id":"cart","userId":"u1","items":1}`))
+
+	_, err := c.Replace([]byte(`{"id":"cart","userId":"u1","items":2}`), ttldb.IfMatch(d.ETag()))
+	fmt.Println("first writer:", err)
+	_, err = c.Replace([]byte(`{"id":"cart","userId":"u1","items":5}`), ttldb.IfMatch(d.ETag()))
+	fmt.Println("second writer, stale etag:", errors.Is(err, ttldb.ErrPreconditionFailed))
+	// Output:
+	// first writer: <nil>
+	// second writer, stale etag: true
+}
