@@ -216,13 +216,13 @@ func TestETags(t *testing.T) { // R10
 func TestPartitionKeys(t *testing.T) { // R10
 	c, _ := newTestCollection(t, "/tenant/id", TTLOff())
 	docs := map[string]PartitionKey{
-		`{"id":"x","tenant":{"id":"t1"}}`:   StringKey("t1"),
-		`{"id":"x","tenant":{"id":"t2"}}`:   StringKey("t2"),
-		`{"id":"x","tenant":{"id":7}}`:      NumberKey(7),
-		`{"id":"x","tenant":{"id":true}}`:   BoolKey(true),
-		`{"id":"x","tenant":{"id":false}}`:  BoolKey(false),
-		`{"id":"x","tenant":{"id":null}}`:   NullKey(),
-		`{"id":"x","tenant":{}}`:            NoPartitionKey(),
+		`{"id":"x","tenant":{"id":"t1"}}`:       StringKey("t1"),
+		`{"id":"x","tenant":{"id":"t2"}}`:       StringKey("t2"),
+		`{"id":"x","tenant":{"id":7}}`:          NumberKey(7),
+		`{"id":"x","tenant":{"id":true}}`:       BoolKey(true),
+		`{"id":"x","tenant":{"id":false}}`:      BoolKey(false),
+		`{"id":"x","tenant":{"id":null}}`:       NullKey(),
+		`{"id":"x","tenant":{}}`:                NoPartitionKey(),
 		`{"id":"x","tenant":{"id":"a\u0000b"}}`: StringKey("a\x00b"),
 		`{"id":"x","tenant":{"\u0069d":"t3"}}`:  StringKey("t3"),
 	}
@@ -544,7 +544,10 @@ func TestBadInput(t *testing.T) { // R1, R2, R8, R10
 		{"channel", func(c *Collection) error { _, err := c.Create(make(chan int)); return err }, ErrInvalidDocument, "chan int"},
 		{"nil map", func(c *Collection) error { _, err := c.Upsert(map[string]any(nil)); return err }, ErrInvalidDocument, "null"},
 		// R10: etags and keys
-		{"if-match", func(c *Collection) error { _, err := c.Replace([]byte(`{"id":"a","pk":"p","v":9}`), IfMatch("old")); return err }, ErrPreconditionFailed, `"old"`},
+		{"if-match", func(c *Collection) error {
+			_, err := c.Replace([]byte(`{"id":"a","pk":"p","v":9}`), IfMatch("old"))
+			return err
+		}, ErrPreconditionFailed, `"old"`},
 		{"create existing", create(`{"id":"a","pk":"p","v":9}`), ErrConflict, `"a"`},
 		// R8 and other settings
 		{"indexing none with TTL", func(c *Collection) error { return c.SetIndexingMode(IndexingNone) }, ErrInvalidOption, "R8"},
