@@ -1,0 +1,646 @@
+package ttldb
+
+// Tests of the background sweeper, Sweep, Stats, Close and the collection's
+// clock (R4, R5, R7). The tests with a background sweeper run in a
+// testing/synctest bubble: time is fake and starts at 2000-01-01 00:00:00
+// UTC, time.Sleep advances it at once when every goroutine of the bubble is
+// blocked, and synctest.Test fails when a goroutine started in the bubble
+// (the sweeper) outlives the test. No test sleeps for real.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sweepPK is the partition of every document of these tests.
+var sweepPK = StringKey("p")
+
+// sweepDoc returns a document of partition "p". ttl is the raw JSON of its
+// ttl member, or "" for a document without one.
+func sweepDoc(id, ttl string) []byte {
+	if ttl == "" {
+		return fmt.Appendf(nil, `{"id":%q,"pk":"p"}`, id)
+	}
+	return fmt.Appendf(nil, `{"id":%q,"pk":"p","ttl":%s}`, id, ttl)
+}
+
+// sweepCounts is what the tests compare of Stats: LastSweep is wall time,
+// which the tests do not measure.
+type sweepCounts struct {
+	Live, Expired int
+	Swept         uint64
+}
+
+// sweepEnv is a collection under test with assertions that name it.
+type sweepEnv struct {
+	t *testing.T
+	c *Collection
+}
+
+// newSweepEnv opens a collection with partition-key path /pk and closes it
+// when the test ends (inside the bubble, for a test that runs in one).
+func newSweepEnv(t *testing.T, opts Options) *sweepEnv {
+	t.Helper()
+	c, err := NewCollection("sweeper", "/pk", &opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, c.Close()) })
+	return &sweepEnv{t: t, c: c}
+}
+
+// create stores sweepDoc(id, ttl) and returns it.
+func (e *sweepEnv) create(id, ttl string) Document {
+	e.t.Helper()
+	d, err := e.c.Create(sweepDoc(id, ttl))
+	require.NoError(e.t, err, "Create %s", id)
+	return d
+}
+
+// createN stores n documents with the given ttl, with ids prefix0, prefix1...
+func (e *sweepEnv) createN(prefix string, n int, ttl string) {
+	e.t.Helper()
+	for i := range n {
+		e.create(fmt.Sprintf("%s%d", prefix, i), ttl)
+	}
+}
+
+func (e *sweepEnv) requireLive(ids ...string) {
+	e.t.Helper()
+	for _, id := range ids {
+		_, err := e.c.Get(sweepPK, id)
+		require.NoError(e.t, err, "Get %s", id)
+	}
+}
+
+func (e *sweepEnv) requireGone(ids ...string) {
+	e.t.Helper()
+	for _, id := range ids {
+		_, err := e.c.Get(sweepPK, id)
+		require.ErrorIs(e.t, err, ErrNotFound, "Get %s", id)
+	}
+}
+
+func (e *sweepEnv) counts() sweepCounts {
+	e.t.Helper()
+	st, err := e.c.Stats()
+	require.NoError(e.t, err)
+	return sweepCounts{Live: st.Live, Expired: st.Expired, Swept: st.Swept}
+}
+
+// requireCounts checks Stats, and that Count agrees with Stats.Live (R4).
+func (e *sweepEnv) requireCounts(want sweepCounts) {
+	e.t.Helper()
+	require.Equal(e.t, want, e.counts(), "Stats")
+	n, err := e.c.Count(Query{})
+	require.NoError(e.t, err)
+	require.Equal(e.t, want.Live, n, "Count")
+}
+
+// sweep calls Sweep and checks how many documents it deleted.
+func (e *sweepEnv) sweep(want int) {
+	e.t.Helper()
+	n, err := e.c.Sweep()
+	require.NoError(e.t, err)
+	require.Equal(e.t, want, n, "Sweep")
+}
+
+// plan returns the Unix second the background sweeper sleeps until
+// (math.MaxInt64: no timer, it waits only for a write or a setting).
+func (e *sweepEnv) plan() int64 {
+	e.c.mu.RLock()
+	defer e.c.mu.RUnlock()
+	return e.c.wakeAt
+}
+
+// swept reads the collection's count of swept documents, which stays
+// readable after Close.
+func (e *sweepEnv) swept() uint64 {
+	e.c.mu.RLock()
+	defer e.c.mu.RUnlock()
+	return e.c.swept
+}
+
+// awaitSweepStarted spins, without sleeping, until a sweep running in
+// another goroutine has deleted its first batch.
+func (e *sweepEnv) awaitSweepStarted() {
+	e.t.Helper()
+	for range 10_000_000 {
+		if e.swept() > 0 {
+			return
+		}
+		runtime.Gosched()
+	}
+	require.Fail(e.t, "the sweep never deleted a batch")
+}
+
+// sweepClock is an Options.Now the test sets by hand, in whole seconds.
+type sweepClock struct{ unix atomic.Int64 }
+
+func newSweepClock(unix int64) *sweepClock {
+	c := new(sweepClock)
+	c.unix.Store(unix)
+	return c
+}
+
+func (c *sweepClock) Now() time.Time  { return time.Unix(c.unix.Load(), 0) }
+func (c *sweepClock) set(unix int64)  { c.unix.Store(unix) }
+func (c *sweepClock) advance(s int64) { c.unix.Add(s) }
+
+// R4, R5: the sweeper deletes a document at the instant it expires, not
+// before, by sleeping until that instant; with nothing to expire it sleeps
+// without a timer and never polls.
+func TestSweeperDeletesAtExpiryInstant(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		def  DefaultTTL
+		ttl  string
+	}{
+		{"own ttl", TTLNoDefault(), "10"},
+		{"inherited DefaultTTL", TTLSeconds(10), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				e := newSweepEnv(t, Options{DefaultTTL: tc.def})
+				d := e.create("a", tc.ttl)
+				e.create("keep", "-1")
+				require.Equal(t, start.Unix(), d.TS())
+
+				// R4: _ts + 10 <= now in whole seconds, so at 9.999999999s the
+				// document is alive, and the sweeper has not touched it.
+				time.Sleep(10*time.Second - time.Nanosecond)
+				synctest.Wait()
+				e.requireLive("a", "keep")
+				e.requireCounts(sweepCounts{Live: 2})
+				require.Equal(t, start.Unix()+10, e.plan(), "the sweeper sleeps until the expiry instant")
+
+				// R5: at exactly 10s the sweeper wakes and deletes it, with no
+				// call by the user.
+				time.Sleep(time.Nanosecond)
+				synctest.Wait()
+				require.Equal(t, start.Add(10*time.Second), time.Now())
+				e.requireCounts(sweepCounts{Live: 1, Expired: 0, Swept: 1})
+				e.requireGone("a")
+				e.requireLive("keep")
+
+				// Nothing more expires: the sweeper sleeps with no timer
+				// (synctest.Wait returned, so it is durably blocked). Mark
+				// its plan: any wake-up would plan again and overwrite the
+				// mark, so an unchanged mark after a year shows it never
+				// polled.
+				require.Equal(t, int64(math.MaxInt64), e.plan(), "no timer while nothing will expire")
+				const mark = math.MaxInt64 - 1
+				e.c.mu.Lock()
+				e.c.wakeAt = mark
+				e.c.mu.Unlock()
+				goroutines := runtime.NumGoroutine()
+
+				// An hour first, so that a polling sweeper fails fast
+				// instead of spinning through a year of fake time.
+				for _, d := range []time.Duration{time.Hour, 365 * 24 * time.Hour} {
+					time.Sleep(d)
+					synctest.Wait()
+					require.Equal(t, int64(mark), e.plan(), "the sweeper woke up during %v with nothing to expire", d)
+					require.Equal(t, goroutines, runtime.NumGoroutine())
+					e.requireCounts(sweepCounts{Live: 1, Swept: 1})
+				}
+			})
+		})
+	}
+}
+
+// R5: a write that expires before the instant the sweeper sleeps until
+// wakes it, and that document is swept at its own expiry instant.
+func TestSweeperWokenByEarlierWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now().Unix()
+		e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault()})
+		e.create("late", "100")
+		synctest.Wait()
+		require.Equal(t, start+100, e.plan(), "the sweeper sleeps until the first expiry")
+
+		e.create("early", "5")
+		time.Sleep(5*time.Second - time.Nanosecond)
+		synctest.Wait()
+		e.requireCounts(sweepCounts{Live: 2})
+
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		e.requireCounts(sweepCounts{Live: 1, Swept: 1})
+		e.requireGone("early")
+		e.requireLive("late")
+		require.Equal(t, start+100, e.plan(), "after the sweep it sleeps until the next expiry")
+
+		time.Sleep(95 * time.Second)
+		synctest.Wait()
+		e.requireCounts(sweepCounts{Swept: 2})
+	})
+}
+
+// R5: the sweeper deletes at most SweepBatch documents under one hold of
+// the lock, and Sweep repeats batches until none is due.
+func TestSweepBoundedBatches(t *testing.T) {
+	const batch, expired = 10, 95
+	manual := func(t *testing.T) *sweepEnv {
+		t.Helper()
+		clock := newSweepClock(1000)
+		e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), Now: clock.Now, ManualSweep: true, SweepBatch: batch})
+		e.createN("x", expired, "1")
+		e.create("keep", "")
+		clock.advance(1)
+		e.requireCounts(sweepCounts{Live: 1, Expired: expired})
+		return e
+	}
+
+	t.Run("Sweep deletes all", func(t *testing.T) {
+		e := manual(t)
+		e.sweep(expired)
+		e.requireCounts(sweepCounts{Live: 1, Swept: expired})
+		e.sweep(0)
+	})
+
+	t.Run("one batch per hold of the lock", func(t *testing.T) {
+		e := manual(t)
+		var sizes []int
+		left := expired
+		for {
+			n, err := e.c.sweepBatch() // what runs under one hold of the lock
+			require.NoError(t, err)
+			sizes = append(sizes, n)
+			left -= n
+			require.Equal(t, sweepCounts{Live: 1, Expired: left, Swept: uint64(expired - left)}, e.counts())
+			if n == 0 {
+				break
+			}
+		}
+		require.Equal(t, []int{10, 10, 10, 10, 10, 10, 10, 10, 10, 5, 0}, sizes)
+	})
+
+	// R4, R5: while the background sweeper deletes a mass of expired
+	// documents, foreground calls run between its batches and never see an
+	// expired document.
+	t.Run("foreground calls interleave with a mass expiry", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			const mass = 1000 // a multiple of batch: every batch is full
+			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), SweepBatch: batch})
+			e.createN("x", mass, "5")
+			e.create("keep", "-1")
+
+			time.Sleep(5 * time.Second) // the sweeper wakes now, with us
+			seen := map[uint64]bool{}
+			for range 10_000 {
+				e.requireLive("keep")
+				st := e.counts()
+				require.Equal(t, 1, st.Live, "R4: expired documents are gone before they are swept")
+				require.Zero(t, st.Swept%batch, "Swept moves one whole batch at a time")
+				seen[st.Swept] = true
+				if st.Swept == mass {
+					break
+				}
+			}
+			synctest.Wait()
+			e.requireCounts(sweepCounts{Live: 1, Swept: mass})
+			t.Logf("foreground saw %d distinct Swept values during the sweep", len(seen))
+		})
+	})
+}
+
+// R5, R3: while TTL is off the sweeper deletes nothing, and documents with a
+// ttl of their own do not expire.
+func TestSweeperIdleWhileTTLOff(t *testing.T) {
+	t.Run("off from the start", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			e := newSweepEnv(t, Options{}) // DefaultTTL off
+			e.createN("x", 5, "1")
+			time.Sleep(24 * time.Hour)
+			synctest.Wait()
+			e.requireCounts(sweepCounts{Live: 5})
+			e.requireLive("x0", "x1", "x2", "x3", "x4")
+			require.Equal(t, int64(math.MaxInt64), e.plan(), "no timer while TTL is off")
+		})
+	})
+
+	// R7 too: turning TTL off cancels the sweeper's timer, and the document
+	// it was waiting for does not expire.
+	t.Run("turned off while the sweeper waits", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now().Unix()
+			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault()})
+			e.create("pending", "10")
+			synctest.Wait()
+			require.Equal(t, start+10, e.plan())
+
+			require.NoError(t, e.c.SetDefaultTTL(TTLOff()))
+			synctest.Wait()
+			require.Equal(t, int64(math.MaxInt64), e.plan(), "no timer while TTL is off")
+			time.Sleep(time.Hour)
+			synctest.Wait()
+			e.requireCounts(sweepCounts{Live: 1})
+			e.requireLive("pending")
+		})
+	})
+}
+
+// R7, R5: documents that expired before TTL was turned off stay invisible
+// while it is off, Sweep leaves them (it does nothing while TTL is off), and
+// deletes them once TTL is on again.
+func TestSweepAfterTTLTurnedOff(t *testing.T) {
+	clock := newSweepClock(1000)
+	e := newSweepEnv(t, Options{DefaultTTL: TTLSeconds(10), Now: clock.Now, ManualSweep: true})
+	e.createN("x", 3, "")
+	clock.advance(10)
+	e.requireCounts(sweepCounts{Expired: 3})
+
+	require.NoError(t, e.c.SetDefaultTTL(TTLOff()))
+	e.requireGone("x0", "x1", "x2")
+	e.requireCounts(sweepCounts{Expired: 3})
+	e.sweep(0)
+	e.create("written-while-off", "")
+	clock.advance(100)
+	e.sweep(0)
+	e.requireCounts(sweepCounts{Live: 1, Expired: 3})
+
+	require.NoError(t, e.c.SetDefaultTTL(TTLNoDefault()))
+	e.requireGone("x0", "x1", "x2")
+	e.sweep(3)
+	e.requireCounts(sweepCounts{Live: 1, Swept: 3})
+	e.requireLive("written-while-off")
+}
+
+// R5, R7: turning TTL on wakes the sleeping sweeper, which deletes at once
+// the documents already past their expiry under the new setting.
+func TestSweeperWokenByTurningTTLOn(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		def  DefaultTTL
+	}{
+		{"DefaultTTL n", TTLSeconds(10)},
+		{"DefaultTTL -1", TTLNoDefault()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := newSweepEnv(t, Options{}) // DefaultTTL off
+				e.createN("inherit", 3, "")
+				e.createN("own", 2, "1")
+				e.create("keep", "-1")
+				time.Sleep(20 * time.Second)
+				synctest.Wait()
+				e.requireCounts(sweepCounts{Live: 6})
+
+				on := time.Now()
+				require.NoError(t, e.c.SetDefaultTTL(tc.def))
+				synctest.Wait()
+				require.Equal(t, on, time.Now(), "swept without any time passing")
+				want := sweepCounts{Live: 1, Swept: 5} // R3: under n, "inherit" expire too
+				if tc.def == TTLNoDefault() {
+					want = sweepCounts{Live: 4, Swept: 2}
+				}
+				e.requireCounts(want)
+				e.requireGone("own0", "own1")
+				e.requireLive("keep")
+			})
+		})
+	}
+}
+
+// R5: Close stops the sweeper and returns once it has exited (synctest.Test
+// fails if the goroutine is still alive when the test ends); it is
+// idempotent and safe from many goroutines at once.
+func TestCloseStopsSweeper(t *testing.T) {
+	t.Run("sequential", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault()})
+			e.create("a", "100") // the sweeper sleeps on a timer
+			synctest.Wait()
+			require.NoError(t, e.c.Close())
+			requireClosed(t, e.c.done, "sweeper done")
+			require.NoError(t, e.c.Close(), "second Close")
+		})
+	})
+
+	t.Run("concurrent", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault()})
+			e.create("a", "100")
+			errs := make([]error, 10)
+			var wg sync.WaitGroup
+			for i := range errs {
+				wg.Go(func() { errs[i] = e.c.Close() })
+			}
+			wg.Wait()
+			for i, err := range errs {
+				require.NoError(t, err, "Close #%d", i)
+			}
+			requireClosed(t, e.c.done, "sweeper done")
+		})
+	})
+
+	t.Run("manual sweep", func(t *testing.T) {
+		e := newSweepEnv(t, Options{ManualSweep: true})
+		require.NoError(t, e.c.Close())
+		require.NoError(t, e.c.Close())
+	})
+}
+
+// requireClosed fails unless ch is closed.
+func requireClosed(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	default:
+		require.Fail(t, what+" is not closed")
+	}
+}
+
+// R5: after Close every method fails with ErrClosed.
+func TestCloseThenEveryMethodFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault()})
+		e.create("a", "")
+		require.NoError(t, e.c.Close())
+		c := e.c
+
+		firstErr := func(seq func(func(Document, error) bool)) error {
+			for _, err := range seq {
+				return err
+			}
+			return errors.New("All yielded nothing")
+		}
+		for _, op := range []struct {
+			name string
+			call func() error
+		}{
+			{"Create", func() error { _, err := c.Create(sweepDoc("b", "")); return err }},
+			{"Replace", func() error { _, err := c.Replace(sweepDoc("a", "")); return err }},
+			{"Upsert", func() error { _, err := c.Upsert(sweepDoc("a", "")); return err }},
+			{"Delete", func() error { return c.Delete(sweepPK, "a") }},
+			{"Touch", func() error { _, err := c.Touch(sweepPK, "a"); return err }},
+			{"Get", func() error { _, err := c.Get(sweepPK, "a"); return err }},
+			{"List", func() error { _, err := c.List(Query{}); return err }},
+			{"Count", func() error { _, err := c.Count(Query{}); return err }},
+			{"Count partition", func() error { _, err := c.Count(Query{Partition: &sweepPK}); return err }},
+			{"Stats", func() error { _, err := c.Stats(); return err }},
+			{"Sweep", func() error { _, err := c.Sweep(); return err }},
+			{"SetDefaultTTL", func() error { return c.SetDefaultTTL(TTLSeconds(5)) }},
+			{"SetIndexingMode", func() error { return c.SetIndexingMode(IndexingConsistent) }},
+			{"All", func() error { return firstErr(c.All(Query{})) }},
+		} {
+			assert.ErrorIs(t, op.call(), ErrClosed, op.name)
+		}
+	})
+}
+
+// R5: an iteration of All in progress ends with ErrClosed when the
+// collection is closed.
+func TestCloseDuringAll(t *testing.T) {
+	e := newSweepEnv(t, Options{ManualSweep: true})
+	e.createN("x", 3, "")
+	var ids []string
+	var errs []error
+	for d, err := range e.c.All(Query{}) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ids = append(ids, d.ID())
+		require.NoError(t, e.c.Close())
+	}
+	require.Equal(t, []string{"x0"}, ids)
+	require.Len(t, errs, 1)
+	require.ErrorIs(t, errs[0], ErrClosed)
+}
+
+// R5: Close during a large sweep is safe: it stops the sweep between two
+// batches and returns.
+func TestCloseDuringLargeSweep(t *testing.T) {
+	const batch, mass = 10, 10_000
+
+	t.Run("background sweeper", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), SweepBatch: batch})
+			e.createN("x", mass, "1")
+			time.Sleep(time.Second) // the sweeper wakes now, with us
+			e.awaitSweepStarted()
+			require.NoError(t, e.c.Close())
+			requireClosed(t, e.c.done, "sweeper done")
+			swept := e.swept()
+			require.LessOrEqual(t, swept, uint64(mass))
+			require.Zero(t, swept%batch, "the sweep stopped between batches")
+			t.Logf("Close stopped the sweeper after %d of %d documents", swept, mass)
+		})
+	})
+
+	t.Run("Sweep in another goroutine", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), SweepBatch: batch, ManualSweep: true})
+			e.createN("x", mass, "1")
+			time.Sleep(time.Second)
+			var n int
+			var err error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				n, err = e.c.Sweep()
+			}()
+			e.awaitSweepStarted()
+			require.NoError(t, e.c.Close())
+			<-done
+			if err != nil {
+				require.ErrorIs(t, err, ErrClosed)
+			}
+			require.LessOrEqual(t, n, mass)
+			require.Zero(t, n%batch, "the sweep stopped between batches")
+			t.Logf("Close stopped Sweep after %d of %d documents (err %v)", n, mass, err)
+		})
+	})
+}
+
+// R4, R5: Live + Expired is the number of stored documents, and Swept
+// counts only the sweeper's deletions: not a user's Delete, nor an expired
+// document replaced by a Create or an Upsert.
+func TestStatsAddUp(t *testing.T) {
+	clock := newSweepClock(1000)
+	e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), Now: clock.Now, ManualSweep: true})
+	stored := 0
+	check := func(swept uint64) {
+		t.Helper()
+		st := e.counts()
+		require.Equal(t, stored, st.Live+st.Expired, "Live + Expired")
+		require.Equal(t, swept, st.Swept, "Swept")
+		n, err := e.c.Count(Query{})
+		require.NoError(t, err)
+		require.Equal(t, st.Live, n, "Count")
+	}
+
+	for _, d := range [][2]string{{"a", "10"}, {"b", "20"}, {"c", "-1"}, {"d", ""}, {"e", "10"}, {"f", "10"}} {
+		e.create(d[0], d[1])
+		stored++
+	}
+	check(0)
+	clock.advance(10) // a, e and f expire
+	require.Equal(t, sweepCounts{Live: 3, Expired: 3}, e.counts())
+	check(0)
+
+	require.NoError(t, e.c.Delete(sweepPK, "d"))
+	stored--
+	check(0)
+
+	e.create("a", "10") // replaces the expired a: not swept
+	_, err := e.c.Upsert(sweepDoc("f", "-1"))
+	require.NoError(t, err)
+	require.Equal(t, sweepCounts{Live: 4, Expired: 1}, e.counts())
+	check(0)
+
+	e.sweep(1) // e
+	stored--
+	check(1)
+
+	clock.advance(10) // b and the new a expire
+	require.Equal(t, sweepCounts{Live: 2, Expired: 2, Swept: 1}, e.counts())
+	check(1)
+	e.sweep(2)
+	stored -= 2
+	check(3)
+	e.requireLive("c", "f")
+}
+
+// R4: the collection's "now" never goes backward: a document expired at the
+// latest instant seen stays expired when the clock steps back, and new
+// writes get that latest instant as _ts.
+func TestClockNeverGoesBackward(t *testing.T) {
+	clock := newSweepClock(1000)
+	e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), Now: clock.Now, ManualSweep: true})
+	require.Equal(t, int64(1000), e.create("a", "10").TS())
+
+	clock.set(1010)
+	e.requireGone("a")
+
+	clock.set(1005)
+	e.requireGone("a")
+	e.requireCounts(sweepCounts{Expired: 1})
+	page, err := e.c.List(Query{})
+	require.NoError(t, err)
+	require.Empty(t, page.Documents)
+	_, err = e.c.Replace(sweepDoc("a", "10"))
+	require.ErrorIs(t, err, ErrNotFound)
+
+	b := e.create("b", "10")
+	require.Equal(t, int64(1010), b.TS(), "_ts of a write after the clock stepped back")
+
+	e.sweep(1) // the sweeper agrees that a is expired
+	e.requireCounts(sweepCounts{Live: 1, Swept: 1})
+
+	clock.set(1019)
+	e.requireLive("b")
+	clock.set(1020)
+	e.requireGone("b")
+}
