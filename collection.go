@@ -357,14 +357,14 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	var kb [128]byte
 	k := in.pk.appendEncoded(kb[:0])
 	idAt := len(k)
-	key := string(append(k, in.id...))
+	key := append(k, in.id...)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed.Load() {
 		return Document{}, c.errClosed(kind.String())
 	}
-	old := c.prim.byKey[key]
+	old := c.prim.get(key)
 	live := old != nil && !c.limits().expired(old)
 	etag, cond := condition(opts)
 	switch {
@@ -375,7 +375,7 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	case cond && old.etag() != etag:
 		return Document{}, errorf(ErrPreconditionFailed, "%v: document %q in partition %v has etag %q, not %q", kind, in.id, in.pk, old.etag(), etag)
 	}
-	d := c.stamp(key, idAt, in.out[:len(in.out)-1], in.ttl)
+	d := c.stamp(string(key), idAt, in.out[:len(in.out)-1], in.ttl)
 	c.store(old, d)
 	return Document{d}, nil
 }

@@ -304,10 +304,22 @@ const btreeDegree = 32
 // not yet swept, by key. The map answers point reads; the B-tree gives the
 // stable order of listings and, through its copy-on-write Clone, their
 // snapshots. Guarded by Collection.mu.
+//
+// A Go map never gives its memory back, so after most of its documents are
+// deleted (a mass expiry), the map is moved to a new one of the right size,
+// a few entries per write and a batch per sweep, never all at once: each
+// document is then in exactly one of byKey and old, and cursor is the key
+// from which the B-tree still has documents to move.
 type primary struct {
-	byKey map[string]*doc
-	tree  *btree.BTreeG[*doc]
+	byKey  map[string]*doc
+	old    map[string]*doc // nil unless a move is under way
+	cursor string
+	peak   int // the most documents since the last move
+	tree   *btree.BTreeG[*doc]
 }
+
+// shrinkBelow is the smallest peak worth moving a map for.
+const shrinkBelow = 1024
 
 func keyLess(a, b *doc) bool { return a.key < b.key }
 
@@ -317,18 +329,58 @@ func newPrimary() primary {
 
 // get returns the document stored under key, live or not. It does not
 // allocate when key is a conversion from a byte slice.
-func (p *primary) get(key []byte) *doc { return p.byKey[string(key)] }
+func (p *primary) get(key []byte) *doc {
+	if d := p.byKey[string(key)]; d != nil || p.old == nil {
+		return d
+	}
+	return p.old[string(key)]
+}
 
 // put stores d, replacing any document with its key.
 func (p *primary) put(d *doc) {
 	p.byKey[d.key] = d
+	if p.old != nil {
+		delete(p.old, d.key)
+		p.move(8)
+	}
 	p.tree.ReplaceOrInsert(d)
+	p.peak = max(p.peak, p.len())
 }
 
 // remove drops d.
 func (p *primary) remove(d *doc) {
 	delete(p.byKey, d.key)
 	p.tree.Delete(d)
+	if p.old != nil {
+		delete(p.old, d.key)
+		p.move(8)
+	} else if p.peak >= shrinkBelow && p.len() < p.peak/4 {
+		p.old, p.byKey, p.cursor = p.byKey, make(map[string]*doc, p.len()), ""
+	}
 }
 
-func (p *primary) len() int { return len(p.byKey) }
+// move moves up to n documents from old to byKey, in key order, and ends
+// the move when none is left.
+func (p *primary) move(n int) {
+	if p.old == nil {
+		return
+	}
+	end := true
+	p.tree.AscendGreaterOrEqual(&doc{key: p.cursor}, func(d *doc) bool {
+		if n == 0 {
+			p.cursor, end = d.key, false
+			return false
+		}
+		if _, ok := p.old[d.key]; ok {
+			p.byKey[d.key] = d
+			delete(p.old, d.key)
+			n--
+		}
+		return true
+	})
+	if end || len(p.old) == 0 {
+		p.old, p.cursor, p.peak = nil, "", len(p.byKey)
+	}
+}
+
+func (p *primary) len() int { return len(p.byKey) + len(p.old) }

@@ -53,6 +53,7 @@ func (c *Collection) sweepBatch() (int, error) {
 		return 0, nil // R5: nothing is deleted while TTL is off
 	}
 	n := c.exp.popExpired(c.limits(), c.batch, c.prim.remove)
+	c.prim.move(c.batch) // give back the memory of a shrinking map
 	c.swept += uint64(n)
 	return n, nil
 }
