@@ -439,8 +439,8 @@ func lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, error) {
 	if err := pk.validate(); err != nil {
 		return nil, err
 	}
-	if p := nameProblem(id, MaxIDLength); p != "" {
-		return nil, errorf(ErrInvalidID, "id %.80q %s (R10)", id, p)
+	if err := validateID(id); err != nil {
+		return nil, err
 	}
 	return append(pk.appendEncoded(buf), id...), nil
 }

@@ -384,18 +384,28 @@ func (s *scanner) object(depth int) error {
 
 // note records a top-level member that rules R2 and R10 read.
 func (s *scanner) note(key []byte, val span) error {
-	for _, m := range [...]struct {
-		name string
-		at   *span
-	}{{"id", &s.id}, {"ttl", &s.ttl}, {s.pkRoot, &s.pk}} {
-		if !keyIs(key, m.name) {
-			continue
+	if keyIs(key, "id") {
+		if err := noteOnce(&s.id, "id", val); err != nil {
+			return err
 		}
-		if m.at.set() && *m.at != val {
-			return errorf(ErrInvalidDocument, "member %q appears twice", m.name)
-		}
-		*m.at = val
 	}
+	if keyIs(key, "ttl") {
+		if err := noteOnce(&s.ttl, "ttl", val); err != nil {
+			return err
+		}
+	}
+	if keyIs(key, s.pkRoot) {
+		return noteOnce(&s.pk, s.pkRoot, val)
+	}
+	return nil
+}
+
+// noteOnce records val in at, refusing a member that appears twice.
+func noteOnce(at *span, name string, val span) error {
+	if at.set() {
+		return errorf(ErrInvalidDocument, "member %q appears twice", name)
+	}
+	*at = val
 	return nil
 }
 
@@ -630,24 +640,9 @@ func skip(b []byte, i int) int {
 
 // validateID applies R10 to an id: a non-empty UTF-8 string of at most
 // MaxIDLength bytes without '/', '\', '?', '#' or control characters.
-func validateID(id []byte) error {
-	if len(id) == 0 {
-		return errorf(ErrInvalidID, "id is empty (R10)")
-	}
-	if len(id) > MaxIDLength {
-		return errorf(ErrInvalidID, "id %.40q... is %d bytes, at most %d are allowed (R10)", id, len(id), MaxIDLength)
-	}
-	for i := 0; i < len(id); {
-		r, n := utf8.DecodeRune(id[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			return errorf(ErrInvalidID, "id %q is not valid UTF-8 (R10)", id)
-		case r == '/' || r == '\\' || r == '?' || r == '#':
-			return errorf(ErrInvalidID, "id %q holds %q, which ids may not contain (R10)", id, r)
-		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-			return errorf(ErrInvalidID, "id %q holds the control character %U (R10)", id, r)
-		}
-		i += n
+func validateID[T string | []byte](id T) error {
+	if p := nameProblem(id, MaxIDLength); p != "" {
+		return errorf(ErrInvalidID, "id %.80q %s (R10)", id, p)
 	}
 	return nil
 }
