@@ -694,7 +694,11 @@ func decodeToken(tok string) (string, error) {
 		return "", errorf(ErrInvalidContinuation, "token %.40q is damaged", tok)
 	}
 	key := string(body[1:])
-	if _, _, ok := splitKey(key); !ok {
+	enc, id, ok := splitKey(key)
+	if ok {
+		_, ok = decodePartitionKey(enc)
+	}
+	if !ok || validateID(id) != nil {
 		return "", errorf(ErrInvalidContinuation, "token %.40q holds no document key", tok)
 	}
 	return key, nil

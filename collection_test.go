@@ -452,6 +452,14 @@ func TestExactInt(t *testing.T) { // R2
 		assert.True(t, ok, raw)
 		assert.Equal(t, want, got, raw)
 	}
+	// Exponents too long to read cannot cancel a long fraction or a long
+	// run of zeros: 0.000...1e10000000 is 10^9000000, not 1.
+	huge := "0." + strings.Repeat("0", 999_999) + "1e10000000"
+	tiny := "1" + strings.Repeat("0", 1_200_000) + "e-12000000"
+	for _, raw := range []string{huge, tiny} {
+		_, ok := exactInt([]byte(raw))
+		assert.False(t, ok, "%.20s... (%d bytes)", raw, len(raw))
+	}
 	for _, raw := range []string{"10.5", "1e-1", "2147483647.0000000001", "99999999999", "1e10", "1e999999999999", "", "-", "1.", ".5", "1e", "01x", "NaN"} {
 		_, ok := exactInt([]byte(raw))
 		assert.False(t, ok, raw)
@@ -555,6 +563,9 @@ func TestBadInput(t *testing.T) { // R1, R2, R8, R10
 		{"negative limit", func(c *Collection) error { _, err := c.List(Query{Limit: -1}); return err }, ErrInvalidOption, "-1"},
 		{"garbage token", func(c *Collection) error { _, err := c.List(Query{Continuation: "%%%"}); return err }, ErrInvalidContinuation, "%%%"},
 		{"damaged token", func(c *Collection) error { _, err := c.List(Query{Continuation: "AWFiYw"}); return err }, ErrInvalidContinuation, "AWFiYw"},
+		{"token of no kind", func(c *Collection) error { _, err := c.List(Query{Continuation: encodeToken("\x00")}); return err }, ErrInvalidContinuation, "no document key"},
+		{"token of unknown kind", func(c *Collection) error { _, err := c.List(Query{Continuation: encodeToken("\xffz")}); return err }, ErrInvalidContinuation, "no document key"},
+		{"token without id", func(c *Collection) error { _, err := c.List(Query{Continuation: encodeToken("\x01")}); return err }, ErrInvalidContinuation, "no document key"},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {

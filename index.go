@@ -270,7 +270,7 @@ func decodePartitionKey(enc string) (PartitionKey, bool) {
 
 // splitKey splits a document key into its partition-key encoding and id.
 func splitKey(key string) (enc, id string, ok bool) {
-	if len(key) == 0 {
+	if len(key) == 0 || key[0] == 0 || key[0] > byte(pkString)+1 {
 		return "", "", false
 	}
 	n := 1

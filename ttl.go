@@ -164,10 +164,13 @@ func exactInt(raw []byte) (int64, bool) {
 		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
 			eneg, i = raw[i] == '-', i+1
 		}
+		// An exponent beyond limit decides the answer whatever the digits
+		// (out of range, or a fraction), so it is not read further.
+		limit := len(raw) + 12
 		es := i
 		e := 0
 		for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
-			if e < 1_000_000 {
+			if e < limit {
 				e = e*10 + int(raw[i]-'0')
 			}
 			i++
