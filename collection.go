@@ -349,15 +349,12 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 			intakeBuffers.Put(bufp)
 		}
 	}()
-	in, err := parseDocument(*bufp, src, c.pkPath)
+	var kb keyBuffer
+	in, key, err := parseDocument(*bufp, kb[:0], src, c.pkPath)
 	*bufp = in.out[:0]
 	if err != nil {
 		return Document{}, err
 	}
-	var kb [128]byte
-	k := in.pk.appendEncoded(kb[:0])
-	idAt := len(k)
-	key := append(k, in.id...)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -369,13 +366,13 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	etag, cond := condition(opts)
 	switch {
 	case kind == create && live:
-		return Document{}, errorf(ErrConflict, "document %q in partition %v exists", in.id, in.pk)
+		return Document{}, errorf(ErrConflict, "%s exists", describeKey(key, in.idAt))
 	case (kind == replace || cond) && !live:
-		return Document{}, errorf(ErrNotFound, "%v: document %q in partition %v is not there or has expired", kind, in.id, in.pk)
+		return Document{}, errorf(ErrNotFound, "%v: %s is not there or has expired", kind, describeKey(key, in.idAt))
 	case cond && old.etag() != etag:
-		return Document{}, errorf(ErrPreconditionFailed, "%v: document %q in partition %v has etag %q, not %q", kind, in.id, in.pk, old.etag(), etag)
+		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.idAt), old.etag(), etag)
 	}
-	d := c.stamp(string(key), idAt, in.out[:len(in.out)-1], in.ttl)
+	d := c.stamp(string(key), in.idAt, in.out[:len(in.out)-1], in.ttl)
 	c.store(old, d)
 	return Document{d}, nil
 }

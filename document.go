@@ -159,12 +159,19 @@ func encodeInput(v any) ([]byte, error) {
 }
 
 // intake is a validated incoming document: its compact JSON without the
-// system properties and the values of rule R10's members.
+// system properties, and its ttl. Its key comes apart, so that escape
+// analysis can keep the key's buffer on the stack.
 type intake struct {
-	out []byte // the compact object, system properties removed
-	id  []byte // the decoded id
-	pk  PartitionKey
-	ttl int32
+	out  []byte // the compact object, system properties removed
+	idAt int    // key[idAt:] is the id
+	ttl  int32
+}
+
+// describeKey names the document with the key for messages. It copies what
+// it formats, so the key does not escape.
+func describeKey(key []byte, idAt int) string {
+	pk, _ := decodePartitionKey(string(key[:idAt]))
+	return fmt.Sprintf("document %q in partition %v", string(key[idAt:]), pk)
 }
 
 // span is a range of intake.out holding one JSON value.
@@ -185,77 +192,78 @@ type scanner struct {
 
 // parseDocument validates src as a document of a collection whose partition
 // key lives at the path pkPath (split into segments), appending its compact
-// form to buf. Errors wrap ErrInvalidDocument, ErrTooLarge, ErrInvalidID,
-// ErrInvalidPartitionKey or ErrInvalidTTL, naming the value at fault.
-func parseDocument(buf, src []byte, pkPath []string) (intake, error) {
+// form to buf and its key (the partition-key encoding followed by the id) to
+// keyBuf. Errors wrap ErrInvalidDocument,
+// ErrTooLarge, ErrInvalidID, ErrInvalidPartitionKey or ErrInvalidTTL, naming
+// the value at fault.
+func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []byte, err error) {
 	s := scanner{src: src, out: buf[:0], pkRoot: pkPath[0]}
 	s.ws()
 	if s.i >= len(src) {
-		return intake{}, errorf(ErrInvalidDocument, "document is empty, want a JSON object")
+		return intake{}, nil, errorf(ErrInvalidDocument, "document is empty, want a JSON object")
 	}
 	if first := src[s.i]; first != '{' {
 		if err := s.value(1); err != nil {
-			return intake{}, err
+			return intake{}, nil, err
 		}
-		return intake{}, errorf(ErrInvalidDocument, "document is a JSON %s, not an object", kindOf(first))
+		return intake{}, nil, errorf(ErrInvalidDocument, "document is a JSON %s, not an object", kindOf(first))
 	}
 	if err := s.object(1); err != nil {
-		return intake{}, err
+		return intake{}, nil, err
 	}
 	s.ws()
 	if s.i < len(src) {
-		return intake{}, errorf(ErrInvalidDocument, "invalid JSON at byte %d: data %q after the document", s.i, clip(src[s.i:]))
+		return intake{}, nil, errorf(ErrInvalidDocument, "invalid JSON at byte %d: data %q after the document", s.i, clip(src[s.i:]))
 	}
 	if len(s.out) > MaxDocumentSize {
-		return intake{}, errorf(ErrTooLarge, "document is %d bytes, at most %d are allowed (R10)", len(s.out), MaxDocumentSize)
+		return intake{}, nil, errorf(ErrTooLarge, "document is %d bytes, at most %d are allowed (R10)", len(s.out), MaxDocumentSize)
 	}
-	in := intake{out: s.out}
+	in = intake{out: s.out}
 
 	// id (R10)
 	if !s.id.set() {
-		return intake{}, errorf(ErrInvalidID, "document has no id (R10)")
+		return intake{}, nil, errorf(ErrInvalidID, "document has no id (R10)")
 	}
 	idRaw := s.out[s.id.start:s.id.end]
 	if idRaw[0] != '"' {
-		return intake{}, errorf(ErrInvalidID, "id %s is a JSON %s, want a string (R10)", clip(idRaw), kindOf(idRaw[0]))
+		return intake{}, nil, errorf(ErrInvalidID, "id %s is a JSON %s, want a string (R10)", clip(idRaw), kindOf(idRaw[0]))
 	}
-	in.id = unquote(idRaw)
-	if err := validateID(in.id); err != nil {
-		return intake{}, err
+	id := unquote(idRaw)
+	if err := validateID(id); err != nil {
+		return intake{}, nil, err
 	}
 
 	// ttl (R2)
 	if s.ttl.set() {
-		t, err := parseDocTTL(string(in.id), s.out[s.ttl.start:s.ttl.end])
+		t, err := parseDocTTL(id, s.out[s.ttl.start:s.ttl.end])
 		if err != nil {
-			return intake{}, err
+			return intake{}, nil, err
 		}
 		in.ttl = t
 	}
 
-	// partition key (R10): follow the path from the top-level member.
+	// partition key (R10): follow the path from the top-level member; a
+	// document without it is in the "none" partition.
+	pkRaw := []byte(nil)
 	if s.pk.set() {
-		val := s.out[s.pk.start:s.pk.end]
-		found := true
+		pkRaw = s.out[s.pk.start:s.pk.end]
 		for _, seg := range pkPath[1:] {
-			var dup bool
-			val, found, dup = member(val, seg)
+			val, found, dup := member(pkRaw, seg)
 			if dup {
-				return intake{}, errorf(ErrInvalidDocument, "document %q: member %q of the partition-key path appears twice", in.id, seg)
+				return intake{}, nil, errorf(ErrInvalidDocument, "document %q: member %q of the partition-key path appears twice", id, seg)
 			}
+			pkRaw = val
 			if !found {
 				break
 			}
 		}
-		if found {
-			k, err := partitionKeyFromJSON(val)
-			if err != nil {
-				return intake{}, fmt.Errorf("document %q: %w", in.id, err)
-			}
-			in.pk = k
-		}
 	}
-	return in, nil
+	key, err = appendPartitionKeyJSON(keyBuf[:0], pkRaw)
+	if err != nil {
+		return intake{}, nil, fmt.Errorf("document %q: %w", id, err)
+	}
+	in.idAt = len(key)
+	return in, append(key, id...), nil
 }
 
 func (s *scanner) ws() {

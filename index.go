@@ -164,29 +164,33 @@ func (k PartitionKey) validate() error {
 	return errorf(ErrInvalidPartitionKey, "partition key of unknown kind %d", k.kind)
 }
 
-// partitionKeyFromJSON reads the value found at a document's partition-key
-// path: compact, valid JSON.
-func partitionKeyFromJSON(raw []byte) (PartitionKey, error) {
-	var k PartitionKey
+// appendPartitionKeyJSON appends the encoding of the partition key whose
+// compact, valid JSON is raw (nil: the path is absent, the "none" key) to b.
+func appendPartitionKeyJSON(b, raw []byte) ([]byte, error) {
+	if raw == nil {
+		return NoPartitionKey().appendEncoded(b), nil
+	}
 	switch raw[0] {
 	case '"':
-		k = StringKey(string(unquote(raw)))
-	case 't':
-		k = BoolKey(true)
-	case 'f':
-		k = BoolKey(false)
-	case 'n':
-		k = NullKey()
-	case '{', '[':
-		return k, errorf(ErrInvalidPartitionKey, "partition key %s is a JSON %s: want a string, number, bool or null (R10)", clip(raw), kindOf(raw[0]))
-	default:
-		f, err := strconv.ParseFloat(string(raw), 64)
-		if err != nil {
-			return k, errorf(ErrInvalidPartitionKey, "partition key %s is out of the range of a float64 (R10)", clip(raw))
+		s := unquote(raw)
+		if len(s) > MaxPartitionKeyLength {
+			return nil, errorf(ErrInvalidPartitionKey, "partition key %.40q... is %d bytes, at most %d are allowed (R10)", s, len(s), MaxPartitionKeyLength)
 		}
-		k = NumberKey(f)
+		return appendEncodedString(append(b, byte(pkString)+1), s), nil
+	case 't':
+		return BoolKey(true).appendEncoded(b), nil
+	case 'f':
+		return BoolKey(false).appendEncoded(b), nil
+	case 'n':
+		return NullKey().appendEncoded(b), nil
+	case '{', '[':
+		return nil, errorf(ErrInvalidPartitionKey, "partition key %s is a JSON %s: want a string, number, bool or null (R10)", clip(raw), kindOf(raw[0]))
 	}
-	return k, k.validate()
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return nil, errorf(ErrInvalidPartitionKey, "partition key %s is out of the range of a float64 (R10)", clip(raw))
+	}
+	return NumberKey(f).appendEncoded(b), nil
 }
 
 // A document's key is its partition key, encoded so that the encoding is
@@ -215,15 +219,20 @@ func (k PartitionKey) appendEncoded(b []byte) []byte {
 		}
 		b = binary.BigEndian.AppendUint64(b, bits)
 	case pkString:
-		for i := 0; i < len(k.s); i++ {
-			b = append(b, k.s[i])
-			if k.s[i] == 0 {
-				b = append(b, 0xff)
-			}
-		}
-		b = append(b, 0, 1)
+		b = appendEncodedString(b, k.s)
 	}
 	return b
+}
+
+// appendEncodedString appends the encoding of a string key's bytes.
+func appendEncodedString[T string | []byte](b []byte, s T) []byte {
+	for i := 0; i < len(s); i++ {
+		b = append(b, s[i])
+		if s[i] == 0 {
+			b = append(b, 0xff)
+		}
+	}
+	return append(b, 0, 1)
 }
 
 // decodePartitionKey reverses appendEncoded; enc is exactly one encoding.

@@ -102,7 +102,7 @@ const (
 
 // parseDocTTL validates the JSON value of a document's ttl member (R2). The
 // value must be null, -1, or an integral number from 1 to MaxTTL.
-func parseDocTTL(id string, raw []byte) (int32, error) {
+func parseDocTTL[T string | []byte](id T, raw []byte) (int32, error) {
 	v, ok := parseTTLValue(raw)
 	if !ok {
 		return 0, errorf(ErrInvalidTTL, "document %q: ttl %s is invalid: allowed are null or absent (inherit DefaultTTL), -1 (never expire) or an integer from 1 to %d seconds (R2)", id, clip(raw), MaxTTL)
