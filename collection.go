@@ -458,6 +458,9 @@ func (c *Collection) live(key []byte) *doc {
 // Errors: ErrNotFound when there is none or it has expired (R4);
 // ErrInvalidPartitionKey or ErrInvalidID for a bad key; ErrClosed.
 func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
+	if c.closed.Load() {
+		return Document{}, c.errClosed("Get")
+	}
 	var buf keyBuffer
 	key, err := lookupKey(buf[:0], pk, id)
 	if err != nil {
@@ -507,6 +510,9 @@ func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Doc
 // modify runs change on the live document with the key, under the lock and
 // the write's condition.
 func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(old *doc) *doc) (Document, error) {
+	if c.closed.Load() {
+		return Document{}, c.errClosed(op)
+	}
 	var buf keyBuffer
 	key, err := lookupKey(buf[:0], pk, id)
 	if err != nil {
@@ -553,6 +559,9 @@ func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
 // indexing mode is none and d is not off (R8); ErrClosed. An error changes
 // nothing.
 func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
+	if c.closed.Load() {
+		return c.errClosed("SetDefaultTTL")
+	}
 	if err := d.validate(); err != nil {
 		return err
 	}
@@ -582,6 +591,9 @@ func (c *Collection) DefaultTTL() DefaultTTL {
 // Errors: ErrInvalidOption for an unknown mode, or for IndexingNone while
 // DefaultTTL is not off (R8); ErrClosed. An error changes nothing.
 func (c *Collection) SetIndexingMode(m IndexingMode) error {
+	if c.closed.Load() {
+		return c.errClosed("SetIndexingMode")
+	}
 	if err := m.validate(); err != nil {
 		return err
 	}
