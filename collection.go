@@ -98,8 +98,9 @@ type Collection struct {
 	clock  func() time.Time
 	batch  int
 
-	last   atomic.Int64 // the latest "now", Unix seconds: never goes backward
-	closed atomic.Bool  // set under mu; read without it where a stale read is harmless
+	last    atomic.Int64 // the latest "now", Unix seconds: never goes backward
+	closed  atomic.Bool  // set under mu; read without it where a stale read is harmless
+	waiting atomic.Int32 // foreground calls waiting for mu; the sweeper lets them go first
 
 	mu        sync.RWMutex
 	def       DefaultTTL
@@ -108,11 +109,12 @@ type Collection struct {
 	exp       expiryIndex
 	etagBase  uint64
 	seq       uint64
-	swept     uint64
+	swept     atomic.Uint64 // written under mu, read anywhere
 	lastSweep time.Duration
 	wakeAt    int64 // the instant the sweeper sleeps until; a write due earlier wakes it
 
 	wake      chan struct{} // nil with ManualSweep
+	turn      chan struct{} // a foreground call took the lock: see yield
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
@@ -173,6 +175,7 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		wakeAt:   math.MinInt64,
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
+		turn:     make(chan struct{}, 1),
 	}
 	if o.ManualSweep {
 		close(c.done)
@@ -262,6 +265,18 @@ func (c *Collection) now() int64 {
 		if c.last.CompareAndSwap(last, t) {
 			return t
 		}
+	}
+}
+
+// lock takes mu for a foreground call. The sweeper, which takes mu batch
+// after batch, lets such a call in before its next batch (R5).
+func (c *Collection) lock() {
+	c.waiting.Add(1)
+	c.mu.Lock()
+	c.waiting.Add(-1)
+	select {
+	case c.turn <- struct{}{}: // the sweeper may be waiting for it
+	default:
 	}
 }
 
@@ -356,7 +371,7 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 		return Document{}, err
 	}
 
-	c.mu.Lock()
+	c.lock()
 	defer c.mu.Unlock()
 	if c.closed.Load() {
 		return Document{}, c.errClosed(kind.String())
@@ -518,7 +533,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	if err != nil {
 		return Document{}, err
 	}
-	c.mu.Lock()
+	c.lock()
 	defer c.mu.Unlock()
 	if c.closed.Load() {
 		return Document{}, c.errClosed(op)
@@ -565,7 +580,7 @@ func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
 	if err := d.validate(); err != nil {
 		return err
 	}
-	c.mu.Lock()
+	c.lock()
 	defer c.mu.Unlock()
 	if c.closed.Load() {
 		return c.errClosed("SetDefaultTTL")
@@ -597,7 +612,7 @@ func (c *Collection) SetIndexingMode(m IndexingMode) error {
 	if err := m.validate(); err != nil {
 		return err
 	}
-	c.mu.Lock()
+	c.lock()
 	defer c.mu.Unlock()
 	if c.closed.Load() {
 		return c.errClosed("SetIndexingMode")
@@ -722,7 +737,7 @@ type snapshot struct {
 
 // snapshot takes a snapshot in O(1): google/btree's Clone is copy-on-write.
 func (c *Collection) snapshot(op string) (snapshot, error) {
-	c.mu.Lock() // Clone writes to the tree's copy-on-write state
+	c.lock() // Clone writes to the tree's copy-on-write state
 	defer c.mu.Unlock()
 	if c.closed.Load() {
 		return snapshot{}, c.errClosed(op)
@@ -829,11 +844,8 @@ func (c *Collection) Count(q Query) (int, error) {
 		return 0, err
 	}
 	if q.Partition == nil && q.Filter == nil {
-		total, x, lim, err := c.expirySnapshot("Count")
-		if err != nil {
-			return 0, err
-		}
-		return total - x.countExpired(lim), nil
+		st, err := c.census("Count")
+		return st.Live, err
 	}
 	s, err := c.snapshot("Count")
 	if err != nil {
@@ -849,15 +861,35 @@ func (c *Collection) Count(q Query) (int, error) {
 	return n, nil
 }
 
-// expirySnapshot returns, at one instant, the number of stored documents
-// and a snapshot of the expiry index with its limits.
-func (c *Collection) expirySnapshot(op string) (int, expiryIndex, limits, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// census returns the collection's Stats, all read at one instant. A
+// backlog of expired documents of at most one batch is counted under the
+// read lock; a larger one on a copy-on-write snapshot of the expiry index,
+// outside the lock. (A snapshot costs writers: each node a write then
+// touches is copied once, so it is kept for backlogs worth it.)
+func (c *Collection) census(op string) (Stats, error) {
+	c.mu.RLock()
 	if c.closed.Load() {
-		return 0, expiryIndex{}, limits{}, c.errClosed(op)
+		c.mu.RUnlock()
+		return Stats{}, c.errClosed(op)
 	}
-	return c.prim.len(), c.exp.clone(), c.limits(), nil
+	total, lim := c.prim.len(), c.limits()
+	st := Stats{Swept: c.swept.Load(), LastSweep: c.lastSweep}
+	expired, all := c.exp.countExpired(lim, c.batch)
+	c.mu.RUnlock()
+	if !all {
+		c.lock()
+		if c.closed.Load() {
+			c.mu.Unlock()
+			return Stats{}, c.errClosed(op)
+		}
+		total, lim = c.prim.len(), c.limits()
+		st = Stats{Swept: c.swept.Load(), LastSweep: c.lastSweep}
+		x := c.exp.clone()
+		c.mu.Unlock()
+		expired, _ = x.countExpired(lim, -1)
+	}
+	st.Expired, st.Live = expired, total-expired
+	return st, nil
 }
 
 // Stats describes a collection at one instant.
@@ -874,22 +906,12 @@ type Stats struct {
 	LastSweep time.Duration
 }
 
-// Stats returns the collection's statistics, in O(log n + e) for the e
-// expired documents not yet deleted.
+// Stats returns the collection's statistics, all at one instant, in
+// O(log n + e) for the e expired documents not yet deleted. It blocks no
+// writer for longer than one sweep batch.
 //
 // Errors: ErrClosed.
-func (c *Collection) Stats() (Stats, error) {
-	total, x, lim, err := c.expirySnapshot("Stats")
-	if err != nil {
-		return Stats{}, err
-	}
-	c.mu.RLock()
-	st := Stats{Swept: c.swept, LastSweep: c.lastSweep}
-	c.mu.RUnlock()
-	st.Expired = x.countExpired(lim)
-	st.Live = total - st.Expired
-	return st, nil
-}
+func (c *Collection) Stats() (Stats, error) { return c.census("Stats") }
 
 // Close stops the sweeper, waits for it to return, and releases the
 // documents. Every later call returns ErrClosed; an iteration of All in
@@ -898,7 +920,7 @@ func (c *Collection) Stats() (Stats, error) {
 // closed.
 func (c *Collection) Close() error {
 	c.closeOnce.Do(func() {
-		c.mu.Lock()
+		c.lock()
 		c.closed.Store(true)
 		c.mu.Unlock()
 		close(c.stop)

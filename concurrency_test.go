@@ -258,3 +258,43 @@ func TestMapShrinks(t *testing.T) {
 	c.mu.RUnlock()
 	checkInvariants(t, c)
 }
+
+// TestSweepLetsWritersIn: a foreground call that waits for the lock while
+// the sweeper works through a backlog gets it after at most the batch in
+// progress, not after the sweeper took the lock back again and again (R5).
+func TestSweepLetsWritersIn(t *testing.T) { // R5
+	synctest.Test(t, func(t *testing.T) {
+		const batch, n = 16, 4000
+		c, err := NewCollection("backlog", "/pk", &Options{DefaultTTL: TTLSeconds(1), ManualSweep: true, SweepBatch: batch})
+		require.NoError(t, err)
+		defer c.Close()
+		for i := range n {
+			mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p%d"}`, i, i%10))
+		}
+		time.Sleep(time.Second)
+		done := make(chan int)
+		go func() {
+			swept, err := c.Sweep()
+			assert.NoError(t, err)
+			done <- swept
+		}()
+		for c.swept.Load() == 0 {
+			runtime.Gosched()
+		}
+		// A caller starts waiting, as lock does, while the sweep runs: the
+		// sweeper finishes its batch and then waits for the caller.
+		c.waiting.Add(1)
+		at := c.swept.Load()
+		synctest.Wait()
+		stopped := c.swept.Load()
+		assert.LessOrEqual(t, stopped-at, uint64(batch), "at most the batch in progress")
+		assert.Less(t, stopped, uint64(n), "the sweep is not over")
+		// The caller takes the lock, as lock does, and the sweep goes on.
+		c.mu.Lock()
+		c.waiting.Add(-1)
+		c.turn <- struct{}{}
+		assert.Equal(t, stopped, c.swept.Load(), "no batch while the caller holds the lock")
+		c.mu.Unlock()
+		assert.Equal(t, n, <-done)
+	})
+}

@@ -142,8 +142,8 @@ func expiresAt(def DefaultTTL, d *doc) (at int64, ok bool) {
 }
 
 // popExpired removes up to max expired documents from the index, calling
-// drop for each, and returns how many it removed. It visits the documents in
-// the order they expired.
+// drop for each, and returns how many it removed: those with a ttl of their
+// own first, then those that inherit, each in the order they expired.
 func (x *expiryIndex) popExpired(l limits, max int, drop func(*doc)) int {
 	n := 0
 	for _, t := range [...]*btree.BTreeG[*doc]{x.own, x.inherit} {
@@ -160,20 +160,25 @@ func (x *expiryIndex) popExpired(l limits, max int, drop func(*doc)) int {
 	return n
 }
 
-// countExpired counts the expired documents under l. It takes O(e) for e
-// expired documents.
-func (x *expiryIndex) countExpired(l limits) int {
-	n := 0
+// countExpired counts the expired documents under l, up to max of them
+// (-1: no limit). all is false when it stopped at max with more to count.
+// It takes O(log n + e) for e expired documents.
+func (x *expiryIndex) countExpired(l limits, max int) (n int, all bool) {
+	all = true
 	for _, t := range [...]*btree.BTreeG[*doc]{x.own, x.inherit} {
 		t.Ascend(func(d *doc) bool {
-			if !l.expired(d) {
+			switch {
+			case !l.expired(d):
+				return false
+			case n == max:
+				all = false
 				return false
 			}
 			n++
 			return true
 		})
 	}
-	return n
+	return n, all
 }
 
 // clone returns a copy-on-write snapshot of the index.

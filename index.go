@@ -364,7 +364,9 @@ func (p *primary) remove(d *doc) {
 		delete(p.old, d.key)
 		p.move(8)
 	} else if p.peak >= shrinkBelow && p.len() < p.peak/4 {
-		p.old, p.byKey, p.cursor = p.byKey, make(map[string]*doc, p.len()), ""
+		// No size hint: a map made for n entries allocates them all at once,
+		// under the lock; one without grows a small table at a time.
+		p.old, p.byKey, p.cursor = p.byKey, make(map[string]*doc), ""
 	}
 }
 

@@ -34,12 +34,30 @@ func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
 			return total, nil
 		default:
 		}
-		runtime.Gosched() // let waiting callers in between batches
+		c.yield()
 	}
 	c.mu.Lock()
 	c.lastSweep = time.Since(start)
 	c.mu.Unlock()
 	return total, nil
+}
+
+// yield lets other goroutines run between two batches, and lets the
+// foreground calls waiting for the lock take it first: a sync.Mutex would
+// otherwise let the sweeper, already running, take it back again and
+// again, and a caller could wait for many batches (R5). The sweeper waits,
+// without the lock, until a waiting call has taken it. Readers need no help:
+// unlocking a sync.RWMutex admits the readers that were waiting before the
+// next Lock can succeed.
+func (c *Collection) yield() {
+	runtime.Gosched()
+	select {
+	case <-c.turn: // a stale signal from a call that did not have to wait
+	default:
+	}
+	if c.waiting.Load() > 0 {
+		<-c.turn
+	}
 }
 
 // sweepBatch deletes up to one batch of expired documents under the lock.
@@ -54,7 +72,7 @@ func (c *Collection) sweepBatch() (int, error) {
 	}
 	n := c.exp.popExpired(c.limits(), c.batch, c.prim.remove)
 	c.prim.move(c.batch) // give back the memory of a shrinking map
-	c.swept += uint64(n)
+	c.swept.Add(uint64(n))
 	return n, nil
 }
 

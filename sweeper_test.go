@@ -126,7 +126,7 @@ func (e *sweepEnv) plan() int64 {
 func (e *sweepEnv) swept() uint64 {
 	e.c.mu.RLock()
 	defer e.c.mu.RUnlock()
-	return e.c.swept
+	return e.c.swept.Load()
 }
 
 // awaitSweepStarted spins, without sleeping, until a sweep running in
