@@ -68,9 +68,10 @@ type Options struct {
 	Indexing IndexingMode
 
 	// Now is the clock. Zero: time.Now. A collection never lets its "now" go
-	// backward, whatever the clock does (R4). The background sweeper
-	// sleeps on the runtime's timers, so with a simulated clock set
-	// ManualSweep and call Sweep.
+	// backward, whatever the clock does (R4). It is called with the
+	// collection's lock held: it must be fast and must not call the
+	// collection. The background sweeper sleeps on the runtime's timers,
+	// so with a simulated clock set ManualSweep and call Sweep.
 	Now func() time.Time
 
 	// ManualSweep turns the background sweeper off: expired documents are
@@ -79,13 +80,17 @@ type Options struct {
 	ManualSweep bool
 
 	// SweepBatch is the most documents deleted under one hold of the lock,
-	// so the longest a foreground call waits for the sweeper (R5). Zero:
-	// DefaultSweepBatch.
+	// so the longest a foreground call waits for the sweeper (R5): a larger
+	// batch sweeps a backlog with less overhead and makes callers wait
+	// longer. Zero: DefaultSweepBatch.
 	SweepBatch int
 }
 
 // Collection is a named set of JSON documents that expire like Cosmos DB's
 // time to live (see the package documentation and the rules R1-R10).
+//
+// Make a Collection with NewCollection: the zero Collection is not usable,
+// and its methods report ErrClosed.
 //
 // A Collection is safe for concurrent use by multiple goroutines. Reads share
 // a lock; writes, and each batch of the sweeper, hold it alone for O(log n)
@@ -108,7 +113,7 @@ type Collection struct {
 	prim      primary
 	exp       expiryIndex
 	etagBase  uint64
-	seq       uint64
+	seq       atomic.Uint64
 	swept     atomic.Uint64 // written under mu, read anywhere
 	lastSweep time.Duration
 	wakeAt    int64 // the instant the sweeper sleeps until; a write due earlier wakes it
@@ -194,6 +199,9 @@ func parsePath(path string) ([]string, error) {
 	segs := strings.Split(path[1:], "/")
 	if len(segs) >= MaxDepth {
 		return nil, errorf(ErrInvalidOption, "partition-key path %.40q... has %d segments, at most %d are allowed", path, len(segs), MaxDepth-1)
+	}
+	if segs[0] == "_ts" || segs[0] == "_etag" {
+		return nil, errorf(ErrInvalidOption, "partition-key path %q names a system property, which the library writes itself", path)
 	}
 	for _, s := range segs {
 		if p := nameProblem(s, MaxNameLength); s != "" && p != "" {
@@ -284,8 +292,15 @@ func (c *Collection) lock() {
 func (c *Collection) limits() limits { return c.exp.limits(c.def, c.now()) }
 
 func (c *Collection) errClosed(op string) error {
+	if c.stop == nil {
+		return errorf(ErrClosed, "%s on a Collection not made by NewCollection", op)
+	}
 	return errorf(ErrClosed, "%s on collection %q after Close", op, c.name)
 }
+
+// unusable reports whether calls must fail with ErrClosed: after Close, or
+// on a Collection not made by NewCollection.
+func (c *Collection) unusable() bool { return c.closed.Load() || c.stop == nil }
 
 // WriteOption makes a write conditional. The zero value adds no condition.
 type WriteOption struct {
@@ -351,7 +366,7 @@ func (c *Collection) Upsert(doc any, opts ...WriteOption) (Document, error) {
 }
 
 func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document, error) {
-	if c.closed.Load() {
+	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}
 	src, err := encodeInput(v)
@@ -370,10 +385,16 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	if err != nil {
 		return Document{}, err
 	}
+	// Build the document before taking the lock; rebuild it under the lock
+	// only if "now" moved to another second meanwhile (R4: _ts is the
+	// second of the write).
+	members := in.out[:len(in.out)-1]
+	ts, tag := c.now(), c.nextETag()
+	d := stamp(string(key), in.idAt, members, in.ttl, ts, tag)
 
 	c.lock()
 	defer c.mu.Unlock()
-	if c.closed.Load() {
+	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}
 	old := c.prim.get(key)
@@ -387,19 +408,19 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	case cond && old.etag() != etag:
 		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.idAt), old.etag(), etag)
 	}
-	d := c.stamp(string(key), in.idAt, in.out[:len(in.out)-1], in.ttl)
+	if now := c.now(); now != ts {
+		d = stamp(d.key, in.idAt, members, in.ttl, now, tag)
+	}
 	c.store(old, d)
 	return Document{d}, nil
 }
 
 // stamp builds the document to store: members is the object without its
-// closing brace; stamp adds _ts and a fresh _etag. Call with mu held.
-func (c *Collection) stamp(key string, idAt int, members []byte, ttl int32) *doc {
-	ts := c.now()
-	c.seq++
+// closing brace; stamp adds _ts and _etag.
+func stamp[T string | []byte](key string, idAt int, members T, ttl int32, ts int64, etag uint64) *doc {
 	var sb strings.Builder
 	sb.Grow(len(members) + len(`,"_ts":,"_etag":""}`) + 20 + etagLen)
-	sb.Write(members)
+	sb.WriteString(string(members))
 	if len(members) > 1 {
 		sb.WriteByte(',')
 	}
@@ -407,7 +428,7 @@ func (c *Collection) stamp(key string, idAt int, members []byte, ttl int32) *doc
 	sb.WriteString(`"_ts":`)
 	sb.Write(strconv.AppendInt(num[:0], ts, 10))
 	sb.WriteString(`,"_etag":"`)
-	hex := strconv.AppendUint(num[:0], c.etagBase+c.seq, 16)
+	hex := strconv.AppendUint(num[:0], etag, 16)
 	for range etagLen - len(hex) {
 		sb.WriteByte('0')
 	}
@@ -415,6 +436,10 @@ func (c *Collection) stamp(key string, idAt int, members []byte, ttl int32) *doc
 	sb.WriteString(`"}`)
 	return &doc{key: key, raw: sb.String(), ts: ts, ttl: ttl, idAt: uint16(idAt)}
 }
+
+// nextETag returns a fresh etag: unique within the collection, and unlikely
+// to equal one of another collection.
+func (c *Collection) nextETag() uint64 { return c.etagBase + c.seq.Add(1) }
 
 // store puts d in place of old (nil when the key was free). Call with mu
 // held.
@@ -473,7 +498,7 @@ func (c *Collection) live(key []byte) *doc {
 // Errors: ErrNotFound when there is none or it has expired (R4);
 // ErrInvalidPartitionKey or ErrInvalidID for a bad key; ErrClosed.
 func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
-	if c.closed.Load() {
+	if c.unusable() {
 		return Document{}, c.errClosed("Get")
 	}
 	var buf keyBuffer
@@ -482,7 +507,7 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 		return Document{}, err
 	}
 	c.mu.RLock()
-	if c.closed.Load() {
+	if c.unusable() {
 		c.mu.RUnlock()
 		return Document{}, c.errClosed("Get")
 	}
@@ -516,7 +541,7 @@ func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) err
 // Errors: those of Delete.
 func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
 	return c.modify("Touch", pk, id, opts, func(old *doc) *doc {
-		d := c.stamp(old.key, int(old.idAt), []byte(old.body()), old.ttl)
+		d := stamp(old.key, int(old.idAt), old.body(), old.ttl, c.now(), c.nextETag())
 		c.store(old, d)
 		return d
 	})
@@ -525,7 +550,7 @@ func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Doc
 // modify runs change on the live document with the key, under the lock and
 // the write's condition.
 func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(old *doc) *doc) (Document, error) {
-	if c.closed.Load() {
+	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}
 	var buf keyBuffer
@@ -535,7 +560,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	}
 	c.lock()
 	defer c.mu.Unlock()
-	if c.closed.Load() {
+	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}
 	old := c.live(key)
@@ -549,16 +574,21 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	return Document{change(old)}, nil
 }
 
-// ExpiresAt returns the instant d expires under the collection's current
-// DefaultTTL (R3, R4): its _ts plus its effective TTL. ok is false when d
-// does not expire under the current setting. The answer follows later
-// changes of DefaultTTL, which is why it is asked of the collection and not
-// of the document. It takes O(1).
+// ExpiresAt returns the instant d expires, or expired, under the
+// collection's DefaultTTL (R3, R4): its _ts plus its effective TTL. A
+// document that expired under an earlier DefaultTTL keeps the instant it
+// expired at, whatever the setting now (R7). ok is false when d does not
+// expire. It answers for the Document given, even if the collection has
+// since replaced or deleted it; the zero Document, and any after Close,
+// give ok false. The answer follows changes of DefaultTTL, which is why it
+// is asked of the collection and not of the document. It takes O(1).
 func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
-	if d.d == nil {
+	if d.d == nil || c.unusable() {
 		return time.Time{}, false
 	}
-	sec, ok := expiresAt(c.DefaultTTL(), d.d)
+	c.mu.RLock()
+	sec, ok := c.exp.expiry(c.def, c.limits(), d.d)
+	c.mu.RUnlock()
 	if !ok {
 		return time.Time{}, false
 	}
@@ -574,7 +604,7 @@ func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
 // indexing mode is none and d is not off (R8); ErrClosed. An error changes
 // nothing.
 func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
-	if c.closed.Load() {
+	if c.unusable() {
 		return c.errClosed("SetDefaultTTL")
 	}
 	if err := d.validate(); err != nil {
@@ -582,13 +612,13 @@ func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
 	}
 	c.lock()
 	defer c.mu.Unlock()
-	if c.closed.Load() {
+	if c.unusable() {
 		return c.errClosed("SetDefaultTTL")
 	}
 	if err := ttlNeedsIndexing(d, c.mode); err != nil {
 		return err
 	}
-	c.exp.freeze(c.limits())
+	c.exp.freeze(c.def, c.limits())
 	c.def = d
 	c.poke()
 	return nil
@@ -606,7 +636,7 @@ func (c *Collection) DefaultTTL() DefaultTTL {
 // Errors: ErrInvalidOption for an unknown mode, or for IndexingNone while
 // DefaultTTL is not off (R8); ErrClosed. An error changes nothing.
 func (c *Collection) SetIndexingMode(m IndexingMode) error {
-	if c.closed.Load() {
+	if c.unusable() {
 		return c.errClosed("SetIndexingMode")
 	}
 	if err := m.validate(); err != nil {
@@ -614,7 +644,7 @@ func (c *Collection) SetIndexingMode(m IndexingMode) error {
 	}
 	c.lock()
 	defer c.mu.Unlock()
-	if c.closed.Load() {
+	if c.unusable() {
 		return c.errClosed("SetIndexingMode")
 	}
 	if err := ttlNeedsIndexing(c.def, m); err != nil {
@@ -671,7 +701,7 @@ type plan struct {
 
 func (c *Collection) plan(op string, q Query) (plan, error) {
 	var p plan
-	if c.closed.Load() {
+	if c.unusable() {
 		return p, c.errClosed(op)
 	}
 	if q.Limit < 0 {
@@ -739,7 +769,7 @@ type snapshot struct {
 func (c *Collection) snapshot(op string) (snapshot, error) {
 	c.lock() // Clone writes to the tree's copy-on-write state
 	defer c.mu.Unlock()
-	if c.closed.Load() {
+	if c.unusable() {
 		return snapshot{}, c.errClosed(op)
 	}
 	return snapshot{tree: c.prim.tree.Clone(), lim: c.limits()}, nil
@@ -815,7 +845,7 @@ func (c *Collection) All(q Query) iter.Seq2[Document, error] {
 		}
 		n := 0
 		s.scan(p, func(d *doc) bool {
-			if c.closed.Load() {
+			if c.unusable() {
 				yield(Document{}, c.errClosed("All"))
 				return false
 			}
@@ -868,7 +898,7 @@ func (c *Collection) Count(q Query) (int, error) {
 // touches is copied once, so it is kept for backlogs worth it.)
 func (c *Collection) census(op string) (Stats, error) {
 	c.mu.RLock()
-	if c.closed.Load() {
+	if c.unusable() {
 		c.mu.RUnlock()
 		return Stats{}, c.errClosed(op)
 	}
@@ -878,7 +908,7 @@ func (c *Collection) census(op string) (Stats, error) {
 	c.mu.RUnlock()
 	if !all {
 		c.lock()
-		if c.closed.Load() {
+		if c.unusable() {
 			c.mu.Unlock()
 			return Stats{}, c.errClosed(op)
 		}
@@ -919,6 +949,9 @@ func (c *Collection) Stats() (Stats, error) { return c.census("Stats") }
 // several goroutines at once: each call returns nil once the collection is
 // closed.
 func (c *Collection) Close() error {
+	if c.stop == nil {
+		return nil // not made by NewCollection: nothing to stop
+	}
 	c.closeOnce.Do(func() {
 		c.lock()
 		c.closed.Store(true)

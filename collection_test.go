@@ -599,6 +599,8 @@ func TestBadOptions(t *testing.T) { // R1, R8
 		{"c", "pk", nil, ErrInvalidOption, `"pk"`},
 		{"c", "", nil, ErrInvalidOption, `""`},
 		{"c", "/a//b", nil, ErrInvalidOption, "empty segment"},
+		{"c", "/_ts", nil, ErrInvalidOption, "system property"},
+		{"c", "/_etag/x", nil, ErrInvalidOption, "system property"},
 		{"c", "/", nil, ErrInvalidOption, "empty segment"},
 		{"c", "/pk", &Options{DefaultTTL: TTLSeconds(0)}, ErrInvalidTTL, "DefaultTTL 0"},
 		{"c", "/pk", &Options{DefaultTTL: TTLSeconds(MaxTTL + 1)}, ErrInvalidTTL, "2147483648"},
@@ -693,4 +695,66 @@ func TestExpiresAt(t *testing.T) { // R3, R7
 	require.NoError(t, c.SetDefaultTTL(TTLOff()))
 	check(own, time.Time{}, false)
 	check(Document{}, time.Time{}, false)
+}
+
+// TestExpiresAtAfterExpiry: a document that expired keeps the instant it
+// expired at, whatever DefaultTTL becomes (R7).
+func TestExpiresAtAfterExpiry(t *testing.T) { // R7
+	c, clk := newTestCollection(t, "/pk", TTLSeconds(10))
+	inherit := mustCreate(t, c, `{"id":"a"}`)
+	own := mustCreate(t, c, `{"id":"b","ttl":5}`)
+	ts := time.Unix(inherit.TS(), 0)
+	clk.Advance(15 * time.Second)
+	for _, def := range []DefaultTTL{TTLNoDefault(), TTLSeconds(1000), TTLOff(), TTLSeconds(3)} {
+		require.NoError(t, c.SetDefaultTTL(def))
+		at, ok := c.ExpiresAt(inherit)
+		assert.True(t, ok, def)
+		assert.Equal(t, ts.Add(10*time.Second), at, "DefaultTTL %v", def)
+		at, ok = c.ExpiresAt(own)
+		assert.True(t, ok, def)
+		assert.Equal(t, ts.Add(5*time.Second), at, "DefaultTTL %v", def)
+	}
+	require.NoError(t, c.Close())
+	_, ok := c.ExpiresAt(own)
+	assert.False(t, ok, "after Close")
+}
+
+// TestZeroCollection: a Collection not made by NewCollection reports
+// ErrClosed and never panics.
+func TestZeroCollection(t *testing.T) {
+	var c Collection
+	require.NotPanics(t, func() {
+		_, err := c.Create([]byte(`{"id":"a"}`))
+		require.ErrorIs(t, err, ErrClosed)
+		_, err = c.Get(NoPartitionKey(), "a")
+		require.ErrorIs(t, err, ErrClosed)
+		require.ErrorIs(t, c.Delete(NoPartitionKey(), "a"), ErrClosed)
+		_, err = c.List(Query{})
+		require.ErrorIs(t, err, ErrClosed)
+		_, err = c.Count(Query{})
+		require.ErrorIs(t, err, ErrClosed)
+		_, err = c.Stats()
+		require.ErrorIs(t, err, ErrClosed)
+		_, err = c.Sweep()
+		require.ErrorIs(t, err, ErrClosed)
+		require.ErrorIs(t, c.SetDefaultTTL(TTLOff()), ErrClosed)
+		for _, err := range c.All(Query{}) {
+			require.ErrorIs(t, err, ErrClosed)
+		}
+		_, ok := c.ExpiresAt(Document{})
+		assert.False(t, ok)
+		require.NoError(t, c.Close())
+		require.NoError(t, c.Close())
+	})
+}
+
+func TestDecodeErrors(t *testing.T) {
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	d := mustCreate(t, c, `{"id":"a","n":"not a number"}`)
+	var v struct{ N int }
+	err := d.Decode(&v)
+	require.ErrorIs(t, err, ErrInvalidDocument)
+	var typeErr *json.UnmarshalTypeError
+	require.ErrorAs(t, err, &typeErr, "encoding/json's error is wrapped too")
+	assert.Contains(t, err.Error(), `"a"`)
 }

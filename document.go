@@ -125,13 +125,17 @@ func (d Document) JSON() string {
 // AppendJSON appends JSON() to dst and returns the extended slice.
 func (d Document) AppendJSON(dst []byte) []byte { return append(dst, d.JSON()...) }
 
-// Decode unmarshals the document into v, as encoding/json does. The zero
-// Document reports ErrNotFound.
+// Decode unmarshals the document into v, as encoding/json does. Errors:
+// ErrNotFound for the zero Document; ErrInvalidDocument, wrapping
+// encoding/json's error, when the document does not fit v.
 func (d Document) Decode(v any) error {
 	if d.d == nil {
 		return errorf(ErrNotFound, "decode of an empty Document")
 	}
-	return json.Unmarshal([]byte(d.d.raw), v)
+	if err := json.Unmarshal([]byte(d.d.raw), v); err != nil {
+		return fmt.Errorf("%w: decode document %q into %T: %w", ErrInvalidDocument, d.d.id(), v, err)
+	}
+	return nil
 }
 
 // String returns JSON(), so that a Document prints as its JSON.

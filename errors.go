@@ -44,8 +44,9 @@ var (
 	// indexing mode none (R8).
 	ErrInvalidOption = errors.New("ttldb: invalid option")
 
-	// ErrInvalidContinuation: a continuation token that this collection did
-	// not issue for the query.
+	// ErrInvalidContinuation: a continuation token that List could not have
+	// issued for the query's partition: damaged, forged, or of another
+	// partition.
 	ErrInvalidContinuation = errors.New("ttldb: invalid continuation token")
 
 	// ErrClosed: the collection has been closed.

@@ -31,6 +31,7 @@ type expiryIndex struct {
 	inherit    *btree.BTreeG[*doc]
 	ownCut     int64
 	inheritCut int64
+	cutTTL     int64 // the DefaultTTL n that set inheritCut: those documents expired at _ts + cutTTL
 }
 
 func ownLess(a, b *doc) bool {
@@ -107,8 +108,25 @@ func (l limits) expired(d *doc) bool {
 
 // freeze records that what is expired under l stays expired whatever the
 // setting becomes (R7). Called before DefaultTTL changes.
-func (x *expiryIndex) freeze(l limits) {
+func (x *expiryIndex) freeze(def DefaultTTL, l limits) {
+	if l.inherit > x.inheritCut {
+		x.cutTTL = def.seconds
+	}
 	x.ownCut, x.inheritCut = l.own, l.inherit
+}
+
+// expiry returns when d expires, or expired, under def and l, and ok false
+// when it does not expire. A document that expired under an earlier
+// DefaultTTL keeps the instant it expired at (R7).
+func (x *expiryIndex) expiry(def DefaultTTL, l limits, d *doc) (at int64, ok bool) {
+	switch {
+	case d.ttl > 0 && l.expired(d):
+		return d.ts + int64(d.ttl), true
+	case d.ttl == ttlInherit && d.ts <= x.inheritCut:
+		return d.ts + x.cutTTL, true
+	}
+	e, ok := effectiveTTL(def, d.ttl)
+	return d.ts + e, ok
 }
 
 // next returns the first instant at which a document expires under def, or
@@ -135,7 +153,8 @@ func (x *expiryIndex) next(def DefaultTTL, now int64) (at int64, ok bool) {
 	return at, ok
 }
 
-// expiresAt returns when d expires under def, or ok false when it does not.
+// expiresAt returns when d expires under def, ignoring the cut-offs, or ok
+// false when it does not.
 func expiresAt(def DefaultTTL, d *doc) (at int64, ok bool) {
 	e, ok := effectiveTTL(def, d.ttl)
 	return d.ts + e, ok

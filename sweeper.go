@@ -64,7 +64,7 @@ func (c *Collection) yield() {
 func (c *Collection) sweepBatch() (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed.Load() {
+	if c.unusable() {
 		return 0, c.errClosed("Sweep")
 	}
 	if !c.def.on {
@@ -120,7 +120,7 @@ func (c *Collection) run() {
 func (c *Collection) nextWake() (wait time.Duration, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed.Load() {
+	if c.unusable() {
 		return 0, false
 	}
 	now := c.now()
