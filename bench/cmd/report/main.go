@@ -1,0 +1,386 @@
+// Command report runs ttldb's benchmark suite against its peers and writes
+// BENCHMARKS.md (medians, ratios to the best peer, targets met) and a chart.
+//
+// Run it from the bench directory:
+//
+//	cd bench && go run ./cmd/report                  # the full run
+//	cd bench && go run ./cmd/report -quick           # -count 3 -benchtime 300ms
+//	cd bench && go run ./cmd/report -from out/raw.txt # re-render a saved run
+//
+// It builds the benchmark binary once and runs it in rounds: each round runs,
+// for each store in turn (the order rotates), the fast group (Heap, whose
+// fill makes the full store that Write, Read, Mixed and RemovalNone then
+// share, and DefaultTTL) with -benchtime, and the slow group (Removal10k,
+// Stall, Lag), whose operations build their own stores or wait on real
+// time, with -slowtime; each group in its own process, so that a process
+// holds one store's heap at a time. A figure is the median over the rounds.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var (
+	count     = flag.Int("count", 5, "rounds: each figure is the median of this many runs")
+	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, Mixed, RemovalNone, DefaultTTL)")
+	slowtime  = flag.String("slowtime", "1x", "-benchtime of the slow group (Removal10k, Stall, Lag), whose operations build their own stores or wait on real time")
+	items     = flag.Int("items", 1_000_000, "items in a full store")
+	storeList = flag.String("stores", "ttldb,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated")
+	quick     = flag.Bool("quick", false, "a quick run: -count 3 -benchtime 300ms, unless given")
+	from      = flag.String("from", "", "render the report from this saved raw output instead of running")
+	md        = flag.String("md", "../BENCHMARKS.md", "the report to write")
+	chart     = flag.String("chart", "chart.svg", "the chart to write")
+	rawOut    = flag.String("raw", "out/raw.txt", "where to save the raw benchmark output")
+	ttldbDir  = flag.String("ttldb", "..", "the ttldb checkout to measure (another than .. is used through a copy of go.mod in out/ with its replace pointing there)")
+)
+
+const (
+	fastGroup = "Heap|Write|Read|Mixed|RemovalNone|DefaultTTL"
+	slowGroup = "Removal10k|Stall|Lag"
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("report: ")
+	flag.Parse()
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *quick {
+		if !set["count"] {
+			*count = 3
+		}
+		if !set["benchtime"] {
+			*benchtime = "300ms"
+		}
+	}
+	if _, err := os.Stat("go.mod"); err != nil || !strings.Contains(readFile("go.mod"), "module github.com/ttldb/ttldb/bench") {
+		log.Fatal("run me from the bench directory: cd bench && go run ./cmd/report")
+	}
+
+	var raw string
+	run := runInfo{
+		Count: *count, Benchtime: *benchtime, Slowtime: *slowtime, Items: *items,
+		Quick: *quick, Args: strings.Join(os.Args[1:], " "),
+	}
+	if *from != "" {
+		raw = readFile(*from)
+		run = runInfoFromRaw(raw)
+	} else {
+		run.Start = time.Now()
+		run.LoadBefore = strings.TrimSpace(readFile("/proc/loadavg"))
+		run.TTLDB = version(*ttldbDir)
+		raw = runAll(strings.Split(*storeList, ","))
+		run.End = time.Now()
+		run.LoadAfter = strings.TrimSpace(readFile("/proc/loadavg"))
+		raw = run.header() + raw
+		if err := os.MkdirAll(filepath.Dir(*rawOut), 0o755); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.WriteFile(*rawOut, []byte(raw), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("raw output saved to %s", *rawOut)
+	}
+
+	res := parse(raw)
+	m := machine()
+	if err := os.WriteFile(*md, []byte(renderMarkdown(res, run, m)), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(*chart, []byte(renderSVG(res, run)), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("wrote %s and %s", *md, *chart)
+}
+
+// runAll builds the benchmark binary and runs the rounds, returning their
+// output.
+func runAll(stores []string) string {
+	bin, err := filepath.Abs(filepath.Join("out", "bench.test"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		log.Fatal(err)
+	}
+	args := []string{"test", "-c", "-o", bin}
+	if *ttldbDir != ".." {
+		args = append(args, "-modfile", altModfile(*ttldbDir))
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		log.Fatalf("building the benchmarks: %v", err)
+	}
+	var all bytes.Buffer
+	for r := range *count {
+		for i := range stores {
+			store := stores[(i+r)%len(stores)]
+			for _, g := range []struct{ group, time string }{{fastGroup, *benchtime}, {slowGroup, *slowtime}} {
+				log.Printf("round %d/%d, %s: %s", r+1, *count, store, g.group)
+				all.WriteString(runBench(bin, store, g.group, g.time))
+			}
+		}
+	}
+	return all.String()
+}
+
+// altModfile writes a copy of go.mod (and go.sum) in out/ whose replace
+// points at dir, and returns its path.
+func altModfile(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mod := strings.Replace(readFile("go.mod"), "=> ../", "=> "+abs, 1)
+	if !strings.Contains(mod, "=> "+abs) {
+		log.Fatal("go.mod has no replace of github.com/ttldb/ttldb => ../")
+	}
+	name, _ := filepath.Abs(filepath.Join("out", "alt.mod"))
+	if err := os.WriteFile(name, []byte(mod), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(strings.TrimSuffix(name, ".mod")+".sum", []byte(readFile("go.sum")), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	return name
+}
+
+// version describes the ttldb checkout in dir: its commit, and whether its
+// files differ from it, as the benchmark binary is built.
+func version(dir string) string {
+	abs, _ := filepath.Abs(dir)
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return abs + " (not a git checkout)"
+	}
+	v := "commit " + strings.TrimSpace(string(out))
+	top, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	if err != nil || strings.TrimSpace(string(top)) != abs {
+		return abs + " (not a git checkout)"
+	}
+	dirty, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--", "*.go", "go.mod", "go.sum", ":!bench").Output()
+	var files []string
+	for _, l := range strings.Split(string(dirty), "\n") {
+		if len(l) > 3 {
+			files = append(files, l[3:])
+		}
+	}
+	if err == nil && len(files) > 0 {
+		v += " with uncommitted changes to " + strings.Join(files, ", ")
+	}
+	return v
+}
+
+func runBench(bin, store, group, benchtime string) string {
+	cmd := exec.Command(bin,
+		"-test.run", "^$",
+		"-test.bench", "^Benchmark("+group+")$/^"+store+"$",
+		"-test.benchtime", benchtime,
+		"-test.count", "1",
+		"-test.benchmem",
+		"-test.timeout", "60m",
+		"-items", strconv.Itoa(*items),
+	)
+	var out bytes.Buffer
+	cmd.Stdout = io.MultiWriter(&out, os.Stderr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		log.Printf("%s %s: %v (its figures are missing from this round)", store, group, err)
+	}
+	return out.String()
+}
+
+// ---- parsing ----
+
+// results holds every sample: bench -> store -> metric -> values.
+type results map[string]map[string]map[string][]float64
+
+func (r results) values(bench, store, metric string) []float64 {
+	return r[bench][store][metric]
+}
+
+// median returns the median of bench/store's metric, ok false when there is
+// no sample.
+func (r results) median(bench, store, metric string) (float64, bool) {
+	v := r.values(bench, store, metric)
+	if len(v) == 0 {
+		return 0, false
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2], true
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
+}
+
+func (r results) spread(bench, store, metric string) (lo, hi float64, n int) {
+	v := r.values(bench, store, metric)
+	if len(v) == 0 {
+		return 0, 0, 0
+	}
+	lo, hi = v[0], v[0]
+	for _, x := range v {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi, len(v)
+}
+
+// parse reads the lines of `go test -bench` output:
+//
+//	BenchmarkWrite/ttldb-2   123456   2291 ns/op   512 B/op   4 allocs/op
+func parse(raw string) results {
+	res := results{}
+	sc := bufio.NewScanner(strings.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		bench, store, m, ok := parseLine(sc.Text())
+		if !ok {
+			continue
+		}
+		if res[bench] == nil {
+			res[bench] = map[string]map[string][]float64{}
+		}
+		if res[bench][store] == nil {
+			res[bench][store] = map[string][]float64{}
+		}
+		for k, v := range m {
+			res[bench][store][k] = append(res[bench][store][k], v)
+		}
+	}
+	return res
+}
+
+func parseLine(line string) (bench, store string, metrics map[string]float64, ok bool) {
+	f := strings.Fields(line)
+	if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") || len(f)%2 != 0 {
+		return "", "", nil, false
+	}
+	if _, err := strconv.Atoi(f[1]); err != nil {
+		return "", "", nil, false
+	}
+	name := strings.TrimPrefix(f[0], "Benchmark")
+	bench, store, found := strings.Cut(name, "/")
+	if !found {
+		return "", "", nil, false
+	}
+	if i := strings.LastIndexByte(store, '-'); i > 0 {
+		if _, err := strconv.Atoi(store[i+1:]); err == nil {
+			store = store[:i] // the GOMAXPROCS suffix
+		}
+	}
+	metrics = map[string]float64{}
+	for i := 2; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return "", "", nil, false
+		}
+		metrics[f[i+1]] = v
+	}
+	return bench, store, metrics, true
+}
+
+// ---- the run and the machine ----
+
+type runInfo struct {
+	Count                 int
+	Benchtime, Slowtime   string
+	Items                 int
+	Quick                 bool
+	Args                  string
+	Start, End            time.Time
+	LoadBefore, LoadAfter string
+	TTLDB                 string // the version measured
+}
+
+// header records the run's settings at the top of the raw output, so that
+// -from can render it again.
+func (r runInfo) header() string {
+	return fmt.Sprintf("# report: count=%d benchtime=%s slowtime=%s items=%d quick=%t start=%s end=%s load-before=%q load-after=%q args=%q\n",
+		r.Count, r.Benchtime, r.Slowtime, r.Items, r.Quick, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339),
+		r.LoadBefore, r.LoadAfter, r.Args) + "# ttldb: " + r.TTLDB + "\n"
+}
+
+func runInfoFromRaw(raw string) runInfo {
+	var r runInfo
+	line, _, _ := strings.Cut(raw, "\n")
+	if !strings.HasPrefix(line, "# report: ") {
+		log.Print("the raw output has no report header; the run's settings are unknown")
+		return r
+	}
+	var start, end string
+	_, err := fmt.Sscanf(strings.TrimPrefix(line, "# report: "),
+		"count=%d benchtime=%s slowtime=%s items=%d quick=%t start=%s end=%s load-before=%q load-after=%q args=%q",
+		&r.Count, &r.Benchtime, &r.Slowtime, &r.Items, &r.Quick, &start, &end, &r.LoadBefore, &r.LoadAfter, &r.Args)
+	if err != nil {
+		log.Printf("reading the raw output's header: %v", err)
+	}
+	r.Start, _ = time.Parse(time.RFC3339, start)
+	r.End, _ = time.Parse(time.RFC3339, end)
+	for _, l := range strings.SplitN(raw, "\n", 3)[1:] {
+		if v, ok := strings.CutPrefix(l, "# ttldb: "); ok {
+			r.TTLDB = v
+		}
+	}
+	return r
+}
+
+type machineInfo struct {
+	CPU, Mem, Kernel, Go string
+	NumCPU               int
+	Peers                []string
+}
+
+func machine() machineInfo {
+	m := machineInfo{CPU: "unknown", NumCPU: runtime.NumCPU()}
+	for _, l := range strings.Split(readFile("/proc/cpuinfo"), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			m.CPU = strings.TrimSpace(v)
+			break
+		}
+	}
+	for _, l := range strings.Split(readFile("/proc/meminfo"), "\n") {
+		if v, ok := strings.CutPrefix(l, "MemTotal:"); ok {
+			if kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64); err == nil {
+				m.Mem = fmt.Sprintf("%.1f GiB", kb/(1<<20))
+			}
+		}
+	}
+	m.Kernel = strings.TrimSpace(readFile("/proc/sys/kernel/osrelease"))
+	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
+		m.Go = strings.TrimSpace(string(out))
+	} else {
+		m.Go = runtime.Version()
+	}
+	for _, l := range strings.Split(readFile("go.mod"), "\n") {
+		f := strings.Fields(l)
+		for _, p := range []string{"github.com/tidwall/buntdb", "github.com/patrickmn/go-cache", "github.com/jellydator/ttlcache/v3", "github.com/hashicorp/golang-lru/v2"} {
+			if len(f) >= 2 && f[0] == p {
+				m.Peers = append(m.Peers, f[0]+" "+f[1])
+			}
+		}
+	}
+	return m
+}
+
+func readFile(name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
