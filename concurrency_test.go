@@ -28,11 +28,11 @@ func checkInvariants(t *testing.T, c *Collection) {
 		_, inOld := p.old[d.key]
 		require.True(t, inNew != inOld, "%q is in exactly one map", d.key)
 		require.Same(t, d, p.get([]byte(d.key)))
-		if tr := x.tree(d); tr != nil {
+		if tr, it := x.tree(d); tr != nil {
 			expiring++
-			got, ok := tr.Get(d)
+			got, ok := tr.Get(it)
 			require.True(t, ok, "%q is in its expiry tree", d.key)
-			require.Same(t, d, got)
+			require.Same(t, d, got.d)
 		}
 		return true
 	})

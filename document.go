@@ -49,6 +49,12 @@ const etagLen = 16
 func (d *doc) id() string   { return d.key[d.idAt:] }
 func (d *doc) etag() string { return d.raw[len(d.raw)-2-etagLen : len(d.raw)-2] }
 
+// seq returns the etag as a number: unique within the collection.
+func (d *doc) seq() uint64 {
+	n, _ := strconv.ParseUint(d.etag(), 16, 64)
+	return n
+}
+
 // body returns the stored JSON without its system properties and closing
 // brace: what a write that keeps the body (Touch) stamps anew.
 func (d *doc) body() string {

@@ -27,52 +27,55 @@ import (
 //
 // Guarded by Collection.mu.
 type expiryIndex struct {
-	own        *btree.BTreeG[*doc]
-	inherit    *btree.BTreeG[*doc]
+	own        *btree.BTreeG[expItem]
+	inherit    *btree.BTreeG[expItem]
 	ownCut     int64
 	inheritCut int64
 	cutTTL     int64 // the DefaultTTL n that set inheritCut: those documents expired at _ts + cutTTL
 }
 
-func ownLess(a, b *doc) bool {
-	ea, eb := a.ts+int64(a.ttl), b.ts+int64(b.ttl)
-	return ea < eb || (ea == eb && a.key < b.key)
+// expItem is a document in an expiry tree. It carries its sort key, so that
+// comparisons, O(log n) of them per write, never load the document.
+type expItem struct {
+	at  int64  // own: _ts + ttl; inherit: _ts
+	seq uint64 // the document's etag as a number: unique, it breaks ties
+	d   *doc
 }
 
-func inheritLess(a, b *doc) bool {
-	return a.ts < b.ts || (a.ts == b.ts && a.key < b.key)
+func expLess(a, b expItem) bool {
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
 func newExpiryIndex() expiryIndex {
 	return expiryIndex{
-		own:        btree.NewG(btreeDegree, ownLess),
-		inherit:    btree.NewG(btreeDegree, inheritLess),
+		own:        btree.NewG(btreeDegree, expLess),
+		inherit:    btree.NewG(btreeDegree, expLess),
 		ownCut:     math.MinInt64,
 		inheritCut: math.MinInt64,
 	}
 }
 
-// tree returns the tree d belongs in, or nil for a document that never
-// expires.
-func (x *expiryIndex) tree(d *doc) *btree.BTreeG[*doc] {
+// tree returns the tree d belongs in, and its item there, or a nil tree for
+// a document that never expires.
+func (x *expiryIndex) tree(d *doc) (*btree.BTreeG[expItem], expItem) {
 	switch {
 	case d.ttl > 0:
-		return x.own
+		return x.own, expItem{d.ts + int64(d.ttl), d.seq(), d}
 	case d.ttl == ttlInherit:
-		return x.inherit
+		return x.inherit, expItem{d.ts, d.seq(), d}
 	}
-	return nil
+	return nil, expItem{}
 }
 
 func (x *expiryIndex) add(d *doc) {
-	if t := x.tree(d); t != nil {
-		t.ReplaceOrInsert(d)
+	if t, it := x.tree(d); t != nil {
+		t.ReplaceOrInsert(it)
 	}
 }
 
 func (x *expiryIndex) remove(d *doc) {
-	if t := x.tree(d); t != nil {
-		t.Delete(d)
+	if t, it := x.tree(d); t != nil {
+		t.Delete(it)
 	}
 }
 
@@ -137,17 +140,17 @@ func (x *expiryIndex) next(def DefaultTTL, now int64) (at int64, ok bool) {
 	if !def.on {
 		return at, false // R5: nothing expires while TTL is off
 	}
-	if d, found := x.own.Min(); found {
-		if e, on := effectiveTTL(def, d.ttl); on {
-			at, ok = d.ts+e, true
+	if it, found := x.own.Min(); found {
+		if e, on := effectiveTTL(def, it.d.ttl); on {
+			at, ok = it.d.ts+e, true
 		}
 	}
-	if d, found := x.inherit.Min(); found {
-		if d.ts <= x.inheritCut {
+	if it, found := x.inherit.Min(); found {
+		if it.d.ts <= x.inheritCut {
 			return now, true
 		}
-		if e, on := effectiveTTL(def, d.ttl); on {
-			at, ok = min(at, d.ts+e), true
+		if e, on := effectiveTTL(def, it.d.ttl); on {
+			at, ok = min(at, it.d.ts+e), true
 		}
 	}
 	return at, ok
@@ -165,14 +168,14 @@ func expiresAt(def DefaultTTL, d *doc) (at int64, ok bool) {
 // own first, then those that inherit, each in the order they expired.
 func (x *expiryIndex) popExpired(l limits, max int, drop func(*doc)) int {
 	n := 0
-	for _, t := range [...]*btree.BTreeG[*doc]{x.own, x.inherit} {
+	for _, t := range [...]*btree.BTreeG[expItem]{x.own, x.inherit} {
 		for n < max {
-			d, found := t.Min()
-			if !found || !l.expired(d) {
+			it, found := t.Min()
+			if !found || !l.expired(it.d) {
 				break
 			}
 			t.DeleteMin()
-			drop(d)
+			drop(it.d)
 			n++
 		}
 	}
@@ -184,10 +187,10 @@ func (x *expiryIndex) popExpired(l limits, max int, drop func(*doc)) int {
 // It takes O(log n + e) for e expired documents.
 func (x *expiryIndex) countExpired(l limits, max int) (n int, all bool) {
 	all = true
-	for _, t := range [...]*btree.BTreeG[*doc]{x.own, x.inherit} {
-		t.Ascend(func(d *doc) bool {
+	for _, t := range [...]*btree.BTreeG[expItem]{x.own, x.inherit} {
+		t.Ascend(func(it expItem) bool {
 			switch {
-			case !l.expired(d):
+			case !l.expired(it.d):
 				return false
 			case n == max:
 				all = false
