@@ -277,14 +277,11 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 }
 
 func (s *scanner) ws() {
-	for s.i < len(s.src) {
-		switch s.src[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	i, src := s.i, s.src
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
 	}
+	s.i = i
 }
 
 func (s *scanner) syntax(want string) error {
@@ -371,16 +368,15 @@ func (s *scanner) object(depth int) error {
 		}
 		kept++
 		if depth == 1 {
-			key := s.out[keyAt:keyEnd]
-			val := span{valAt, len(s.out)}
-			switch {
-			case keyIs(key, "_ts"), keyIs(key, "_etag"):
+			name := s.out[keyAt+1 : keyEnd-1]
+			if bytes.IndexByte(name, '\\') >= 0 {
+				name = unquote(s.out[keyAt:keyEnd])
+			}
+			if string(name) == "_ts" || string(name) == "_etag" {
 				s.out = s.out[:mark] // the library writes these itself
 				kept--
-			default:
-				if err := s.note(key, val); err != nil {
-					return err
-				}
+			} else if err := s.note(name, span{valAt, len(s.out)}); err != nil {
+				return err
 			}
 		}
 		s.ws()
@@ -400,19 +396,20 @@ func (s *scanner) object(depth int) error {
 	}
 }
 
-// note records a top-level member that rules R2 and R10 read.
-func (s *scanner) note(key []byte, val span) error {
-	if keyIs(key, "id") {
+// note records a top-level member, by its decoded name, that rules R2 and
+// R10 read.
+func (s *scanner) note(name []byte, val span) error {
+	if string(name) == "id" {
 		if err := noteOnce(&s.id, "id", val); err != nil {
 			return err
 		}
 	}
-	if keyIs(key, "ttl") {
+	if string(name) == "ttl" {
 		if err := noteOnce(&s.ttl, "ttl", val); err != nil {
 			return err
 		}
 	}
-	if keyIs(key, s.pkRoot) {
+	if string(name) == s.pkRoot {
 		return noteOnce(&s.pk, s.pkRoot, val)
 	}
 	return nil
@@ -468,6 +465,13 @@ func (s *scanner) str() error {
 	start := s.i
 	s.i++
 	for s.i < len(s.src) {
+		i, src := s.i, s.src // the common case, fast: plain bytes
+		for i < len(src) && plain[src[i]] {
+			i++
+		}
+		if s.i = i; i >= len(src) {
+			break
+		}
 		c := s.src[s.i]
 		switch {
 		case c == '"':
@@ -508,16 +512,26 @@ func (s *scanner) str() error {
 	return s.syntax("'\"'")
 }
 
+// plain marks the bytes a string holds as they are: ASCII, neither a
+// control character, a quote nor a backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
 func (s *scanner) digits() int {
-	n := 0
-	for s.i < len(s.src) && s.src[s.i] >= '0' && s.src[s.i] <= '9' {
-		s.i++
-		n++
+	i, src := s.i, s.src
+	for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+		i++
 	}
+	n := i - s.i
+	s.i = i
 	return n
 }
 
