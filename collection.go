@@ -390,7 +390,7 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	// second of the write).
 	members := in.out[:len(in.out)-1]
 	ts, tag := c.now(), c.nextETag()
-	d := stamp(string(key), in.idAt, members, in.ttl, ts, tag)
+	d := stamp(key, in.idAt, members, in.ttl, ts, tag)
 
 	c.lock()
 	defer c.mu.Unlock()
@@ -409,7 +409,7 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.idAt), old.etag(), etag)
 	}
 	if now := c.now(); now != ts {
-		d = stamp(d.key, in.idAt, members, in.ttl, now, tag)
+		d = stamp(d.key(), in.idAt, members, in.ttl, now, tag)
 	}
 	c.store(old, d)
 	return Document{d}, nil
@@ -417,11 +417,12 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 
 // stamp builds the document to store: members is the object without its
 // closing brace; stamp adds _ts and _etag.
-func stamp[T string | []byte](key string, idAt int, members T, ttl int32, ts int64, etag uint64) *doc {
+func stamp[K, T string | []byte](key K, idAt int, members T, ttl int32, ts int64, etag uint64) *doc {
 	var sb strings.Builder
-	sb.Grow(len(members) + len(`,"_ts":,"_etag":""}`) + 20 + etagLen)
+	sb.Grow(len(key) + len(members) + len(`,"_ts":,"_etag":""}`) + 20 + etagLen)
+	sb.WriteString(string(key))
 	sb.WriteString(string(members))
-	if len(members) > 1 {
+	if len(members) > 1 { // not just "{"
 		sb.WriteByte(',')
 	}
 	var num [20]byte
@@ -434,7 +435,7 @@ func stamp[T string | []byte](key string, idAt int, members T, ttl int32, ts int
 	}
 	sb.Write(hex)
 	sb.WriteString(`"}`)
-	return &doc{key: key, raw: sb.String(), ts: ts, ttl: ttl, idAt: uint16(idAt)}
+	return &doc{blob: sb.String(), ts: ts, ttl: ttl, idAt: uint16(idAt), keyLen: uint16(len(key))}
 }
 
 // nextETag returns a fresh etag: unique within the collection, and unlikely
@@ -541,7 +542,7 @@ func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) err
 // Errors: those of Delete.
 func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
 	return c.modify("Touch", pk, id, opts, func(old *doc) *doc {
-		d := stamp(old.key, int(old.idAt), old.body(), old.ttl, c.now(), c.nextETag())
+		d := stamp(old.key(), int(old.idAt), old.body(), old.ttl, c.now(), c.nextETag())
 		c.store(old, d)
 		return d
 	})
@@ -778,15 +779,15 @@ func (c *Collection) snapshot(op string) (snapshot, error) {
 // scan calls fn for each live document of p, in key order, until fn returns
 // false.
 func (s snapshot) scan(p plan, fn func(*doc) bool) {
-	pivot := &doc{key: p.prefix}
+	pivot := keyDoc(p.prefix)
 	if p.resume {
-		pivot.key = p.after
+		pivot = keyDoc(p.after)
 	}
 	s.tree.AscendGreaterOrEqual(pivot, func(d *doc) bool {
 		switch {
-		case !strings.HasPrefix(d.key, p.prefix):
+		case !strings.HasPrefix(d.key(), p.prefix):
 			return false
-		case p.resume && d.key == p.after, s.lim.expired(d):
+		case p.resume && d.key() == p.after, s.lim.expired(d):
 			return true
 		}
 		return fn(d)
@@ -816,7 +817,7 @@ func (c *Collection) List(q Query) (Page, error) {
 			return true
 		}
 		if q.Limit > 0 && len(page.Documents) == q.Limit {
-			page.Continuation = encodeToken(page.Documents[q.Limit-1].d.key)
+			page.Continuation = encodeToken(page.Documents[q.Limit-1].d.key())
 			return false
 		}
 		page.Documents = append(page.Documents, Document{d})

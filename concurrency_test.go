@@ -24,14 +24,14 @@ func checkInvariants(t *testing.T, c *Collection) {
 	require.Equal(t, p.tree.Len(), p.len(), "map and B-tree hold the same number of documents")
 	expiring := 0
 	p.tree.Ascend(func(d *doc) bool {
-		_, inNew := p.byKey[d.key]
-		_, inOld := p.old[d.key]
-		require.True(t, inNew != inOld, "%q is in exactly one map", d.key)
-		require.Same(t, d, p.get([]byte(d.key)))
+		_, inNew := p.byKey[d.key()]
+		_, inOld := p.old[d.key()]
+		require.True(t, inNew != inOld, "%q is in exactly one map", d.key())
+		require.Same(t, d, p.get([]byte(d.key())))
 		if tr, it := x.tree(d); tr != nil {
 			expiring++
 			got, ok := tr.Get(it)
-			require.True(t, ok, "%q is in its expiry tree", d.key)
+			require.True(t, ok, "%q is in its expiry tree", d.key())
 			require.Same(t, d, got.d)
 		}
 		return true

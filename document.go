@@ -34,20 +34,30 @@ type Document struct {
 }
 
 // doc is a stored document. It is never modified once stored, so snapshots
-// and Documents handed to callers share it safely.
+// and Documents handed to callers share it safely. Its key and its JSON
+// share one allocation.
 type doc struct {
-	key  string // partition-key encoding followed by the id: see index.go
-	raw  string // the JSON as stored, ending with ,"_ts":N,"_etag":"E"}
-	ts   int64  // _ts, Unix seconds
-	ttl  int32  // ttlInherit, ttlNever or seconds
-	idAt uint16 // key[idAt:] is the id
+	blob   string // the key (partition-key encoding, then the id), then the JSON as stored
+	ts     int64  // _ts, Unix seconds
+	ttl    int32  // ttlInherit, ttlNever or seconds
+	idAt   uint16 // blob[idAt:keyLen] is the id
+	keyLen uint16
 }
+
+// keyDoc returns a document that holds only a key, to search a tree with.
+func keyDoc(key string) *doc { return &doc{blob: key, keyLen: uint16(len(key))} }
+
+// key returns the partition-key encoding followed by the id: see index.go.
+func (d *doc) key() string { return d.blob[:d.keyLen] }
+
+// raw returns the JSON as stored, ending with ,"_ts":N,"_etag":"E"}.
+func (d *doc) raw() string { return d.blob[d.keyLen:] }
 
 // etagLen is the length of every etag: 16 hexadecimal digits.
 const etagLen = 16
 
-func (d *doc) id() string   { return d.key[d.idAt:] }
-func (d *doc) etag() string { return d.raw[len(d.raw)-2-etagLen : len(d.raw)-2] }
+func (d *doc) id() string   { return d.blob[d.idAt:d.keyLen] }
+func (d *doc) etag() string { return d.blob[len(d.blob)-2-etagLen : len(d.blob)-2] }
 
 // seq returns the etag as a number: unique within the collection.
 func (d *doc) seq() uint64 {
@@ -58,7 +68,8 @@ func (d *doc) seq() uint64 {
 // body returns the stored JSON without its system properties and closing
 // brace: what a write that keeps the body (Touch) stamps anew.
 func (d *doc) body() string {
-	return d.raw[:lastIndex(d.raw, `,"_ts":`)]
+	raw := d.raw()
+	return raw[:lastIndex(raw, `,"_ts":`)]
 }
 
 func lastIndex(s, sub string) int {
@@ -84,7 +95,7 @@ func (d Document) PartitionKey() PartitionKey {
 	if d.d == nil {
 		return PartitionKey{}
 	}
-	k, _ := decodePartitionKey(d.d.key[:d.d.idAt])
+	k, _ := decodePartitionKey(d.d.blob[:d.d.idAt])
 	return k
 }
 
@@ -125,7 +136,7 @@ func (d Document) JSON() string {
 	if d.d == nil {
 		return ""
 	}
-	return d.d.raw
+	return d.d.raw()
 }
 
 // AppendJSON appends JSON() to dst and returns the extended slice.
@@ -138,7 +149,7 @@ func (d Document) Decode(v any) error {
 	if d.d == nil {
 		return errorf(ErrNotFound, "decode of an empty Document")
 	}
-	if err := json.Unmarshal([]byte(d.d.raw), v); err != nil {
+	if err := json.Unmarshal([]byte(d.d.raw()), v); err != nil {
 		return fmt.Errorf("%w: decode document %q into %T: %w", ErrInvalidDocument, d.d.id(), v, err)
 	}
 	return nil

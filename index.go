@@ -330,7 +330,7 @@ type primary struct {
 // shrinkBelow is the smallest peak worth moving a map for.
 const shrinkBelow = 1024
 
-func keyLess(a, b *doc) bool { return a.key < b.key }
+func keyLess(a, b *doc) bool { return a.key() < b.key() }
 
 func newPrimary() primary {
 	return primary{byKey: make(map[string]*doc), tree: btree.NewG(btreeDegree, keyLess)}
@@ -347,9 +347,9 @@ func (p *primary) get(key []byte) *doc {
 
 // put stores d, replacing any document with its key.
 func (p *primary) put(d *doc) {
-	p.byKey[d.key] = d
+	p.byKey[d.key()] = d
 	if p.old != nil {
-		delete(p.old, d.key)
+		delete(p.old, d.key())
 		p.move(8)
 	}
 	p.tree.ReplaceOrInsert(d)
@@ -358,10 +358,10 @@ func (p *primary) put(d *doc) {
 
 // remove drops d.
 func (p *primary) remove(d *doc) {
-	delete(p.byKey, d.key)
+	delete(p.byKey, d.key())
 	p.tree.Delete(d)
 	if p.old != nil {
-		delete(p.old, d.key)
+		delete(p.old, d.key())
 		p.move(8)
 	} else if p.peak >= shrinkBelow && p.len() < p.peak/4 {
 		// No size hint: a map made for n entries allocates them all at once,
@@ -377,14 +377,15 @@ func (p *primary) move(n int) {
 		return
 	}
 	end := true
-	p.tree.AscendGreaterOrEqual(&doc{key: p.cursor}, func(d *doc) bool {
+	p.tree.AscendGreaterOrEqual(keyDoc(p.cursor), func(d *doc) bool {
+		key := d.key()
 		if n == 0 {
-			p.cursor, end = d.key, false
+			p.cursor, end = key, false
 			return false
 		}
-		if _, ok := p.old[d.key]; ok {
-			p.byKey[d.key] = d
-			delete(p.old, d.key)
+		if _, ok := p.old[key]; ok {
+			p.byKey[key] = d
+			delete(p.old, key)
 			n--
 		}
 		return true
