@@ -123,8 +123,8 @@ func mxExpired(life, age int64) bool { return life != mxNever && age >= life }
 // ---------------------------------------------------------------------------
 // Helpers.
 
-// mxC1 and mxC2 are the partitions the documents live in.
-var mxC1, mxC2 = StringKey("c1"), StringKey("c2")
+// mxC1 is the partition the documents live in.
+var mxC1 = StringKey("c1")
 
 // mxPartition returns a fresh pointer to pk for Query.Partition.
 func mxPartition(pk PartitionKey) *PartitionKey { return &pk }
@@ -165,7 +165,7 @@ func mxCreate(t *testing.T, c *Collection, id, pk string, ttl mxTTL) Document {
 // background sweeper, if any, finish what became due.
 func mxSleepUntil(t *testing.T, sec int64) {
 	t.Helper()
-	d := time.Unix(sec, 0).Sub(time.Now())
+	d := time.Until(time.Unix(sec, 0))
 	require.GreaterOrEqual(t, d, time.Duration(0), "the clock is already past %d", sec)
 	time.Sleep(d)
 	synctest.Wait()
@@ -573,7 +573,7 @@ func TestR4MatrixWholeSeconds(t *testing.T) {
 		start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 		require.Equal(t, start.Unix(), d.TS(), "_ts is the floor of the write time")
 
-		time.Sleep(start.Add(99*time.Second + 999*time.Millisecond).Sub(time.Now()))
+		time.Sleep(time.Until(start.Add(99*time.Second + 999*time.Millisecond)))
 		mxRequireVisible(t, c, []string{mxID}, []string{mxID}, "at _ts+99.999s")
 		time.Sleep(time.Millisecond)
 		mxRequireVisible(t, c, []string{mxID}, nil, "at _ts+100s, 99.1s after the write")
