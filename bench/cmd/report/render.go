@@ -247,23 +247,32 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	}
 	w("\n%d of %d targets met (%d measured).\n\n", metN, len(targets), knownN)
 
-	w("## Medians\n\n")
-	w("| workload | %s | ttldb / best peer |\n|---|", joinDisplays(" | "))
-	for range stores {
-		w("---|")
+	// head writes a table's header: a first column, one per store, and an
+	// optional last one.
+	head := func(first, last string) {
+		w("| %s | %s |", first, joinDisplays(" | "))
+		if last != "" {
+			w(" %s |", last)
+		}
+		w("\n|---|")
+		for range stores {
+			w("---|")
+		}
+		if last != "" {
+			w("---|")
+		}
+		w("\n")
 	}
-	w("---|\n")
+
+	w("## Medians\n\n")
+	head("workload", "ttldb / best peer")
 	for _, r := range rows {
 		writeRow(&b, res, r, run.Items)
 	}
 	w("\nn/a: the store cannot do the workload (see the notes); —: no figure in this run.\n\n")
 
 	w("## Spread (lowest – highest of the runs)\n\n")
-	w("| workload | %s |\n|---|", joinDisplays(" | "))
-	for range stores {
-		w("---|")
-	}
-	w("\n")
+	head("workload", "")
 	for _, r := range rows {
 		w("| %s |", sized(r.title, run.Items))
 		for _, s := range stores {
@@ -278,11 +287,7 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	}
 
 	w("\n## Context\n\n")
-	w("| figure | %s |\n|---|", joinDisplays(" | "))
-	for range stores {
-		w("---|")
-	}
-	w("\n")
+	head("figure", "")
 	for _, r := range details {
 		w("| %s |", r.title)
 		for _, s := range stores {
