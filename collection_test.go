@@ -758,3 +758,22 @@ func TestDecodeErrors(t *testing.T) {
 	require.ErrorAs(t, err, &typeErr, "encoding/json's error is wrapped too")
 	assert.Contains(t, err.Error(), `"a"`)
 }
+
+// TestTTLIsPerDocument: TTL applies to a whole document, never to a part of
+// it; a "ttl" below the root is plain data. To expire part of a document,
+// keep it in a linked document with its own ttl (R9).
+func TestTTLIsPerDocument(t *testing.T) { // R9
+	c, clk := newTestCollection(t, "/orderId", TTLNoDefault())
+	mustCreate(t, c, `{"id":"order","orderId":"o1","payment":{"ttl":1,"card":"4111"}}`)
+	mustCreate(t, c, `{"id":"order-draft","orderId":"o1","notes":[{"ttl":"not a number"}]}`)
+	mustCreate(t, c, `{"id":"order-payment","orderId":"o1","card":"4111","ttl":5}`)
+	clk.Advance(5 * time.Second)
+	for _, id := range []string{"order", "order-draft"} {
+		d, err := c.Get(StringKey("o1"), id)
+		require.NoError(t, err, "a nested ttl does not expire %s", id)
+		_, own := d.TTL()
+		assert.False(t, own)
+	}
+	_, err := c.Get(StringKey("o1"), "order-payment")
+	require.ErrorIs(t, err, ErrNotFound, "the linked document expires on its own")
+}
