@@ -494,7 +494,7 @@ func (c *Collection) live(key []byte) *doc {
 }
 
 // Get returns the live document with partition key pk and id id. It takes
-// O(1) on average and does not allocate.
+// O(1) on average and does not allocate when it finds the document.
 //
 // Errors: ErrNotFound when there is none or it has expired (R4);
 // ErrInvalidPartitionKey or ErrInvalidID for a bad key; ErrClosed.
