@@ -293,3 +293,37 @@ func TestSweepLetsWritersIn(t *testing.T) { // R5
 		assert.Equal(t, n, <-done)
 	})
 }
+
+// TestConcurrentSweepsYield: two sweeps waiting for the same caller both go
+// on once it has the lock; neither waits for another caller that may never
+// come.
+func TestConcurrentSweepsYield(t *testing.T) { // R5
+	synctest.Test(t, func(t *testing.T) {
+		const batch, n = 16, 2000
+		c, err := NewCollection("two", "/pk", &Options{DefaultTTL: TTLSeconds(1), ManualSweep: true, SweepBatch: batch})
+		require.NoError(t, err)
+		defer c.Close()
+		for i := range n {
+			mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p"}`, i))
+		}
+		time.Sleep(time.Second)
+		c.waiting.Add(1) // a caller waits for the lock, as lock counts it
+		done := make(chan int)
+		for range 2 {
+			go func() {
+				swept, err := c.Sweep()
+				assert.NoError(t, err)
+				done <- swept
+			}()
+		}
+		synctest.Wait() // both sweeps wait for the caller's turn
+		c.mu.Lock()     // the caller takes the lock, as lock does
+		c.waiting.Add(-1)
+		select {
+		case c.turn <- struct{}{}:
+		default:
+		}
+		c.mu.Unlock()
+		assert.Equal(t, n, <-done+<-done)
+	})
+}

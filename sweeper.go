@@ -57,6 +57,13 @@ func (c *Collection) yield() {
 	}
 	if c.waiting.Load() > 0 {
 		<-c.turn
+		// Pass the signal on: another sweep (the background sweeper and a
+		// Sweep call, say) may be waiting for the same caller. A signal
+		// left over is dropped by the next yield.
+		select {
+		case c.turn <- struct{}{}:
+		default:
+		}
 	}
 }
 
