@@ -750,10 +750,11 @@ func decodeToken(tok string) (string, error) {
 	}
 	key := string(body[1:])
 	enc, id, ok := splitKey(key)
+	var pk PartitionKey
 	if ok {
-		_, ok = decodePartitionKey(enc)
+		pk, ok = decodePartitionKey(enc)
 	}
-	if !ok || validateID(id) != nil {
+	if !ok || pk.validate() != nil || validateID(id) != nil {
 		return "", errorf(ErrInvalidContinuation, "token %.40q holds no document key", tok)
 	}
 	return key, nil

@@ -566,6 +566,10 @@ func TestBadInput(t *testing.T) { // R1, R2, R8, R10
 		{"token of no kind", func(c *Collection) error { _, err := c.List(Query{Continuation: encodeToken("\x00")}); return err }, ErrInvalidContinuation, "no document key"},
 		{"token of unknown kind", func(c *Collection) error { _, err := c.List(Query{Continuation: encodeToken("\xffz")}); return err }, ErrInvalidContinuation, "no document key"},
 		{"token without id", func(c *Collection) error { _, err := c.List(Query{Continuation: encodeToken("\x01")}); return err }, ErrInvalidContinuation, "no document key"},
+		{"token of a key List cannot issue", func(c *Collection) error {
+			_, err := c.List(Query{Continuation: encodeToken(string(StringKey(strings.Repeat("k", 70_000)).appendEncoded(nil)) + "a")})
+			return err
+		}, ErrInvalidContinuation, "no document key"},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
