@@ -1262,8 +1262,8 @@ func fzForgeToken(key string) string {
 }
 
 // fzWellFormedKey reports whether key is a partition-key encoding followed
-// by an id that R10 allows, as the encoding is documented in index.go: the
-// only keys List can put in a token.
+// by an id, both of which R10 allows, as the encoding is documented in
+// index.go: the only keys List can put in a token.
 func fzWellFormedKey(key string) bool {
 	if key == "" {
 		return false
@@ -1271,19 +1271,33 @@ func fzWellFormedKey(key string) bool {
 	switch key[0] {
 	case 1, 2, 3, 4: // none, null, false, true
 		return fzIDOK(key[1:])
-	case 5: // number: 8 bytes
-		return len(key) >= 9 && fzIDOK(key[9:])
+	case 5: // number: 8 bytes that sort like the float64, which is finite
+		if len(key) < 9 {
+			return false
+		}
+		bits := binary.BigEndian.Uint64([]byte(key[1:9]))
+		if bits>>63 == 1 {
+			bits &^= 1 << 63
+		} else {
+			bits = ^bits
+		}
+		f := math.Float64frombits(bits)
+		return !math.IsNaN(f) && !math.IsInf(f, 0) && fzIDOK(key[9:])
 	case 6: // string: 0x00 written as 0x00 0xff, ended by 0x00 0x01
+		var str []byte
 		for i := 1; i+1 < len(key); i++ {
-			if key[i] == 0 {
-				switch key[i+1] {
-				case 1:
-					return fzIDOK(key[i+2:])
-				case 0xff:
-					i++
-				default:
-					return false
-				}
+			if key[i] != 0 {
+				str = append(str, key[i])
+				continue
+			}
+			switch key[i+1] {
+			case 1:
+				return fzPKStringOK(string(str)) && fzIDOK(key[i+2:])
+			case 0xff:
+				str = append(str, 0)
+				i++
+			default:
+				return false
 			}
 		}
 	}
