@@ -397,8 +397,9 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}
+	now := c.now()
 	old := c.prim.get(key)
-	live := old != nil && !c.limits().expired(old)
+	live := old != nil && !c.exp.limits(c.def, now).expired(old)
 	etag, cond := condition(opts)
 	switch {
 	case kind == create && live:
@@ -408,7 +409,7 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	case cond && old.etag() != etag:
 		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.idAt), old.etag(), etag)
 	}
-	if now := c.now(); now != ts {
+	if now != ts {
 		d = stamp(d.key(), in.idAt, members, in.ttl, now, tag)
 	}
 	c.store(old, d)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -69,16 +70,7 @@ func (d *doc) seq() uint64 {
 // brace: what a write that keeps the body (Touch) stamps anew.
 func (d *doc) body() string {
 	raw := d.raw()
-	return raw[:lastIndex(raw, `,"_ts":`)]
-}
-
-func lastIndex(s, sub string) int {
-	for i := len(s) - len(sub); i >= 0; i-- {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
+	return raw[:strings.LastIndex(raw, `,"_ts":`)]
 }
 
 // ID returns the document's id.

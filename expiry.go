@@ -128,8 +128,7 @@ func (x *expiryIndex) expiry(def DefaultTTL, l limits, d *doc) (at int64, ok boo
 	case d.ttl == ttlInherit && d.ts <= x.inheritCut:
 		return d.ts + x.cutTTL, true
 	}
-	e, ok := effectiveTTL(def, d.ttl)
-	return d.ts + e, ok
+	return expiresAt(def, d)
 }
 
 // next returns the first instant at which a document expires under def, or
@@ -140,17 +139,16 @@ func (x *expiryIndex) next(def DefaultTTL, now int64) (at int64, ok bool) {
 	if !def.on {
 		return at, false // R5: nothing expires while TTL is off
 	}
-	if it, found := x.own.Min(); found {
-		if e, on := effectiveTTL(def, it.d.ttl); on {
-			at, ok = it.d.ts+e, true
+	for _, t := range [...]*btree.BTreeG[expItem]{x.own, x.inherit} {
+		it, found := t.Min()
+		if !found {
+			continue
 		}
-	}
-	if it, found := x.inherit.Min(); found {
-		if it.d.ts <= x.inheritCut {
+		if it.d.ttl == ttlInherit && it.d.ts <= x.inheritCut {
 			return now, true
 		}
-		if e, on := effectiveTTL(def, it.d.ttl); on {
-			at, ok = min(at, it.d.ts+e), true
+		if e, on := expiresAt(def, it.d); on {
+			at, ok = min(at, e), true
 		}
 	}
 	return at, ok
