@@ -66,7 +66,7 @@ func BenchmarkGet(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		d, err := c.Get(pks[i%len(docs)], ids[i%len(docs)])
-		if err != nil || len(d.JSON()) == 0 {
+		if err != nil || len(d.Body()) == 0 {
 			b.Fatal(err)
 		}
 		i++

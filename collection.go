@@ -385,12 +385,9 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	if err != nil {
 		return Document{}, err
 	}
-	// Build the document before taking the lock; rebuild it under the lock
-	// only if "now" moved to another second meanwhile (R4: _ts is the
-	// second of the write).
-	members := in.out[:len(in.out)-1]
-	ts, tag := c.now(), c.nextETag()
-	d := stamp(key, in.idAt, members, in.ttl, ts, tag)
+	// Build the document before taking the lock, and stamp its _ts again
+	// under the lock (R4: _ts is the second of the write).
+	d := newDoc(key, in.idAt, in.out, in.ttl, 0, c.nextETag())
 
 	c.lock()
 	defer c.mu.Unlock()
@@ -406,37 +403,12 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 		return Document{}, errorf(ErrConflict, "%s exists", describeKey(key, in.idAt))
 	case (kind == replace || cond) && !live:
 		return Document{}, errorf(ErrNotFound, "%v: %s is not there or has expired", kind, describeKey(key, in.idAt))
-	case cond && old.etag() != etag:
+	case cond && !old.hasETag(etag):
 		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.idAt), old.etag(), etag)
 	}
-	if now != ts {
-		d = stamp(d.key(), in.idAt, members, in.ttl, now, tag)
-	}
+	d.ts = now // d is not yet shared
 	c.store(old, d)
 	return Document{d}, nil
-}
-
-// stamp builds the document to store: members is the object without its
-// closing brace; stamp adds _ts and _etag.
-func stamp[K, T string | []byte](key K, idAt int, members T, ttl int32, ts int64, etag uint64) *doc {
-	var sb strings.Builder
-	sb.Grow(len(key) + len(members) + len(`,"_ts":,"_etag":""}`) + 20 + etagLen)
-	sb.WriteString(string(key))
-	sb.WriteString(string(members))
-	if len(members) > 1 { // not just "{"
-		sb.WriteByte(',')
-	}
-	var num [20]byte
-	sb.WriteString(`"_ts":`)
-	sb.Write(strconv.AppendInt(num[:0], ts, 10))
-	sb.WriteString(`,"_etag":"`)
-	hex := strconv.AppendUint(num[:0], etag, 16)
-	for range etagLen - len(hex) {
-		sb.WriteByte('0')
-	}
-	sb.Write(hex)
-	sb.WriteString(`"}`)
-	return &doc{blob: sb.String(), ts: ts, ttl: ttl, idAt: uint16(idAt), keyLen: uint16(len(key))}
 }
 
 // nextETag returns a fresh etag: unique within the collection, and unlikely
@@ -543,7 +515,7 @@ func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) err
 // Errors: those of Delete.
 func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
 	return c.modify("Touch", pk, id, opts, func(old *doc) *doc {
-		d := stamp(old.key(), int(old.idAt), old.body(), old.ttl, c.now(), c.nextETag())
+		d := newDoc(old.key(), int(old.idAt), old.body(), old.ttl, c.now(), c.nextETag())
 		c.store(old, d)
 		return d
 	})
@@ -570,7 +542,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	switch {
 	case old == nil:
 		return Document{}, errorf(ErrNotFound, "%s: document %q in partition %v is not there or has expired", op, id, pk)
-	case cond && old.etag() != etag:
+	case cond && !old.hasETag(etag):
 		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, old.etag(), etag)
 	}
 	return Document{change(old)}, nil

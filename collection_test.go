@@ -70,6 +70,8 @@ func TestCreateGetRoundTrip(t *testing.T) { // R2, R10
 	assert.Equal(t, d.JSON(), got.JSON())
 	assert.Equal(t, d.JSON(), string(got.AppendJSON(nil)))
 	assert.Equal(t, d.JSON(), got.String())
+	assert.Equal(t, `{"id":"o1","customerId":"c1","ttl":10,"items":[1,{"sku":"\u00e9"}]}`, got.Body())
+	assert.Equal(t, "pre"+d.JSON(), string(got.AppendJSON([]byte("pre"))))
 
 	var order struct {
 		ID   string `json:"id"`
@@ -82,6 +84,35 @@ func TestCreateGetRoundTrip(t *testing.T) { // R2, R10
 	assert.Equal(t, 10, *order.TTL)
 	assert.Equal(t, d.TS(), order.TS)
 	assert.Equal(t, d.ETag(), order.ETag)
+}
+
+func TestReadsDoNotAllocate(t *testing.T) {
+	c, _ := newTestCollection(t, "/id", TTLNoDefault())
+	want := `{"id":"k","ttl":60,"v":"` + strings.Repeat("x", 200) + `"}`
+	mustCreate(t, c, want)
+	var body string
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		d, err := c.Get(StringKey("k"), "k")
+		if err != nil {
+			panic(err)
+		}
+		body = d.Body()
+	}), "Get and Body")
+	assert.Equal(t, want, body)
+	d, _ := c.Get(StringKey("k"), "k")
+	buf := make([]byte, 0, 512)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { buf = d.AppendJSON(buf[:0]) }), "AppendJSON into room")
+	assert.Equal(t, d.JSON(), string(buf))
+	tag := d.ETag()
+	other := "1" + tag[1:]
+	if tag[0] == '1' {
+		other = "2" + tag[1:]
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		if !d.d.hasETag(tag) || d.d.hasETag(other) || d.d.hasETag(tag[1:]) {
+			panic("hasETag")
+		}
+	}), "etag comparison")
 }
 
 func TestInputKinds(t *testing.T) { // R2, R10

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Limits of rule R10.
@@ -35,43 +35,100 @@ type Document struct {
 }
 
 // doc is a stored document. It is never modified once stored, so snapshots
-// and Documents handed to callers share it safely. Its key and its JSON
-// share one allocation.
+// and Documents handed to callers share it safely.
+//
+// A doc and its text are one allocation of bytes: this header, then the key
+// (the partition-key encoding, then the id), then the body (the compact JSON
+// object as written, without _ts and _etag, which are kept as numbers and
+// written out on demand). The header holds no pointers, so the garbage
+// collector never scans a document: a million documents are a million
+// objects to mark, not two million to mark and scan.
 type doc struct {
-	blob   string // the key (partition-key encoding, then the id), then the JSON as stored
 	ts     int64  // _ts, Unix seconds
+	tag    uint64 // _etag as a number: unique within the collection
 	ttl    int32  // ttlInherit, ttlNever or seconds
-	idAt   uint16 // blob[idAt:keyLen] is the id
+	n      uint32 // bytes of text after the header: the key, then the body
+	idAt   uint16 // key()[idAt:] is the id
 	keyLen uint16
 }
 
+// docHeader is the size of the header before a doc's text.
+const docHeader = int(unsafe.Sizeof(doc{}))
+
+// newDoc allocates a document whose text is key followed by body.
+func newDoc[K, B string | []byte](key K, idAt int, body B, ttl int32, ts int64, tag uint64) *doc {
+	n := len(key) + len(body)
+	buf := make([]byte, docHeader+n)
+	copy(buf[docHeader:], key)
+	copy(buf[docHeader+len(key):], body)
+	// The allocation is at least docHeader bytes and, like every heap
+	// object of that size, aligned for a doc; the GC never moves it.
+	d := (*doc)(unsafe.Pointer(unsafe.SliceData(buf)))
+	*d = doc{ts: ts, tag: tag, ttl: ttl, n: uint32(n), idAt: uint16(idAt), keyLen: uint16(len(key))}
+	return d
+}
+
 // keyDoc returns a document that holds only a key, to search a tree with.
-func keyDoc(key string) *doc { return &doc{blob: key, keyLen: uint16(len(key))} }
+func keyDoc(key string) *doc { return newDoc(key, len(key), "", 0, 0, 0) }
+
+// text returns the key followed by the body.
+func (d *doc) text() string {
+	if d.n == 0 { // only a search key for "everything"; no byte follows
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(d), docHeader)), d.n)
+}
 
 // key returns the partition-key encoding followed by the id: see index.go.
-func (d *doc) key() string { return d.blob[:d.keyLen] }
+func (d *doc) key() string { return d.text()[:d.keyLen] }
 
-// raw returns the JSON as stored, ending with ,"_ts":N,"_etag":"E"}.
-func (d *doc) raw() string { return d.blob[d.keyLen:] }
+// body returns the JSON object as written, in compact form, without the
+// system properties.
+func (d *doc) body() string { return d.text()[d.keyLen:] }
+
+func (d *doc) id() string { return d.text()[d.idAt:d.keyLen] }
 
 // etagLen is the length of every etag: 16 hexadecimal digits.
 const etagLen = 16
 
-func (d *doc) id() string   { return d.blob[d.idAt:d.keyLen] }
-func (d *doc) etag() string { return d.blob[len(d.blob)-2-etagLen : len(d.blob)-2] }
-
-// seq returns the etag as a number: unique within the collection.
-func (d *doc) seq() uint64 {
-	n, _ := strconv.ParseUint(d.etag(), 16, 64)
-	return n
+// appendETag appends the etag with the number tag.
+func appendETag(dst []byte, tag uint64) []byte {
+	const digits = "0123456789abcdef"
+	for shift := 60; shift >= 0; shift -= 4 {
+		dst = append(dst, digits[tag>>shift&0xf])
+	}
+	return dst
 }
 
-// body returns the stored JSON without its system properties and closing
-// brace: what a write that keeps the body (Touch) stamps anew.
-func (d *doc) body() string {
-	raw := d.raw()
-	return raw[:strings.LastIndex(raw, `,"_ts":`)]
+// etag returns _etag.
+func (d *doc) etag() string {
+	var b [etagLen]byte
+	return string(appendETag(b[:0], d.tag))
 }
+
+// hasETag reports whether the document's _etag is etag, without allocating.
+func (d *doc) hasETag(etag string) bool {
+	var b [etagLen]byte
+	return string(appendETag(b[:0], d.tag)) == etag
+}
+
+// appendJSON appends the document with its system properties: the body
+// with "_ts":N,"_etag":"E" added as its last members.
+func (d *doc) appendJSON(dst []byte) []byte {
+	body := d.body()
+	dst = append(dst, body[:len(body)-1]...)
+	if len(body) > 2 { // not just "{}"
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"_ts":`...)
+	dst = strconv.AppendInt(dst, d.ts, 10)
+	dst = append(dst, `,"_etag":"`...)
+	dst = appendETag(dst, d.tag)
+	return append(dst, `"}`...)
+}
+
+// jsonLen is the length of what appendJSON appends, at most.
+func (d *doc) jsonLen() int { return len(d.body()) + len(`,"_ts":,"_etag":""`) + 20 + etagLen }
 
 // ID returns the document's id.
 func (d Document) ID() string {
@@ -87,7 +144,7 @@ func (d Document) PartitionKey() PartitionKey {
 	if d.d == nil {
 		return PartitionKey{}
 	}
-	k, _ := decodePartitionKey(d.d.blob[:d.d.idAt])
+	k, _ := decodePartitionKey(d.d.key()[:d.d.idAt])
 	return k
 }
 
@@ -102,8 +159,9 @@ func (d Document) TS() int64 {
 // Timestamp returns _ts as a time.Time.
 func (d Document) Timestamp() time.Time { return time.Unix(d.TS(), 0) }
 
-// ETag returns _etag, which changes on every write. Pass it to IfMatch to
-// make a later write conditional.
+// ETag returns _etag, which changes on every write: 16 hexadecimal digits.
+// Pass it to IfMatch to make a later write conditional. It allocates the
+// string it returns.
 func (d Document) ETag() string {
 	if d.d == nil {
 		return ""
@@ -121,27 +179,44 @@ func (d Document) TTL() (seconds int, ok bool) {
 	return int(d.d.ttl), true
 }
 
-// JSON returns the document as stored: the members as written (the ttl
-// exactly as written, never the inherited default), in compact form, with
-// _ts and _etag last. It does not allocate.
+// Body returns the document as written, without the system properties: its
+// members in compact form (the ttl exactly as written, never the inherited
+// default). It does not allocate: the string is the stored text.
+func (d Document) Body() string {
+	if d.d == nil {
+		return ""
+	}
+	return d.d.body()
+}
+
+// JSON returns the document with its system properties: Body with _ts and
+// _etag added as its last members. It allocates the string it returns; to
+// read without allocating, use Body, or AppendJSON with a reused buffer.
 func (d Document) JSON() string {
 	if d.d == nil {
 		return ""
 	}
-	return d.d.raw()
+	return string(d.d.appendJSON(make([]byte, 0, d.d.jsonLen())))
 }
 
-// AppendJSON appends JSON() to dst and returns the extended slice.
-func (d Document) AppendJSON(dst []byte) []byte { return append(dst, d.JSON()...) }
+// AppendJSON appends JSON() to dst and returns the extended slice. It
+// allocates only when dst lacks room.
+func (d Document) AppendJSON(dst []byte) []byte {
+	if d.d == nil {
+		return dst
+	}
+	return d.d.appendJSON(dst)
+}
 
-// Decode unmarshals the document into v, as encoding/json does. Errors:
-// ErrNotFound for the zero Document; ErrInvalidDocument, wrapping
-// encoding/json's error, when the document does not fit v.
+// Decode unmarshals the document, with its system properties, into v, as
+// encoding/json does. Errors: ErrNotFound for the zero Document;
+// ErrInvalidDocument, wrapping encoding/json's error, when the document does
+// not fit v.
 func (d Document) Decode(v any) error {
 	if d.d == nil {
 		return errorf(ErrNotFound, "decode of an empty Document")
 	}
-	if err := json.Unmarshal([]byte(d.d.raw()), v); err != nil {
+	if err := json.Unmarshal(d.d.appendJSON(make([]byte, 0, d.d.jsonLen())), v); err != nil {
 		return fmt.Errorf("%w: decode document %q into %T: %w", ErrInvalidDocument, d.d.id(), v, err)
 	}
 	return nil

@@ -60,9 +60,9 @@ func newExpiryIndex() expiryIndex {
 func (x *expiryIndex) tree(d *doc) (*btree.BTreeG[expItem], expItem) {
 	switch {
 	case d.ttl > 0:
-		return x.own, expItem{d.ts + int64(d.ttl), d.seq(), d}
+		return x.own, expItem{d.ts + int64(d.ttl), d.tag, d}
 	case d.ttl == ttlInherit:
-		return x.inherit, expItem{d.ts, d.seq(), d}
+		return x.inherit, expItem{d.ts, d.tag, d}
 	}
 	return nil, expItem{}
 }

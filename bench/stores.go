@@ -150,7 +150,7 @@ func (s *ttldbStore) Get(key string) (string, bool) {
 		}
 		panic(err)
 	}
-	return d.JSON(), true
+	return d.Body(), true
 }
 
 func (s *ttldbStore) Resident() int {
