@@ -387,7 +387,7 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	}
 	// Build the document before taking the lock, and stamp its _ts again
 	// under the lock (R4: _ts is the second of the write).
-	d := newDoc(key, in.idAt, in.out, in.ttl, 0, c.nextETag())
+	d := newDoc(key, in.at, in.out, in.ttl, 0, c.nextETag())
 
 	c.lock()
 	defer c.mu.Unlock()
@@ -400,11 +400,11 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	etag, cond := condition(opts)
 	switch {
 	case kind == create && live:
-		return Document{}, errorf(ErrConflict, "%s exists", describeKey(key, in.idAt))
+		return Document{}, errorf(ErrConflict, "%s exists", describeKey(key, in.at))
 	case (kind == replace || cond) && !live:
-		return Document{}, errorf(ErrNotFound, "%v: %s is not there or has expired", kind, describeKey(key, in.idAt))
+		return Document{}, errorf(ErrNotFound, "%v: %s is not there or has expired", kind, describeKey(key, in.at))
 	case cond && !old.hasETag(etag):
-		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.idAt), old.etag(), etag)
+		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.at), old.etag(), etag)
 	}
 	d.ts = now // d is not yet shared
 	c.store(old, d)
@@ -446,14 +446,14 @@ type keyBuffer [192]byte
 
 // lookupKey validates a partition key and id given by a caller and appends
 // the document key they make to buf.
-func lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, error) {
+func (c *Collection) lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, error) {
 	if err := pk.validate(); err != nil {
 		return nil, err
 	}
 	if err := validateID(id); err != nil {
 		return nil, err
 	}
-	return append(pk.appendEncoded(buf), id...), nil
+	return keyFor(buf, pk, id, c.pkPath), nil
 }
 
 // live returns the live document stored under key, or nil. Call with mu
@@ -476,7 +476,7 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 		return Document{}, c.errClosed("Get")
 	}
 	var buf keyBuffer
-	key, err := lookupKey(buf[:0], pk, id)
+	key, err := c.lookupKey(buf[:0], pk, id)
 	if err != nil {
 		return Document{}, err
 	}
@@ -515,7 +515,7 @@ func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) err
 // Errors: those of Delete.
 func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
 	return c.modify("Touch", pk, id, opts, func(old *doc) *doc {
-		d := newDoc(old.key(), int(old.idAt), old.body(), old.ttl, c.now(), c.nextETag())
+		d := newDoc(old.key(), old.at, old.body(), old.ttl, c.now(), c.nextETag())
 		c.store(old, d)
 		return d
 	})
@@ -528,7 +528,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 		return Document{}, c.errClosed(op)
 	}
 	var buf keyBuffer
-	key, err := lookupKey(buf[:0], pk, id)
+	key, err := c.lookupKey(buf[:0], pk, id)
 	if err != nil {
 		return Document{}, err
 	}
@@ -726,6 +726,9 @@ func decodeToken(tok string) (string, error) {
 	var pk PartitionKey
 	if ok {
 		pk, ok = decodePartitionKey(enc)
+	}
+	if ok && id == "" && pk.kind == pkString {
+		id = pk.s // a key of a collection partitioned by /id: see keyFor
 	}
 	if !ok || pk.validate() != nil || validateID(id) != nil {
 		return "", errorf(ErrInvalidContinuation, "token %.40q holds no document key", tok)

@@ -48,15 +48,27 @@ type doc struct {
 	tag    uint64 // _etag as a number: unique within the collection
 	ttl    int32  // ttlInherit, ttlNever or seconds
 	n      uint32 // bytes of text after the header: the key, then the body
-	idAt   uint16 // key()[idAt:] is the id
+	at     keyLayout
 	keyLen uint16
+}
+
+// keyLayout says where the parts of a document key are: key[:pk] is the
+// partition-key encoding and key[idAt:idEnd] the id. A key is usually the
+// encoding followed by the id; in a collection partitioned by /id the
+// encoding alone is the key, and the id is inside it (see keyFor).
+type keyLayout struct{ pk, idAt, idEnd uint16 }
+
+// splitLayout is the layout of a key made of the partition-key encoding
+// (enc bytes) followed by the id.
+func splitLayout(enc, keyLen int) keyLayout {
+	return keyLayout{pk: uint16(enc), idAt: uint16(enc), idEnd: uint16(keyLen)}
 }
 
 // docHeader is the size of the header before a doc's text.
 const docHeader = int(unsafe.Sizeof(doc{}))
 
 // newDoc allocates a document whose text is key followed by body.
-func newDoc[K, B string | []byte](key K, idAt int, body B, ttl int32, ts int64, tag uint64) *doc {
+func newDoc[K, B string | []byte](key K, at keyLayout, body B, ttl int32, ts int64, tag uint64) *doc {
 	n := len(key) + len(body)
 	buf := make([]byte, docHeader+n)
 	copy(buf[docHeader:], key)
@@ -64,12 +76,12 @@ func newDoc[K, B string | []byte](key K, idAt int, body B, ttl int32, ts int64, 
 	// The allocation is at least docHeader bytes and, like every heap
 	// object of that size, aligned for a doc; the GC never moves it.
 	d := (*doc)(unsafe.Pointer(unsafe.SliceData(buf)))
-	*d = doc{ts: ts, tag: tag, ttl: ttl, n: uint32(n), idAt: uint16(idAt), keyLen: uint16(len(key))}
+	*d = doc{ts: ts, tag: tag, ttl: ttl, n: uint32(n), at: at, keyLen: uint16(len(key))}
 	return d
 }
 
 // keyDoc returns a document that holds only a key, to search a tree with.
-func keyDoc(key string) *doc { return newDoc(key, len(key), "", 0, 0, 0) }
+func keyDoc(key string) *doc { return newDoc(key, keyLayout{}, "", 0, 0, 0) }
 
 // text returns the key followed by the body.
 func (d *doc) text() string {
@@ -86,7 +98,7 @@ func (d *doc) key() string { return d.text()[:d.keyLen] }
 // system properties.
 func (d *doc) body() string { return d.text()[d.keyLen:] }
 
-func (d *doc) id() string { return d.text()[d.idAt:d.keyLen] }
+func (d *doc) id() string { return d.text()[d.at.idAt:d.at.idEnd] }
 
 // etagLen is the length of every etag: 16 hexadecimal digits.
 const etagLen = 16
@@ -144,7 +156,7 @@ func (d Document) PartitionKey() PartitionKey {
 	if d.d == nil {
 		return PartitionKey{}
 	}
-	k, _ := decodePartitionKey(d.d.key()[:d.d.idAt])
+	k, _ := decodePartitionKey(d.d.key()[:d.d.at.pk])
 	return k
 }
 
@@ -250,16 +262,16 @@ func encodeInput(v any) ([]byte, error) {
 // system properties, and its ttl. Its key comes apart, so that escape
 // analysis can keep the key's buffer on the stack.
 type intake struct {
-	out  []byte // the compact object, system properties removed
-	idAt int    // key[idAt:] is the id
-	ttl  int32
+	out []byte // the compact object, system properties removed
+	at  keyLayout
+	ttl int32
 }
 
 // describeKey names the document with the key for messages. It copies what
 // it formats, so the key does not escape.
-func describeKey(key []byte, idAt int) string {
-	pk, _ := decodePartitionKey(string(key[:idAt]))
-	return fmt.Sprintf("document %q in partition %v", string(key[idAt:]), pk)
+func describeKey(key []byte, at keyLayout) string {
+	pk, _ := decodePartitionKey(string(key[:at.pk]))
+	return fmt.Sprintf("document %q in partition %v", string(key[at.idAt:at.idEnd]), pk)
 }
 
 // span is a range of intake.out holding one JSON value.
@@ -350,7 +362,12 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 	if err != nil {
 		return intake{}, nil, fmt.Errorf("document %q: %w", id, err)
 	}
-	in.idAt = len(key)
+	if len(pkPath) == 1 && pkPath[0] == "id" {
+		// The key is the encoding of the id as a string key: see keyFor.
+		in.at = keyLayout{pk: uint16(len(key)), idAt: 1, idEnd: uint16(len(key) - 2)}
+		return in, key, nil
+	}
+	in.at = splitLayout(len(key), len(key)+len(id))
 	return in, append(key, id...), nil
 }
 

@@ -1263,7 +1263,8 @@ func fzForgeToken(key string) string {
 
 // fzWellFormedKey reports whether key is a partition-key encoding followed
 // by an id, both of which R10 allows, as the encoding is documented in
-// index.go: the only keys List can put in a token.
+// index.go, or (in a collection partitioned by /id) the encoding of a string
+// key that is a valid id, alone: the only keys List can put in a token.
 func fzWellFormedKey(key string) bool {
 	if key == "" {
 		return false
@@ -1292,7 +1293,8 @@ func fzWellFormedKey(key string) bool {
 			}
 			switch key[i+1] {
 			case 1:
-				return fzPKStringOK(string(str)) && fzIDOK(key[i+2:])
+				rest := key[i+2:]
+				return fzPKStringOK(string(str)) && (fzIDOK(rest) || rest == "" && fzIDOK(string(str)))
 			case 0xff:
 				str = append(str, 0)
 				i++

@@ -277,6 +277,21 @@ func decodePartitionKey(enc string) (PartitionKey, bool) {
 	return PartitionKey{kind: kind}, len(rest) == 0
 }
 
+// keyFor appends the key of the document with a valid partition key and id
+// to b, in a collection whose partition-key path is pkPath. The key is the
+// encoding of pk followed by the id, except when the path is /id: then pk
+// is the id as a string key, and its encoding alone is the key. The id is
+// inside it verbatim, as ids hold no 0x00 byte, so it is not stored twice.
+// A key built from a pk that is not the id cannot equal such a key, so a
+// lookup by it finds nothing, as it should.
+func keyFor(b []byte, pk PartitionKey, id string, pkPath []string) []byte {
+	b = pk.appendEncoded(b)
+	if len(pkPath) == 1 && pkPath[0] == "id" && pk.kind == pkString && pk.s == id {
+		return b
+	}
+	return append(b, id...)
+}
+
 // splitKey splits a document key into its partition-key encoding and id.
 func splitKey(key string) (enc, id string, ok bool) {
 	if len(key) == 0 || key[0] == 0 || key[0] > byte(pkString)+1 {
