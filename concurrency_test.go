@@ -3,7 +3,6 @@ package ttldb
 import (
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"runtime"
 	"sync"
 	"testing"
@@ -24,8 +23,8 @@ func checkInvariants(t *testing.T, c *Collection) {
 	require.Equal(t, p.tree.Len(), p.len(), "map and B-tree hold the same number of documents")
 	expiring := 0
 	p.tree.Ascend(func(d *doc) bool {
-		_, inNew := p.byKey[d.key()]
-		_, inOld := p.old[d.key()]
+		inNew := p.byKey.get([]byte(d.key())) == d
+		inOld := p.old != nil && p.old.get([]byte(d.key())) == d
 		require.True(t, inNew != inOld, "%q is in exactly one map", d.key())
 		require.Same(t, d, p.get([]byte(d.key())))
 		if tr, it := x.tree(d); tr != nil {
@@ -225,7 +224,7 @@ func TestMapShrinks(t *testing.T) {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p","ttl":%d}`, i, ttl))
 	}
 	clk.Advance(5 * time.Second)
-	first := reflect.ValueOf(c.prim.byKey).UnsafePointer()
+	first := c.prim.byKey
 	for {
 		n, err := c.sweepBatch()
 		require.NoError(t, err)
@@ -235,10 +234,10 @@ func TestMapShrinks(t *testing.T) {
 			break
 		}
 	}
-	assert.NotEqual(t, first, reflect.ValueOf(c.prim.byKey).UnsafePointer(), "the map was moved to a new one")
+	assert.NotSame(t, first, c.prim.byKey, "the map was moved to a new one")
 	// Writes and deletes during a move keep the maps right: start one by hand.
 	c.mu.Lock()
-	c.prim.old, c.prim.byKey, c.prim.cursor = c.prim.byKey, map[string]*doc{}, ""
+	c.prim.old, c.prim.byKey, c.prim.cursor = c.prim.byKey, newDocMap(), ""
 	c.mu.Unlock()
 	mustCreate(t, c, `{"id":"new","pk":"p"}`)
 	require.NoError(t, c.Delete(StringKey("p"), "d00000"))
@@ -254,7 +253,7 @@ func TestMapShrinks(t *testing.T) {
 	}
 	c.mu.RLock()
 	assert.Nil(t, c.prim.old, "the move ends")
-	assert.Equal(t, n/8, len(c.prim.byKey), "one created, one deleted")
+	assert.Equal(t, n/8, c.prim.byKey.len(), "one created, one deleted")
 	c.mu.RUnlock()
 	checkInvariants(t, c)
 }

@@ -3,6 +3,7 @@ package ttldb
 import (
 	"encoding/binary"
 	"encoding/json"
+	"hash/maphash"
 	"math"
 	"strconv"
 	"strings"
@@ -335,8 +336,8 @@ const btreeDegree = 32
 // document is then in exactly one of byKey and old, and cursor is the key
 // from which the B-tree still has documents to move.
 type primary struct {
-	byKey  map[string]*doc
-	old    map[string]*doc // nil unless a move is under way
+	byKey  *docMap
+	old    *docMap // nil unless a move is under way
 	cursor string
 	peak   int // the most documents since the last move
 	tree   *btree.BTreeG[*doc]
@@ -348,23 +349,23 @@ const shrinkBelow = 1024
 func keyLess(a, b *doc) bool { return a.key() < b.key() }
 
 func newPrimary() primary {
-	return primary{byKey: make(map[string]*doc), tree: btree.NewG(btreeDegree, keyLess)}
+	return primary{byKey: newDocMap(), tree: btree.NewG(btreeDegree, keyLess)}
 }
 
 // get returns the document stored under key, live or not. It does not
-// allocate when key is a conversion from a byte slice.
+// allocate.
 func (p *primary) get(key []byte) *doc {
-	if d := p.byKey[string(key)]; d != nil || p.old == nil {
+	if d := p.byKey.get(key); d != nil || p.old == nil {
 		return d
 	}
-	return p.old[string(key)]
+	return p.old.get(key)
 }
 
 // put stores d, replacing any document with its key.
 func (p *primary) put(d *doc) {
-	p.byKey[d.key()] = d
+	p.byKey.put(d)
 	if p.old != nil {
-		delete(p.old, d.key())
+		p.old.remove(d.key())
 		p.move(8)
 	}
 	p.tree.ReplaceOrInsert(d)
@@ -373,15 +374,15 @@ func (p *primary) put(d *doc) {
 
 // remove drops d.
 func (p *primary) remove(d *doc) {
-	delete(p.byKey, d.key())
+	p.byKey.remove(d.key())
 	p.tree.Delete(d)
 	if p.old != nil {
-		delete(p.old, d.key())
+		p.old.remove(d.key())
 		p.move(8)
 	} else if p.peak >= shrinkBelow && p.len() < p.peak/4 {
 		// No size hint: a map made for n entries allocates them all at once,
 		// under the lock; one without grows a small table at a time.
-		p.old, p.byKey, p.cursor = p.byKey, make(map[string]*doc), ""
+		p.old, p.byKey, p.cursor = p.byKey, newDocMap(), ""
 	}
 }
 
@@ -398,16 +399,86 @@ func (p *primary) move(n int) {
 			p.cursor, end = key, false
 			return false
 		}
-		if _, ok := p.old[key]; ok {
-			p.byKey[key] = d
-			delete(p.old, key)
+		if p.old.remove(key) {
+			p.byKey.put(d)
 			n--
 		}
 		return true
 	})
-	if end || len(p.old) == 0 {
-		p.old, p.cursor, p.peak = nil, "", len(p.byKey)
+	if end || p.old.len() == 0 {
+		p.old, p.cursor, p.peak = nil, "", p.byKey.len()
 	}
 }
 
-func (p *primary) len() int { return len(p.byKey) + len(p.old) }
+func (p *primary) len() int {
+	if p.old == nil {
+		return p.byKey.len()
+	}
+	return p.byKey.len() + p.old.len()
+}
+
+// docMap maps document keys to documents. It is a Go map keyed by a 64-bit
+// hash of the key, whose slots take 16 bytes where a string key's take 24:
+// about 18 bytes less per document, and no load of the key to find its
+// slot. A key whose hash is already another key's, which is rare (about one
+// in 30 million collections of a million documents), is kept in clash instead.
+// Every key in clash has a hash whose slot in byHash holds another key.
+type docMap struct {
+	byHash map[uint64]*doc
+	clash  map[string]*doc // usually nil
+	seed   maphash.Seed
+	mask   uint64 // all ones; tests narrow it to make hashes collide
+}
+
+func newDocMap() *docMap {
+	return &docMap{byHash: make(map[uint64]*doc), seed: maphash.MakeSeed(), mask: ^uint64(0)}
+}
+
+func (m *docMap) hash(key string) uint64 { return maphash.String(m.seed, key) & m.mask }
+
+func (m *docMap) len() int { return len(m.byHash) + len(m.clash) }
+
+// get returns the document stored under key, or nil. It does not allocate.
+func (m *docMap) get(key []byte) *doc {
+	if d := m.byHash[maphash.Bytes(m.seed, key)&m.mask]; d != nil && d.key() == string(key) {
+		return d
+	}
+	if m.clash == nil {
+		return nil
+	}
+	return m.clash[string(key)]
+}
+
+// put stores d, replacing any document with its key.
+func (m *docMap) put(d *doc) {
+	key := d.key()
+	h := m.hash(key)
+	if cur := m.byHash[h]; cur == nil || cur.key() == key {
+		m.byHash[h] = d
+		return
+	}
+	if m.clash == nil {
+		m.clash = make(map[string]*doc)
+	}
+	m.clash[key] = d
+}
+
+// remove drops the document stored under key, and reports whether there
+// was one. A key from clash with the freed hash takes its slot.
+func (m *docMap) remove(key string) bool {
+	h := m.hash(key)
+	if cur := m.byHash[h]; cur == nil || cur.key() != key {
+		_, ok := m.clash[key]
+		delete(m.clash, key)
+		return ok
+	}
+	delete(m.byHash, h)
+	for k, d := range m.clash {
+		if m.hash(k) == h {
+			m.byHash[h] = d
+			delete(m.clash, k)
+			break
+		}
+	}
+	return true
+}
