@@ -71,7 +71,9 @@ type Options struct {
 	// backward, whatever the clock does (R4). It is called with the
 	// collection's lock held: it must be fast and must not call the
 	// collection. The background sweeper sleeps on the runtime's timers,
-	// so with a simulated clock set ManualSweep and call Sweep.
+	// so with a simulated clock set ManualSweep and call Sweep. Times
+	// more than 2^62 seconds (146 billion years) from 1970 count as that
+	// bound, so that _ts + ttl never overflows.
 	Now func() time.Time
 
 	// ManualSweep turns the background sweeper off: expired documents are
@@ -182,6 +184,7 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		done:     make(chan struct{}),
 		turn:     make(chan struct{}, 1),
 	}
+	c.last.Store(-maxClock) // a clock before 1970 is no less valid
 	if o.ManualSweep {
 		close(c.done)
 	} else {
@@ -261,10 +264,14 @@ func (c *Collection) Name() string { return c.name }
 // PartitionKeyPath returns the collection's partition-key path.
 func (c *Collection) PartitionKeyPath() string { return c.path }
 
+// maxClock bounds a clock's Unix seconds, so that _ts + ttl and
+// now - DefaultTTL stay far from overflow.
+const maxClock = 1 << 62
+
 // now returns the collection's "now" in Unix seconds, which never goes
 // backward (R4).
 func (c *Collection) now() int64 {
-	t := c.clock().Unix()
+	t := min(max(c.clock().Unix(), -maxClock), maxClock)
 	for {
 		last := c.last.Load()
 		if t <= last {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/btree"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -919,4 +920,68 @@ func TestDocMapCollisions(t *testing.T) {
 		}
 	}
 	assert.Positive(t, len(m.clash), "the test made hashes collide")
+}
+
+// TestExpiryItemOrder: expiry trees order by instant, with every document
+// an item of its own, also where the packed sort key ties: instants beyond
+// its range, and etag numbers alike in their low bits.
+func TestExpiryItemOrder(t *testing.T) {
+	var docs []*doc
+	tag := uint64(1)
+	for _, ts := range []int64{math.MinInt64 / 2, expAtMin - 2, expAtMin - 1, expAtMin, -1, 0, 1, expAtMax, expAtMax + 1, expAtMax + 2, math.MaxInt64 / 2} {
+		for _, ttl := range []int32{ttlInherit, 1, 2} {
+			for _, hi := range []uint64{0, 1 << expTagBits, 5 << expTagBits} { // same low bits
+				docs = append(docs, newDoc("k", keyLayout{}, "{}", ttl, ts, hi|tag))
+			}
+			tag++
+		}
+	}
+	x := newExpiryIndex()
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, i := range r.Perm(len(docs)) {
+		x.add(docs[i])
+	}
+	for _, tr := range []*btree.BTreeG[expItem]{x.own, x.inherit} {
+		var prev *doc
+		tr.Ascend(func(it expItem) bool {
+			if prev != nil {
+				require.LessOrEqual(t, expAt(prev), expAt(it.d))
+			}
+			prev = it.d
+			return true
+		})
+	}
+	require.Equal(t, len(docs), x.own.Len()+x.inherit.Len(), "no two documents compare equal")
+	for _, i := range r.Perm(len(docs)) {
+		x.remove(docs[i])
+	}
+	require.Zero(t, x.own.Len()+x.inherit.Len(), "every item is found again to be removed")
+}
+
+// TestExtremeClocks: a clock far beyond any real date counts as the bound
+// maxClock, so that no instant overflows; documents behave as usual.
+func TestExtremeClocks(t *testing.T) { // R3, R4
+	for _, sec := range []int64{-maxClock - 5, -maxClock, maxClock, maxClock + 5, math.MaxInt64 / 2} {
+		clk := &fakeClock{t: time.Unix(sec, 0)}
+		c, err := NewCollection("x", "/pk", &Options{DefaultTTL: TTLSeconds(MaxTTL), Now: clk.Now, ManualSweep: true})
+		require.NoError(t, err)
+		own := mustCreate(t, c, `{"id":"own","ttl":2147483647}`)
+		inherit := mustCreate(t, c, `{"id":"inherit"}`)
+		want := min(max(sec, -maxClock), maxClock)
+		assert.Equal(t, want, own.TS(), "clock %d", sec)
+		for _, d := range []Document{own, inherit} {
+			at, ok := c.ExpiresAt(d)
+			assert.True(t, ok)
+			assert.Equal(t, want+MaxTTL, at.Unix(), "clock %d", sec)
+		}
+		clk.Advance(MaxTTL * time.Second)
+		n, err := c.Sweep()
+		require.NoError(t, err)
+		if min(sec+MaxTTL, maxClock) >= want+MaxTTL {
+			assert.Equal(t, 2, n, "clock %d: both expired", sec)
+		} else {
+			assert.Zero(t, n, "clock %d: time stands still at the bound", sec)
+		}
+		c.Close()
+	}
 }

@@ -34,16 +34,57 @@ type expiryIndex struct {
 	cutTTL     int64 // the DefaultTTL n that set inheritCut: those documents expired at _ts + cutTTL
 }
 
-// expItem is a document in an expiry tree. It carries its sort key, so that
-// comparisons, O(log n) of them per write, never load the document.
+// expItem is a document in an expiry tree. It carries a sort key, so that
+// comparisons, O(log n) of them per write, almost never load the document,
+// in 16 bytes: k packs the document's instant in its tree (expAt) with the
+// low 24 bits of its etag number. Items order by k, and only when k ties by
+// (instant, etag number) read from the documents, which is unique. So they
+// are in the order of their instants, and k ties only for two documents of
+// one instant whose etag numbers agree in 24 bits, or for instants beyond
+// the ±2^39 seconds (17,000 years) that k holds, which it clamps.
 type expItem struct {
-	at  int64  // own: _ts + ttl; inherit: _ts
-	seq uint64 // the document's etag as a number: unique, it breaks ties
-	d   *doc
+	k uint64
+	d *doc
+}
+
+// The layout of expItem.k: the instant, offset to be positive, above the
+// etag bits; the lowest high part and the highest are for clamped instants.
+const (
+	expTagBits = 24
+	expAtBits  = 40
+	expAtMin   = -(1 << (expAtBits - 1)) + 1 // k's high part 1
+	expAtMax   = 1<<(expAtBits-1) - 2        // k's high part 2^40 - 2
+)
+
+func newExpItem(d *doc) expItem {
+	switch at := expAt(d); {
+	case at < expAtMin:
+		return expItem{0, d}
+	case at > expAtMax:
+		return expItem{(1<<expAtBits - 1) << expTagBits, d}
+	default:
+		return expItem{uint64(at-expAtMin+1)<<expTagBits | d.tag&(1<<expTagBits-1), d}
+	}
+}
+
+// expAt is the instant that orders d in its expiry tree: _ts + ttl in own,
+// _ts in inherit.
+func expAt(d *doc) int64 {
+	if d.ttl > 0 {
+		return d.ts + int64(d.ttl)
+	}
+	return d.ts
 }
 
 func expLess(a, b expItem) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+	if a.k != b.k {
+		return a.k < b.k
+	}
+	if a.d == b.d {
+		return false
+	}
+	x, y := expAt(a.d), expAt(b.d)
+	return x < y || (x == y && a.d.tag < b.d.tag)
 }
 
 func newExpiryIndex() expiryIndex {
@@ -60,9 +101,9 @@ func newExpiryIndex() expiryIndex {
 func (x *expiryIndex) tree(d *doc) (*btree.BTreeG[expItem], expItem) {
 	switch {
 	case d.ttl > 0:
-		return x.own, expItem{d.ts + int64(d.ttl), d.tag, d}
+		return x.own, newExpItem(d)
 	case d.ttl == ttlInherit:
-		return x.inherit, expItem{d.ts, d.tag, d}
+		return x.inherit, newExpItem(d)
 	}
 	return nil, expItem{}
 }
