@@ -226,7 +226,11 @@ func nameProblem[T string | []byte](s T, max int) string {
 	if len(s) > max {
 		return "is " + strconv.Itoa(len(s)) + " bytes, at most " + strconv.Itoa(max) + " are allowed"
 	}
-	for i := 0; i < len(s); {
+	i := 0
+	for i < len(s) && plainNameByte[s[i]] {
+		i++
+	}
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
@@ -249,6 +253,15 @@ func nameProblem[T string | []byte](s T, max int) string {
 	}
 	return ""
 }
+
+// plainNameByte holds the bytes a name may hold that need no closer look:
+// printable ASCII but for / \ ? and #.
+var plainNameByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '/' && c != '\\' && c != '?' && c != '#'
+	}
+	return t
+}()
 
 // ttlNeedsIndexing is rule R8.
 func ttlNeedsIndexing(def DefaultTTL, mode IndexingMode) error {
@@ -454,8 +467,10 @@ type keyBuffer [192]byte
 // lookupKey validates a partition key and id given by a caller and appends
 // the document key they make to buf.
 func (c *Collection) lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, error) {
-	if err := pk.validate(); err != nil {
-		return nil, err
+	if pk.kind != pkString || pk.s != id { // a valid id is a valid string key
+		if err := pk.validate(); err != nil {
+			return nil, err
+		}
 	}
 	if err := validateID(id); err != nil {
 		return nil, err

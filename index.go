@@ -227,7 +227,12 @@ func (k PartitionKey) appendEncoded(b []byte) []byte {
 
 // appendEncodedString appends the encoding of a string key's bytes.
 func appendEncodedString[T string | []byte](b []byte, s T) []byte {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for i < len(s) && s[i] != 0 {
+		i++
+	}
+	b = append(b, s[:i]...) // in one copy: most keys hold no 0x00
+	for ; i < len(s); i++ {
 		b = append(b, s[i])
 		if s[i] == 0 {
 			b = append(b, 0xff)
