@@ -54,6 +54,11 @@ func (m IndexingMode) validate() error {
 // holds the collection's lock, when Options.SweepBatch is zero.
 const DefaultSweepBatch = 256
 
+// MaxSweepHold is about the longest the sweeper holds the collection's lock
+// at once: a batch ends early when it has taken this long, so that on a
+// slow or busy machine foreground calls still wait no longer (R5).
+const MaxSweepHold = 100 * time.Microsecond
+
 // MaxNameLength is the longest collection name accepted, in bytes.
 const MaxNameLength = 255
 
@@ -82,9 +87,10 @@ type Options struct {
 	ManualSweep bool
 
 	// SweepBatch is the most documents deleted under one hold of the lock,
-	// so the longest a foreground call waits for the sweeper (R5): a larger
-	// batch sweeps a backlog with less overhead and makes callers wait
-	// longer. Zero: DefaultSweepBatch.
+	// which bounds how long a foreground call waits for the sweeper (R5): a
+	// larger batch sweeps a backlog with less overhead and makes callers
+	// wait longer. Whatever the batch, a hold also ends after MaxSweepHold.
+	// Zero: DefaultSweepBatch.
 	SweepBatch int
 }
 

@@ -226,7 +226,7 @@ func TestMapShrinks(t *testing.T) {
 	clk.Advance(5 * time.Second)
 	first := c.prim.byKey
 	for {
-		n, err := c.sweepBatch()
+		n, _, err := c.sweepBatch()
 		require.NoError(t, err)
 		assert.LessOrEqual(t, n, DefaultSweepBatch)
 		checkInvariants(t, c)

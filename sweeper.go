@@ -7,8 +7,8 @@ import (
 )
 
 // Sweep deletes every expired document now, in batches of at most
-// Options.SweepBatch, releasing the lock between batches so that no other
-// call waits for more than one batch (R5). It does nothing while TTL is off.
+// Options.SweepBatch documents and about MaxSweepHold, releasing the lock
+// between batches so that no other call waits for more than one batch (R5). It does nothing while TTL is off.
 // It returns how many documents it deleted, in O(e log n) for e expired
 // documents. The background sweeper calls the same code; Sweep is for
 // collections with ManualSweep, and for tests.
@@ -21,12 +21,12 @@ func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
 	start := time.Now()
 	total := 0
 	for {
-		n, err := c.sweepBatch()
+		n, more, err := c.sweepBatch()
 		total += n
 		if err != nil {
 			return total, err
 		}
-		if n < c.batch {
+		if !more {
 			break
 		}
 		select {
@@ -67,20 +67,38 @@ func (c *Collection) yield() {
 	}
 }
 
-// sweepBatch deletes up to one batch of expired documents under the lock.
-func (c *Collection) sweepBatch() (int, error) {
+// sweepChunk is how many documents a batch deletes between two looks at
+// the time it has held the lock.
+const sweepChunk = 32
+
+// sweepBatch deletes up to one batch of expired documents under the lock:
+// c.batch of them, or fewer once it has held the lock for MaxSweepHold.
+// more is false when no expired document is left.
+func (c *Collection) sweepBatch() (n int, more bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.unusable() {
-		return 0, c.errClosed("Sweep")
+		return 0, false, c.errClosed("Sweep")
 	}
 	if !c.def.on {
-		return 0, nil // R5: nothing is deleted while TTL is off
+		return 0, false, nil // R5: nothing is deleted while TTL is off
 	}
-	n := c.exp.popExpired(c.limits(), c.batch, c.prim.remove)
+	start, lim := time.Now(), c.limits()
+	for {
+		want := min(sweepChunk, c.batch-n)
+		got := c.exp.popExpired(lim, want, c.prim.remove)
+		n += got
+		if got < want {
+			break // none left
+		}
+		if n == c.batch || time.Since(start) >= MaxSweepHold {
+			more = true
+			break
+		}
+	}
 	c.prim.move(c.batch) // give back the memory of a shrinking map
 	c.swept.Add(uint64(n))
-	return n, nil
+	return n, more, nil
 }
 
 // run is the sweeper goroutine: it sleeps until the next document expires

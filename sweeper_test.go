@@ -273,7 +273,7 @@ func TestSweepBoundedBatches(t *testing.T) {
 		var sizes []int
 		left := expired
 		for {
-			n, err := e.c.sweepBatch() // what runs under one hold of the lock
+			n, _, err := e.c.sweepBatch() // what runs under one hold of the lock
 			require.NoError(t, err)
 			sizes = append(sizes, n)
 			left -= n
@@ -643,4 +643,31 @@ func TestClockNeverGoesBackward(t *testing.T) {
 	e.requireLive("b")
 	clock.set(1020)
 	e.requireGone("b")
+}
+
+// TestSweepHoldIsBounded: however large the batch, one hold of the lock
+// ends after about MaxSweepHold (R5). Real time: synctest's clock does not
+// move while code runs.
+func TestSweepHoldIsBounded(t *testing.T) {
+	const expired = 50_000 // far more than 100 µs of deletions on any machine
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := NewCollection("x", "/pk", &Options{DefaultTTL: TTLSeconds(1), Now: clk.Now, ManualSweep: true, SweepBatch: 1 << 20})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range expired {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d"}`, i))
+	}
+	clk.Advance(time.Second)
+	start := time.Now()
+	n, more, err := c.sweepBatch()
+	held := time.Since(start)
+	require.NoError(t, err)
+	assert.True(t, more)
+	assert.Positive(t, n)
+	assert.Less(t, n, expired, "the batch ended early, after %v", held)
+	total, err := c.Sweep()
+	require.NoError(t, err)
+	assert.Equal(t, expired-n, total)
+	st, _ := c.Stats()
+	assert.Zero(t, st.Expired)
 }
