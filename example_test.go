@@ -3,6 +3,7 @@ package ttldb_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ttldb/ttldb"
@@ -135,4 +136,26 @@ func ExampleIfMatch() {
 	// Output:
 	// first writer: <nil>
 	// second writer, stale etag: true
+}
+
+// A Document gives its text as written, without copying, or with the system
+// properties added. A collection partitioned by /id keys each document by
+// its id alone.
+func ExampleDocument_Body() {
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c, _ := ttldb.NewCollection("tokens", "/id", &ttldb.Options{
+		DefaultTTL: ttldb.TTLNoDefault(), Now: clk.Now, ManualSweep: true,
+	})
+	defer c.Close()
+	if _, err := c.Create([]byte(`{ "id": "t1", "ttl": 60, "scope": "read" }`)); err != nil {
+		fmt.Println(err)
+	}
+
+	d, _ := c.Get(ttldb.StringKey("t1"), "t1")
+	fmt.Println(d.Body())
+	buf := d.AppendJSON(make([]byte, 0, 128))
+	fmt.Println(strings.Replace(string(buf), d.ETag(), "…", 1))
+	// Output:
+	// {"id":"t1","ttl":60,"scope":"read"}
+	// {"id":"t1","ttl":60,"scope":"read","_ts":1767225600,"_etag":"…"}
 }
