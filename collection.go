@@ -108,6 +108,7 @@ type Collection struct {
 	name   string
 	path   string
 	pkPath []string
+	byID   bool // the path is /id: see keyFor
 	clock  func() time.Time
 	batch  int
 
@@ -178,6 +179,7 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		name:     name,
 		path:     partitionKeyPath,
 		pkPath:   segs,
+		byID:     isIDPath(segs),
 		clock:    o.Now,
 		batch:    o.SweepBatch,
 		def:      o.DefaultTTL,
@@ -411,8 +413,8 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	if err != nil {
 		return Document{}, err
 	}
-	// Build the document before taking the lock, and stamp its _ts again
-	// under the lock (R4: _ts is the second of the write).
+	// Build the document before taking the lock, and stamp its _ts under
+	// the lock (R4: _ts is the second of the write).
 	d := newDoc(key, in.at, in.out, in.ttl, 0, c.nextETag())
 
 	c.lock()
@@ -473,15 +475,24 @@ type keyBuffer [192]byte
 // lookupKey validates a partition key and id given by a caller and appends
 // the document key they make to buf.
 func (c *Collection) lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, error) {
-	if pk.kind != pkString || pk.s != id { // a valid id is a valid string key
-		if err := pk.validate(); err != nil {
+	if pk.kind == pkString && pk.s == id {
+		// A valid id is a valid string key: check the string once, and
+		// report a bad one as a bad partition key first, as below.
+		if err := validateID(id); err != nil {
+			if perr := pk.validate(); perr != nil {
+				return nil, perr
+			}
 			return nil, err
 		}
+		return keyFor(buf, pk, id, c.byID), nil
+	}
+	if err := pk.validate(); err != nil {
+		return nil, err
 	}
 	if err := validateID(id); err != nil {
 		return nil, err
 	}
-	return keyFor(buf, pk, id, c.pkPath), nil
+	return keyFor(buf, pk, id, c.byID), nil
 }
 
 // live returns the live document stored under key, or nil. Call with mu
@@ -898,8 +909,8 @@ func (c *Collection) Count(q Query) (int, error) {
 }
 
 // census returns the collection's Stats, all read at one instant. A
-// backlog of expired documents of at most one batch is counted under the
-// read lock; a larger one on a copy-on-write snapshot of the expiry index,
+// backlog of expired documents of at most DefaultSweepBatch is counted under
+// the read lock; a larger one on a copy-on-write snapshot of the expiry index,
 // outside the lock. (A snapshot costs writers: each node a write then
 // touches is copied once, so it is kept for backlogs worth it.)
 func (c *Collection) census(op string) (Stats, error) {
@@ -910,7 +921,7 @@ func (c *Collection) census(op string) (Stats, error) {
 	}
 	total, lim := c.prim.len(), c.limits()
 	st := Stats{Swept: c.swept.Load(), LastSweep: c.lastSweep}
-	expired, all := c.exp.countExpired(lim, c.batch)
+	expired, all := c.exp.countExpired(lim, DefaultSweepBatch)
 	c.mu.RUnlock()
 	if !all {
 		c.lock()

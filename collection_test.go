@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/btree"
 	"github.com/stretchr/testify/assert"
@@ -984,4 +985,23 @@ func TestExtremeClocks(t *testing.T) { // R3, R4
 		}
 		c.Close()
 	}
+}
+
+// TestBadKeyThatIsTheID: a partition key equal to the id is checked once,
+// and still reported as a bad partition key first (R10).
+func TestBadKeyThatIsTheID(t *testing.T) {
+	for _, path := range []string{"/pk", "/id"} {
+		c, _ := newTestCollection(t, path, TTLOff())
+		long := strings.Repeat("a", MaxPartitionKeyLength+1)
+		for _, s := range []string{"\xff", long} {
+			_, err := c.Get(StringKey(s), s)
+			assert.ErrorIs(t, err, ErrInvalidPartitionKey, "%s: %.10q", path, s)
+		}
+		_, err := c.Get(StringKey("a/b"), "a/b") // a valid string key, a bad id
+		assert.ErrorIs(t, err, ErrInvalidID, path)
+		_, err = c.Get(StringKey(strings.Repeat("a", MaxIDLength+1)), strings.Repeat("a", MaxIDLength+1))
+		assert.ErrorIs(t, err, ErrInvalidID, path)
+	}
+	assert.Equal(t, 32, docHeader, "a document's header")
+	assert.Equal(t, 16, int(unsafe.Sizeof(expItem{})), "an expiry item")
 }

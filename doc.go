@@ -44,8 +44,9 @@
 //
 // A sweeper goroutine, started by NewCollection and stopped by Close, sleeps
 // until the next document expires and deletes expired documents in batches
-// of Options.SweepBatch, releasing the lock between batches, so no other
-// call waits for more than one batch (R5). It does nothing while TTL is off.
+// of Options.SweepBatch documents and at most about MaxSweepHold (100 µs),
+// releasing the lock between batches, so no other call waits for more than
+// one batch (R5). It does nothing while TTL is off.
 // Set Options.ManualSweep to run Sweep yourself instead.
 //
 // # Reading many documents

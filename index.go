@@ -195,9 +195,10 @@ func appendPartitionKeyJSON(b, raw []byte) ([]byte, error) {
 }
 
 // A document's key is its partition key, encoded so that the encoding is
-// prefix-free and sorts like the values, followed by the id. Keys compare as
-// byte strings: by partition (none, null, false, true, numbers ascending,
-// strings by bytes), then by id.
+// prefix-free and sorts like the values, followed by the id (in a collection
+// partitioned by /id, the encoding alone: see keyFor). Keys compare as byte
+// strings: by partition (none, null, false, true, numbers ascending, strings
+// by bytes), then by id.
 //
 // The encoding: one kind byte; for numbers 8 bytes that sort like the
 // float64; for strings the bytes with 0x00 written as 0x00 0xff, ended by
@@ -284,21 +285,27 @@ func decodePartitionKey(enc string) (PartitionKey, bool) {
 }
 
 // keyFor appends the key of the document with a valid partition key and id
-// to b, in a collection whose partition-key path is pkPath. The key is the
+// to b; byID says the collection's partition-key path is /id. The key is the
 // encoding of pk followed by the id, except when the path is /id: then pk
 // is the id as a string key, and its encoding alone is the key. The id is
 // inside it verbatim, as ids hold no 0x00 byte, so it is not stored twice.
 // A key built from a pk that is not the id cannot equal such a key, so a
 // lookup by it finds nothing, as it should.
-func keyFor(b []byte, pk PartitionKey, id string, pkPath []string) []byte {
+func keyFor(b []byte, pk PartitionKey, id string, byID bool) []byte {
 	b = pk.appendEncoded(b)
-	if len(pkPath) == 1 && pkPath[0] == "id" && pk.kind == pkString && pk.s == id {
+	if byID && pk.kind == pkString && pk.s == id {
 		return b
 	}
 	return append(b, id...)
 }
 
+// isIDPath reports whether the partition-key path (split into segments) is
+// /id.
+func isIDPath(pkPath []string) bool { return len(pkPath) == 1 && pkPath[0] == "id" }
+
 // splitKey splits a document key into its partition-key encoding and id.
+// For the key of a collection partitioned by /id, id is empty: the id is
+// the string the encoding holds.
 func splitKey(key string) (enc, id string, ok bool) {
 	if len(key) == 0 || key[0] == 0 || key[0] > byte(pkString)+1 {
 		return "", "", false

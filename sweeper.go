@@ -8,10 +8,11 @@ import (
 
 // Sweep deletes every expired document now, in batches of at most
 // Options.SweepBatch documents and about MaxSweepHold, releasing the lock
-// between batches so that no other call waits for more than one batch (R5). It does nothing while TTL is off.
-// It returns how many documents it deleted, in O(e log n) for e expired
-// documents. The background sweeper calls the same code; Sweep is for
-// collections with ManualSweep, and for tests.
+// between batches so that no other call waits for more than one batch
+// (R5). It does nothing while TTL is off. It returns how many documents it
+// deleted, in O(e log n) for e expired documents. The background sweeper
+// calls the same code; Sweep is for collections with ManualSweep, and for
+// tests.
 //
 // Errors: ErrClosed.
 func (c *Collection) Sweep() (int, error) { return c.sweep(nil) }
@@ -72,7 +73,8 @@ func (c *Collection) yield() {
 const sweepChunk = 32
 
 // sweepBatch deletes up to one batch of expired documents under the lock:
-// c.batch of them, or fewer once it has held the lock for MaxSweepHold.
+// c.batch of them, or fewer once it has held the lock for MaxSweepHold; it
+// also moves up to c.batch entries of a shrinking map, in the same time.
 // more is false when no expired document is left.
 func (c *Collection) sweepBatch() (n int, more bool, err error) {
 	c.mu.Lock()
@@ -96,7 +98,14 @@ func (c *Collection) sweepBatch() (n int, more bool, err error) {
 			break
 		}
 	}
-	c.prim.move(c.batch) // give back the memory of a shrinking map
+	// Give back the memory of a shrinking map: a chunk at least, so that
+	// the move ends, and more while the hold allows.
+	for moved := 0; moved < c.batch && c.prim.old != nil; moved += sweepChunk {
+		c.prim.move(min(sweepChunk, c.batch-moved))
+		if time.Since(start) >= MaxSweepHold {
+			break
+		}
+	}
 	c.swept.Add(uint64(n))
 	return n, more, nil
 }

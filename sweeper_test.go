@@ -671,3 +671,37 @@ func TestSweepHoldIsBounded(t *testing.T) {
 	st, _ := c.Stats()
 	assert.Zero(t, st.Expired)
 }
+
+// TestMapMoveIsBounded: giving back a shrinking map's memory also respects
+// MaxSweepHold: moving 20,000 entries takes far longer than one hold, so
+// the move spans several.
+func TestMapMoveIsBounded(t *testing.T) {
+	const live, expired = 20_000, 80_000
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := NewCollection("x", "/pk", &Options{DefaultTTL: TTLSeconds(1), Now: clk.Now, ManualSweep: true, SweepBatch: 1 << 20})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range live + expired {
+		ttl := 1
+		if i%5 == 0 {
+			ttl = -1
+		}
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","ttl":%d}`, i, ttl))
+	}
+	clk.Advance(time.Second)
+	moving := 0 // holds that began and ended with a move under way
+	for {
+		before := c.prim.old != nil
+		n, more, err := c.sweepBatch()
+		require.NoError(t, err)
+		if before && c.prim.old != nil {
+			moving++
+		}
+		if !more && n == 0 && c.prim.old == nil {
+			break
+		}
+	}
+	assert.GreaterOrEqual(t, moving, 2, "the move took several holds")
+	assert.Equal(t, live, c.prim.byKey.len())
+	checkInvariants(t, c)
+}
