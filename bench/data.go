@@ -28,44 +28,36 @@ func appendKey(dst []byte, prefix string, i int) []byte {
 }
 
 // Keys returns the keys of items 0 to n-1, shared by the benchmarks of one
-// process; the slice must not be modified.
-func Keys(n int) []string {
-	keysMu.Lock()
-	defer keysMu.Unlock()
-	if len(keysCache) < n {
-		keysCache = make([]string, n)
-		for i := range keysCache {
-			keysCache[i] = Key(i)
-		}
-	}
-	return keysCache[:n]
-}
-
-var (
-	keysMu    sync.Mutex
-	keysCache []string
-)
+// process; the slice must not be modified. Stores are loaded and written
+// with these strings.
+func Keys(n int) []string { return loadKeys.first(n) }
 
 // CallerKeys returns keys equal to Keys(n), each in bytes of its own. A
 // caller's key (one parsed from a request, say) never shares its bytes with
 // the key a store keeps, so a store that compares keys has to load its own;
 // with Keys, Go's string comparison would see one pointer and skip that.
-func CallerKeys(n int) []string {
-	callerMu.Lock()
-	defer callerMu.Unlock()
-	if len(callerCache) < n {
-		callerCache = make([]string, n)
-		for i := range callerCache {
-			callerCache[i] = Key(i)
-		}
-	}
-	return callerCache[:n]
+func CallerKeys(n int) []string { return callerKeys.first(n) }
+
+var loadKeys, callerKeys keySet
+
+// keySet is a lazily built slice of keys.
+type keySet struct {
+	mu   sync.Mutex
+	keys []string
 }
 
-var (
-	callerMu    sync.Mutex
-	callerCache []string
-)
+// first returns the keys of items 0 to n-1, building them on first use.
+func (s *keySet) first(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.keys) < n {
+		s.keys = make([]string, n)
+		for i := range s.keys {
+			s.keys[i] = Key(i)
+		}
+	}
+	return s.keys[:n]
+}
 
 // A Doc builds the value of an item: a compact JSON document of about 200
 // bytes whose "id" is the item's key. Every store is given the same bytes;
