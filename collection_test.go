@@ -989,7 +989,7 @@ func TestExtremeClocks(t *testing.T) { // R3, R4
 
 // TestBadKeyThatIsTheID: a partition key equal to the id is checked once,
 // and still reported as a bad partition key first (R10).
-func TestBadKeyThatIsTheID(t *testing.T) {
+func TestBadKeyThatIsTheID(t *testing.T) { // R10
 	for _, path := range []string{"/pk", "/id"} {
 		c, _ := newTestCollection(t, path, TTLOff())
 		long := strings.Repeat("a", MaxPartitionKeyLength+1)

@@ -648,7 +648,7 @@ func TestClockNeverGoesBackward(t *testing.T) {
 // TestSweepHoldIsBounded: however large the batch, one hold of the lock
 // ends after about MaxSweepHold (R5). Real time: synctest's clock does not
 // move while code runs.
-func TestSweepHoldIsBounded(t *testing.T) {
+func TestSweepHoldIsBounded(t *testing.T) { // R5
 	const expired = 50_000 // far more than 100 µs of deletions on any machine
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
 	c, err := NewCollection("x", "/pk", &Options{DefaultTTL: TTLSeconds(1), Now: clk.Now, ManualSweep: true, SweepBatch: 1 << 20})
@@ -675,7 +675,7 @@ func TestSweepHoldIsBounded(t *testing.T) {
 // TestMapMoveIsBounded: giving back a shrinking map's memory also respects
 // MaxSweepHold: moving 20,000 entries takes far longer than one hold, so
 // the move spans several.
-func TestMapMoveIsBounded(t *testing.T) {
+func TestMapMoveIsBounded(t *testing.T) { // R5
 	const live, expired = 20_000, 80_000
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
 	c, err := NewCollection("x", "/pk", &Options{DefaultTTL: TTLSeconds(1), Now: clk.Now, ManualSweep: true, SweepBatch: 1 << 20})
