@@ -127,6 +127,9 @@ type limits struct {
 	own, inherit int64
 }
 
+// limits returns which documents are expired now. Call with mu held.
+func (c *Collection) limits() limits { return c.exp.limits(c.def, c.now()) }
+
 // limits returns the limits at now under DefaultTTL def.
 func (x *expiryIndex) limits(def DefaultTTL, now int64) limits {
 	l := limits{own: x.ownCut, inherit: x.inheritCut}

@@ -2,7 +2,6 @@ package ttldb
 
 import (
 	"math"
-	"runtime"
 	"time"
 )
 
@@ -41,31 +40,6 @@ func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
 	c.lastSweep = time.Since(start)
 	c.mu.Unlock()
 	return total, nil
-}
-
-// yield lets other goroutines run between two batches, and lets the
-// foreground calls waiting for the lock take it first: a sync.Mutex would
-// otherwise let the sweeper, already running, take it back again and
-// again, and a caller could wait for many batches (R5). The sweeper waits,
-// without the lock, until a waiting call has taken it. Readers need no help:
-// unlocking a sync.RWMutex admits the readers that were waiting before the
-// next Lock can succeed.
-func (c *Collection) yield() {
-	runtime.Gosched()
-	select {
-	case <-c.turn: // a stale signal from a call that did not have to wait
-	default:
-	}
-	if c.waiting.Load() > 0 {
-		<-c.turn
-		// Pass the signal on: another sweep (the background sweeper and a
-		// Sweep call, say) may be waiting for the same caller. A signal
-		// left over is dropped by the next yield.
-		select {
-		case c.turn <- struct{}{}:
-		default:
-		}
-	}
 }
 
 // sweepChunk is how many documents a batch deletes between two looks at
@@ -168,4 +142,16 @@ func (c *Collection) nextWake() (wait time.Duration, ok bool) {
 		return 0, true
 	}
 	return time.Unix(at, 0).Sub(c.clock()), true
+}
+
+// poke wakes the sweeper to plan its sleep again. Call with mu held.
+func (c *Collection) poke() {
+	if c.wake == nil {
+		return
+	}
+	c.wakeAt = math.MinInt64 // no more pokes until the sweeper has planned
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 }

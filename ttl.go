@@ -234,12 +234,3 @@ func effectiveTTL(def DefaultTTL, ttl int32) (seconds int64, expires bool) {
 		return 0, false
 	}
 }
-
-// clip shortens a value for an error message.
-func clip(b []byte) string {
-	const max = 40
-	if len(b) > max {
-		return string(b[:max]) + "..."
-	}
-	return string(b)
-}

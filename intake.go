@@ -1,0 +1,123 @@
+package ttldb
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// encodeInput turns what a caller passes to a write into JSON text: []byte
+// and json.RawMessage are taken as JSON; any other value is encoded with
+// encoding/json.
+func encodeInput(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case []byte:
+		return x, nil
+	case json.RawMessage:
+		return x, nil
+	case nil:
+		return nil, errorf(ErrInvalidDocument, "document is nil, want a JSON object")
+	case string:
+		return nil, errorf(ErrInvalidDocument, "document is a Go string %.40q, which encodes to a JSON string, not an object; pass []byte for JSON text", x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, errorf(ErrInvalidDocument, "document of type %T does not encode to JSON: %v", v, err)
+	}
+	return b, nil
+}
+
+// intake is a validated incoming document: its compact JSON without the
+// system properties, and its ttl. Its key comes apart, so that escape
+// analysis can keep the key's buffer on the stack.
+type intake struct {
+	out []byte // the compact object, system properties removed
+	at  keyLayout
+	ttl int32
+}
+
+// parseDocument validates src as a document of a collection whose partition
+// key lives at the path pkPath (split into segments), appending its compact
+// form to buf and its key (as keyFor builds it) to keyBuf. Errors wrap ErrInvalidDocument,
+// ErrTooLarge, ErrInvalidID, ErrInvalidPartitionKey or ErrInvalidTTL, naming
+// the value at fault.
+func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []byte, err error) {
+	s := scanner{src: src, out: buf[:0], pkRoot: pkPath[0]}
+	s.ws()
+	if s.i >= len(src) {
+		return intake{}, nil, errorf(ErrInvalidDocument, "document is empty, want a JSON object")
+	}
+	if first := src[s.i]; first != '{' {
+		if err := s.value(1); err != nil {
+			return intake{}, nil, err
+		}
+		return intake{}, nil, errorf(ErrInvalidDocument, "document is a JSON %s, not an object", kindOf(first))
+	}
+	if err := s.object(1); err != nil {
+		return intake{}, nil, err
+	}
+	s.ws()
+	if s.i < len(src) {
+		return intake{}, nil, errorf(ErrInvalidDocument, "invalid JSON at byte %d: data %q after the document", s.i, clip(src[s.i:]))
+	}
+	if len(s.out) > MaxDocumentSize {
+		return intake{}, nil, errorf(ErrTooLarge, "document is %d bytes, at most %d are allowed (R10)", len(s.out), MaxDocumentSize)
+	}
+	in = intake{out: s.out}
+
+	// id (R10)
+	if !s.id.set() {
+		return intake{}, nil, errorf(ErrInvalidID, "document has no id (R10)")
+	}
+	idRaw := s.out[s.id.start:s.id.end]
+	if idRaw[0] != '"' {
+		return intake{}, nil, errorf(ErrInvalidID, "id %s is a JSON %s, want a string (R10)", clip(idRaw), kindOf(idRaw[0]))
+	}
+	id := unquote(idRaw)
+	if err := validateID(id); err != nil {
+		return intake{}, nil, err
+	}
+
+	// ttl (R2)
+	if s.ttl.set() {
+		t, err := parseDocTTL(id, s.out[s.ttl.start:s.ttl.end])
+		if err != nil {
+			return intake{}, nil, err
+		}
+		in.ttl = t
+	}
+
+	// partition key (R10): follow the path from the top-level member; a
+	// document without it is in the "none" partition.
+	pkRaw := []byte(nil)
+	if s.pk.set() {
+		pkRaw = s.out[s.pk.start:s.pk.end]
+		for _, seg := range pkPath[1:] {
+			val, found, dup := member(pkRaw, seg)
+			if dup {
+				return intake{}, nil, errorf(ErrInvalidDocument, "document %q: member %q of the partition-key path appears twice", id, seg)
+			}
+			pkRaw = val
+			if !found {
+				break
+			}
+		}
+	}
+	key, err = appendPartitionKeyJSON(keyBuf[:0], pkRaw)
+	if err != nil {
+		return intake{}, nil, fmt.Errorf("document %q: %w", id, err)
+	}
+	if isIDPath(pkPath) {
+		// The key is the encoding of the id as a string key: see keyFor.
+		in.at = keyLayout{pk: uint16(len(key)), idAt: 1, idEnd: uint16(len(key) - 2)}
+		return in, key, nil
+	}
+	in.at = splitLayout(len(key), len(key)+len(id))
+	return in, append(key, id...), nil
+}
+
+// describeKey names the document with the key for messages. It copies what
+// it formats, so the key does not escape.
+func describeKey(key []byte, at keyLayout) string {
+	pk, _ := decodePartitionKey(string(key[:at.pk]))
+	return fmt.Sprintf("document %q in partition %v", string(key[at.idAt:at.idEnd]), pk)
+}

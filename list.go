@@ -1,0 +1,206 @@
+package ttldb
+
+import (
+	"iter"
+	"strings"
+
+	"github.com/google/btree"
+)
+
+// Query selects documents for List, All and Count. The zero Query selects
+// every live document, in key order: by partition key (none, null, false,
+// true, numbers, strings), then by id.
+type Query struct {
+	// Partition restricts the query to one partition. Nil: all of them.
+	Partition *PartitionKey
+
+	// Filter, when not nil, keeps the documents for which it returns true.
+	// It runs on a snapshot, outside the collection's lock, so it may call
+	// the collection.
+	Filter func(Document) bool
+
+	// Limit is the most documents List returns in one page, or All yields.
+	// Zero: no limit. Count ignores it.
+	Limit int
+
+	// Continuation resumes a listing after the last document of the page
+	// that returned it. Empty: from the start. Count ignores it.
+	Continuation string
+}
+
+// Page is one page of a listing.
+type Page struct {
+	// Documents are the page's documents, in key order.
+	Documents []Document
+	// Continuation is the token for the next page, or empty when there are
+	// no more documents.
+	Continuation string
+}
+
+// plan is a validated Query: the key prefix of its partition and the key to
+// resume after.
+type plan struct {
+	prefix string
+	after  string
+	resume bool
+}
+
+func (c *Collection) plan(op string, q Query) (plan, error) {
+	var p plan
+	if c.unusable() {
+		return p, c.errClosed(op)
+	}
+	if q.Limit < 0 {
+		return p, errorf(ErrInvalidOption, "query limit %d is negative", q.Limit)
+	}
+	if q.Partition != nil {
+		if err := q.Partition.validate(); err != nil {
+			return p, err
+		}
+		p.prefix = string(q.Partition.appendEncoded(nil))
+	}
+	if q.Continuation != "" {
+		key, err := decodeToken(q.Continuation)
+		if err != nil {
+			return p, err
+		}
+		if !strings.HasPrefix(key, p.prefix) {
+			return p, errorf(ErrInvalidContinuation, "token %.40q belongs to another partition than %v", q.Continuation, *q.Partition)
+		}
+		p.after, p.resume = key, true
+	}
+	return p, nil
+}
+
+// snapshot is a consistent view of the collection: its documents and
+// which of them were expired at one instant.
+type snapshot struct {
+	tree *btree.BTreeG[*doc]
+	lim  limits
+}
+
+// snapshot takes a snapshot in O(1): google/btree's Clone is copy-on-write.
+func (c *Collection) snapshot(op string) (snapshot, error) {
+	c.lock() // Clone writes to the tree's copy-on-write state
+	defer c.mu.Unlock()
+	if c.unusable() {
+		return snapshot{}, c.errClosed(op)
+	}
+	return snapshot{tree: c.prim.tree.Clone(), lim: c.limits()}, nil
+}
+
+// scan calls fn for each live document of p, in key order, until fn returns
+// false.
+func (s snapshot) scan(p plan, fn func(*doc) bool) {
+	pivot := keyDoc(p.prefix)
+	if p.resume {
+		pivot = keyDoc(p.after)
+	}
+	s.tree.AscendGreaterOrEqual(pivot, func(d *doc) bool {
+		switch {
+		case !strings.HasPrefix(d.key(), p.prefix):
+			return false
+		case p.resume && d.key() == p.after, s.lim.expired(d):
+			return true
+		}
+		return fn(d)
+	})
+}
+
+// List returns one page of the documents q selects, from a snapshot taken
+// when it is called: expired documents never appear (R4). It takes
+// O(log n + k) for the k documents it visits, and blocks no writer while it
+// runs.
+//
+// Errors: ErrInvalidContinuation for a token List did not issue for this
+// partition; ErrInvalidOption for a negative Limit; ErrInvalidPartitionKey;
+// ErrClosed.
+func (c *Collection) List(q Query) (Page, error) {
+	p, err := c.plan("List", q)
+	if err != nil {
+		return Page{}, err
+	}
+	s, err := c.snapshot("List")
+	if err != nil {
+		return Page{}, err
+	}
+	var page Page
+	s.scan(p, func(d *doc) bool {
+		if q.Filter != nil && !q.Filter(Document{d}) {
+			return true
+		}
+		if q.Limit > 0 && len(page.Documents) == q.Limit {
+			page.Continuation = encodeToken(page.Documents[q.Limit-1].d.key())
+			return false
+		}
+		page.Documents = append(page.Documents, Document{d})
+		return true
+	})
+	return page, nil
+}
+
+// All returns an iterator over the documents q selects, all from one
+// snapshot taken when the iteration starts, so a long iteration sees one
+// consistent state and blocks no writer. It honours q.Continuation and
+// q.Limit. An error (those of List, or ErrClosed when the collection is
+// closed during the iteration) is yielded once, with a zero Document, and
+// ends the iteration.
+func (c *Collection) All(q Query) iter.Seq2[Document, error] {
+	return func(yield func(Document, error) bool) {
+		p, err := c.plan("All", q)
+		if err != nil {
+			yield(Document{}, err)
+			return
+		}
+		s, err := c.snapshot("All")
+		if err != nil {
+			yield(Document{}, err)
+			return
+		}
+		n := 0
+		s.scan(p, func(d *doc) bool {
+			if c.unusable() {
+				yield(Document{}, c.errClosed("All"))
+				return false
+			}
+			if q.Filter != nil && !q.Filter(Document{d}) {
+				return true
+			}
+			if q.Limit > 0 && n == q.Limit {
+				return false
+			}
+			n++
+			return yield(Document{d}, nil)
+		})
+	}
+}
+
+// Count returns how many live documents q selects; expired documents are
+// never counted (R4). Without Partition and Filter it takes
+// O(log n + e) for the e expired documents the sweeper has not yet deleted;
+// otherwise it scans like List. It blocks no writer while it counts.
+//
+// Errors: those of List.
+func (c *Collection) Count(q Query) (int, error) {
+	q.Limit, q.Continuation = 0, ""
+	p, err := c.plan("Count", q)
+	if err != nil {
+		return 0, err
+	}
+	if q.Partition == nil && q.Filter == nil {
+		st, err := c.census("Count")
+		return st.Live, err
+	}
+	s, err := c.snapshot("Count")
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	s.scan(p, func(d *doc) bool {
+		if q.Filter == nil || q.Filter(Document{d}) {
+			n++
+		}
+		return true
+	})
+	return n, nil
+}

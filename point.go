@@ -1,0 +1,143 @@
+package ttldb
+
+import "time"
+
+// keyBuffer is large enough for most keys, so that building one for a
+// lookup does not allocate.
+type keyBuffer [192]byte
+
+// lookupKey validates a partition key and id given by a caller and appends
+// the document key they make to buf.
+func (c *Collection) lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, error) {
+	if pk.kind == pkString && pk.s == id {
+		// A valid id is a valid string key: check the string once, and
+		// report a bad one as a bad partition key first, as below.
+		if err := validateID(id); err != nil {
+			if perr := pk.validate(); perr != nil {
+				return nil, perr
+			}
+			return nil, err
+		}
+		return keyFor(buf, pk, id, c.byID), nil
+	}
+	if err := pk.validate(); err != nil {
+		return nil, err
+	}
+	if err := validateID(id); err != nil {
+		return nil, err
+	}
+	return keyFor(buf, pk, id, c.byID), nil
+}
+
+// live returns the live document stored under key, or nil. Call with mu
+// held.
+func (c *Collection) live(key []byte) *doc {
+	d := c.prim.get(key)
+	if d == nil || c.limits().expired(d) {
+		return nil
+	}
+	return d
+}
+
+// Get returns the live document with partition key pk and id id. It takes
+// O(1) on average and does not allocate when it finds the document.
+//
+// Errors: ErrNotFound when there is none or it has expired (R4);
+// ErrInvalidPartitionKey or ErrInvalidID for a bad key; ErrClosed.
+func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
+	if c.unusable() {
+		return Document{}, c.errClosed("Get")
+	}
+	var buf keyBuffer
+	key, err := c.lookupKey(buf[:0], pk, id)
+	if err != nil {
+		return Document{}, err
+	}
+	c.mu.RLock()
+	if c.unusable() {
+		c.mu.RUnlock()
+		return Document{}, c.errClosed("Get")
+	}
+	d := c.live(key)
+	c.mu.RUnlock()
+	if d == nil {
+		return Document{}, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", id, pk)
+	}
+	return Document{d}, nil
+}
+
+// Delete deletes the live document with partition key pk and id id. It
+// takes O(log n).
+//
+// Errors: ErrNotFound when there is none or it has expired (R4);
+// ErrPreconditionFailed when an IfMatch etag differs; ErrInvalidPartitionKey
+// or ErrInvalidID for a bad key; ErrClosed.
+func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
+	_, err := c.modify("Delete", pk, id, opts, func(old *doc) *doc {
+		c.prim.remove(old)
+		c.exp.remove(old)
+		return nil
+	})
+	return err
+}
+
+// Touch renews the live document's _ts and _etag and changes nothing else:
+// a write that restarts its countdown (R6), for sliding expiry. It takes
+// O(log n + size of the document) and returns the document as stored.
+//
+// Errors: those of Delete.
+func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
+	return c.modify("Touch", pk, id, opts, func(old *doc) *doc {
+		d := newDoc(old.key(), old.at, old.body(), old.ttl, c.now(), c.nextETag())
+		c.store(old, d)
+		return d
+	})
+}
+
+// modify runs change on the live document with the key, under the lock and
+// the write's condition.
+func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(old *doc) *doc) (Document, error) {
+	if c.unusable() {
+		return Document{}, c.errClosed(op)
+	}
+	var buf keyBuffer
+	key, err := c.lookupKey(buf[:0], pk, id)
+	if err != nil {
+		return Document{}, err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	if c.unusable() {
+		return Document{}, c.errClosed(op)
+	}
+	old := c.live(key)
+	etag, cond := condition(opts)
+	switch {
+	case old == nil:
+		return Document{}, errorf(ErrNotFound, "%s: document %q in partition %v is not there or has expired", op, id, pk)
+	case cond && !old.hasETag(etag):
+		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, old.etag(), etag)
+	}
+	return Document{change(old)}, nil
+}
+
+// ExpiresAt returns the instant d expires, or expired, under the
+// collection's DefaultTTL (R3, R4): its _ts plus its effective TTL. A
+// document that expired under an earlier DefaultTTL keeps the instant it
+// expired at, whatever the setting now (R7). ok is false when d does not
+// expire. It answers for the Document given, even if the collection has
+// since replaced or deleted it; the zero Document, and any after Close,
+// give ok false. The answer follows changes of DefaultTTL, which is why it
+// is asked of the collection and not of the document. It takes O(1).
+func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
+	if d.d == nil || c.unusable() {
+		return time.Time{}, false
+	}
+	c.mu.RLock()
+	sec, ok := c.exp.expiry(c.def, c.limits(), d.d)
+	c.mu.RUnlock()
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(sec, 0), true
+}

@@ -1,0 +1,320 @@
+package ttldb
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+)
+
+// scanner validates JSON and writes it compactly.
+type scanner struct {
+	src    []byte
+	i      int
+	out    []byte
+	pkRoot string // name of the top-level member the partition-key path starts with
+	id     span
+	ttl    span
+	pk     span
+}
+
+// span is a range of intake.out holding one JSON value.
+type span struct{ start, end int }
+
+func (s span) set() bool { return s.end > 0 }
+
+func (s *scanner) ws() {
+	i, src := s.i, s.src
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	s.i = i
+}
+
+func (s *scanner) syntax(want string) error {
+	if s.i >= len(s.src) {
+		return errorf(ErrInvalidDocument, "invalid JSON: unexpected end of input, want %s", want)
+	}
+	return errorf(ErrInvalidDocument, "invalid JSON at byte %d: found %q, want %s", s.i, s.src[s.i], want)
+}
+
+// value scans one value that sits at the given nesting level.
+func (s *scanner) value(depth int) error {
+	if s.i >= len(s.src) {
+		return s.syntax("a value")
+	}
+	if len(s.out) > MaxDocumentSize {
+		return errorf(ErrTooLarge, "document is over %d bytes (R10)", MaxDocumentSize)
+	}
+	switch c := s.src[s.i]; {
+	case c == '{':
+		return s.object(depth + 1)
+	case c == '[':
+		return s.array(depth + 1)
+	case c == '"':
+		return s.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	}
+	return s.syntax("a value")
+}
+
+func (s *scanner) deep(depth int) error {
+	if depth > MaxDepth {
+		return errorf(ErrInvalidDocument, "document is nested more than %d levels deep (R10)", MaxDepth)
+	}
+	return nil
+}
+
+// object scans an object at nesting level depth; at level 1 it drops the
+// system properties _ts and _etag and notes where id, ttl and the
+// partition-key member are.
+func (s *scanner) object(depth int) error {
+	if err := s.deep(depth); err != nil {
+		return err
+	}
+	s.i++
+	s.out = append(s.out, '{')
+	s.ws()
+	if s.i < len(s.src) && s.src[s.i] == '}' {
+		s.i++
+		s.out = append(s.out, '}')
+		return nil
+	}
+	kept := 0
+	for {
+		s.ws()
+		if s.i >= len(s.src) || s.src[s.i] != '"' {
+			return s.syntax("a member name")
+		}
+		mark := len(s.out)
+		if kept > 0 {
+			s.out = append(s.out, ',')
+		}
+		keyAt := len(s.out)
+		if err := s.str(); err != nil {
+			return err
+		}
+		keyEnd := len(s.out)
+		s.ws()
+		if s.i >= len(s.src) || s.src[s.i] != ':' {
+			return s.syntax("':'")
+		}
+		s.i++
+		s.out = append(s.out, ':')
+		s.ws()
+		valAt := len(s.out)
+		if err := s.value(depth); err != nil {
+			return err
+		}
+		kept++
+		if depth == 1 {
+			name := s.out[keyAt+1 : keyEnd-1]
+			if bytes.IndexByte(name, '\\') >= 0 {
+				name = unquote(s.out[keyAt:keyEnd])
+			}
+			if string(name) == "_ts" || string(name) == "_etag" {
+				s.out = s.out[:mark] // the library writes these itself
+				kept--
+			} else if err := s.note(name, span{valAt, len(s.out)}); err != nil {
+				return err
+			}
+		}
+		s.ws()
+		if s.i >= len(s.src) {
+			return s.syntax("',' or '}'")
+		}
+		switch s.src[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.out = append(s.out, '}')
+			return nil
+		default:
+			return s.syntax("',' or '}'")
+		}
+	}
+}
+
+// note records a top-level member, by its decoded name, that rules R2 and
+// R10 read.
+func (s *scanner) note(name []byte, val span) error {
+	if string(name) == "id" {
+		if err := noteOnce(&s.id, "id", val); err != nil {
+			return err
+		}
+	}
+	if string(name) == "ttl" {
+		if err := noteOnce(&s.ttl, "ttl", val); err != nil {
+			return err
+		}
+	}
+	if string(name) == s.pkRoot {
+		return noteOnce(&s.pk, s.pkRoot, val)
+	}
+	return nil
+}
+
+// noteOnce records val in at, refusing a member that appears twice.
+func noteOnce(at *span, name string, val span) error {
+	if at.set() {
+		return errorf(ErrInvalidDocument, "member %q appears twice", name)
+	}
+	*at = val
+	return nil
+}
+
+func (s *scanner) array(depth int) error {
+	if err := s.deep(depth); err != nil {
+		return err
+	}
+	s.i++
+	s.out = append(s.out, '[')
+	s.ws()
+	if s.i < len(s.src) && s.src[s.i] == ']' {
+		s.i++
+		s.out = append(s.out, ']')
+		return nil
+	}
+	for {
+		s.ws()
+		if err := s.value(depth); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.src) {
+			return s.syntax("',' or ']'")
+		}
+		switch s.src[s.i] {
+		case ',':
+			s.i++
+			s.out = append(s.out, ',')
+		case ']':
+			s.i++
+			s.out = append(s.out, ']')
+			return nil
+		default:
+			return s.syntax("',' or ']'")
+		}
+	}
+}
+
+// str scans a string: escapes must be valid, control characters escaped,
+// and the text valid UTF-8.
+func (s *scanner) str() error {
+	start := s.i
+	s.i++
+	for s.i < len(s.src) {
+		i, src := s.i, s.src // the common case, fast: plain bytes
+		for i < len(src) && plain[src[i]] {
+			i++
+		}
+		if s.i = i; i >= len(src) {
+			break
+		}
+		c := s.src[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			s.out = append(s.out, s.src[start:s.i]...)
+			return nil
+		case c == '\\':
+			s.i++
+			if s.i >= len(s.src) {
+				return s.syntax("an escape")
+			}
+			switch s.src[s.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i++
+			case 'u':
+				s.i++
+				for k := 0; k < 4; k++ {
+					if s.i >= len(s.src) || !isHex(s.src[s.i]) {
+						return s.syntax("a hexadecimal digit")
+					}
+					s.i++
+				}
+			default:
+				return s.syntax("an escape")
+			}
+		case c < 0x20:
+			return errorf(ErrInvalidDocument, "invalid JSON at byte %d: control character %#x in a string", s.i, c)
+		case c < utf8.RuneSelf:
+			s.i++
+		default:
+			r, n := utf8.DecodeRune(s.src[s.i:])
+			if r == utf8.RuneError && n == 1 {
+				return errorf(ErrInvalidDocument, "invalid JSON at byte %d: invalid UTF-8 in a string", s.i)
+			}
+			s.i += n
+		}
+	}
+	return s.syntax("'\"'")
+}
+
+// plain marks the bytes a string holds as they are: ASCII, neither a
+// control character, a quote nor a backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func (s *scanner) digits() int {
+	i, src := s.i, s.src
+	for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+		i++
+	}
+	n := i - s.i
+	s.i = i
+	return n
+}
+
+func (s *scanner) number() error {
+	start := s.i
+	if s.src[s.i] == '-' {
+		s.i++
+	}
+	if s.i < len(s.src) && s.src[s.i] == '0' {
+		s.i++
+	} else if s.digits() == 0 {
+		return s.syntax("a digit")
+	}
+	if s.i < len(s.src) && s.src[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return s.syntax("a digit")
+		}
+	}
+	if s.i < len(s.src) && (s.src[s.i] == 'e' || s.src[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.src) && (s.src[s.i] == '+' || s.src[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return s.syntax("a digit")
+		}
+	}
+	s.out = append(s.out, s.src[start:s.i]...)
+	return nil
+}
+
+func (s *scanner) literal(lit string) error {
+	if len(s.src)-s.i < len(lit) || string(s.src[s.i:s.i+len(lit)]) != lit {
+		return s.syntax(strconv.Quote(lit))
+	}
+	s.i += len(lit)
+	s.out = append(s.out, lit...)
+	return nil
+}

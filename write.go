@@ -1,0 +1,129 @@
+package ttldb
+
+import "sync"
+
+// WriteOption makes a write conditional. The zero value adds no condition.
+type WriteOption struct {
+	ifMatch string
+	set     bool
+}
+
+// IfMatch makes a write succeed only if the document is live and its _etag
+// is etag (R10); otherwise it fails with ErrPreconditionFailed, or with
+// ErrNotFound when there is no live document (R4).
+func IfMatch(etag string) WriteOption { return WriteOption{ifMatch: etag, set: true} }
+
+// condition returns the etag the options require; the last IfMatch wins.
+func condition(opts []WriteOption) (etag string, set bool) {
+	for _, o := range opts {
+		if o.set {
+			etag, set = o.ifMatch, true
+		}
+	}
+	return etag, set
+}
+
+type writeKind uint8
+
+const (
+	create writeKind = iota
+	replace
+	upsert
+)
+
+func (k writeKind) String() string { return [...]string{"Create", "Replace", "Upsert"}[k] }
+
+// intakeBuffers recycles the buffers documents are compacted into.
+var intakeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// Create stores a new document. doc is JSON text ([]byte or
+// json.RawMessage) or any value that encoding/json encodes to a JSON object
+// (a struct, a map). It must have an id and may have a ttl (R2); the
+// library adds _ts and _etag. Create returns the stored document.
+//
+// Errors: ErrConflict when a live document has the same partition key and
+// id (an expired one is replaced, R4); ErrInvalidDocument, ErrTooLarge,
+// ErrInvalidID, ErrInvalidPartitionKey or ErrInvalidTTL for bad input,
+// which changes nothing; ErrClosed. It takes O(log n + size of doc).
+func (c *Collection) Create(doc any) (Document, error) { return c.write(create, doc, nil) }
+
+// Replace replaces a live document with doc, which names it by its id and
+// partition key. It takes the input and costs of Create.
+//
+// Errors: ErrNotFound when no live document has the key (R4);
+// ErrPreconditionFailed when an IfMatch etag differs; and the input errors
+// of Create.
+func (c *Collection) Replace(doc any, opts ...WriteOption) (Document, error) {
+	return c.write(replace, doc, opts)
+}
+
+// Upsert replaces the live document with doc's key, or creates it when
+// there is none (or it has expired, R4). With IfMatch it acts as Replace:
+// there must be a live document with that etag. It takes the input and
+// costs of Create, and returns its errors but ErrConflict.
+func (c *Collection) Upsert(doc any, opts ...WriteOption) (Document, error) {
+	return c.write(upsert, doc, opts)
+}
+
+func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document, error) {
+	if c.unusable() {
+		return Document{}, c.errClosed(kind.String())
+	}
+	src, err := encodeInput(v)
+	if err != nil {
+		return Document{}, err
+	}
+	bufp := intakeBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bufp) <= 64<<10 {
+			intakeBuffers.Put(bufp)
+		}
+	}()
+	var kb keyBuffer
+	in, key, err := parseDocument(*bufp, kb[:0], src, c.pkPath)
+	*bufp = in.out[:0]
+	if err != nil {
+		return Document{}, err
+	}
+	// Build the document before taking the lock, and stamp its _ts under
+	// the lock (R4: _ts is the second of the write).
+	d := newDoc(key, in.at, in.out, in.ttl, 0, c.nextETag())
+
+	c.lock()
+	defer c.mu.Unlock()
+	if c.unusable() {
+		return Document{}, c.errClosed(kind.String())
+	}
+	now := c.now()
+	old := c.prim.get(key)
+	live := old != nil && !c.exp.limits(c.def, now).expired(old)
+	etag, cond := condition(opts)
+	switch {
+	case kind == create && live:
+		return Document{}, errorf(ErrConflict, "%s exists", describeKey(key, in.at))
+	case (kind == replace || cond) && !live:
+		return Document{}, errorf(ErrNotFound, "%v: %s is not there or has expired", kind, describeKey(key, in.at))
+	case cond && !old.hasETag(etag):
+		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.at), old.etag(), etag)
+	}
+	d.ts = now // d is not yet shared
+	c.store(old, d)
+	return Document{d}, nil
+}
+
+// nextETag returns a fresh etag: unique within the collection, and unlikely
+// to equal one of another collection.
+func (c *Collection) nextETag() uint64 { return c.etagBase + c.seq.Add(1) }
+
+// store puts d in place of old (nil when the key was free). Call with mu
+// held.
+func (c *Collection) store(old, d *doc) {
+	if old != nil {
+		c.exp.remove(old)
+	}
+	c.prim.put(d)
+	c.exp.add(d)
+	if at, ok := expiresAt(c.def, d); ok && at < c.wakeAt {
+		c.poke()
+	}
+}
