@@ -31,10 +31,9 @@ type Collection struct {
 	waiting atomic.Int32 // foreground calls waiting for mu; the sweeper lets them go first
 
 	mu        sync.RWMutex
-	def       DefaultTTL
 	mode      IndexingMode
 	prim      primary
-	exp       expiryIndex
+	exp       expiryIndex // and the DefaultTTL it owns
 	etagBase  uint64
 	seq       atomic.Uint64
 	swept     atomic.Uint64 // written under mu, read anywhere
@@ -96,10 +95,9 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		byID:     isIDPath(segs),
 		clock:    o.Now,
 		batch:    o.SweepBatch,
-		def:      o.DefaultTTL,
 		mode:     o.Indexing,
 		prim:     newPrimary(),
-		exp:      newExpiryIndex(),
+		exp:      newExpiryIndex(o.DefaultTTL),
 		etagBase: rand.Uint64(),
 		wakeAt:   math.MinInt64,
 		stop:     make(chan struct{}),
@@ -145,8 +143,7 @@ func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
 	if err := ttlNeedsIndexing(d, c.mode); err != nil {
 		return err
 	}
-	c.exp.freeze(c.def, c.limits())
-	c.def = d
+	c.exp.setDefault(d, c.now())
 	c.poke()
 	return nil
 }
@@ -155,7 +152,7 @@ func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
 func (c *Collection) DefaultTTL() DefaultTTL {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.def
+	return c.exp.def
 }
 
 // SetIndexingMode changes the indexing mode in O(1).
@@ -174,7 +171,7 @@ func (c *Collection) SetIndexingMode(m IndexingMode) error {
 	if c.unusable() {
 		return c.errClosed("SetIndexingMode")
 	}
-	if err := ttlNeedsIndexing(c.def, m); err != nil {
+	if err := ttlNeedsIndexing(c.exp.def, m); err != nil {
 		return err
 	}
 	c.mode = m
@@ -204,7 +201,7 @@ func (c *Collection) Close() error {
 		close(c.stop)
 		<-c.done
 		c.mu.Lock()
-		c.prim, c.exp = primary{}, expiryIndex{}
+		c.prim, c.exp = primary{}, expiryIndex{def: c.exp.def} // the setting stays readable
 		c.mu.Unlock()
 	})
 	return nil

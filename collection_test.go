@@ -937,7 +937,7 @@ func TestExpiryItemOrder(t *testing.T) {
 			tag++
 		}
 	}
-	x := newExpiryIndex()
+	x := newExpiryIndex(TTLOff())
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, i := range r.Perm(len(docs)) {
 		x.add(docs[i])

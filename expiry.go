@@ -1,14 +1,17 @@
 package ttldb
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/google/btree"
 )
 
 // expiryIndex finds the documents that expire, in the order they expire,
-// without depending on DefaultTTL, so that changing DefaultTTL costs O(1)
-// (R7):
+// and owns the collection's DefaultTTL: the setting and the index change
+// together, in setDefault, which is rule R7 in one place. Its trees do not
+// depend on the setting, so that changing it costs O(1):
 //
 //   - own holds the documents with a ttl of their own (m seconds), ordered by
 //     _ts + m: their expiry does not depend on DefaultTTL, only on whether TTL
@@ -21,18 +24,25 @@ import (
 //
 // Rule R7 also says that a document already expired when DefaultTTL changes
 // stays gone. Those documents are prefixes of the two trees at the moment of
-// the change, so the index keeps two cut-offs instead of a list: a document
-// of own whose expiry is at or before ownCut, or a document of inherit whose
-// _ts is at or before inheritCut, is expired whatever the setting.
+// the change, so the index keeps cut-offs instead of a list: a document of
+// own whose expiry is at or before ownCut, or a document of inherit whose
+// _ts is at or before the last cut's upTo, is expired whatever the setting.
+// Each cut of inherit remembers the DefaultTTL it was made under, so that a
+// document keeps the instant it expired at through later changes.
 //
 // Guarded by Collection.mu.
 type expiryIndex struct {
-	own        *btree.BTreeG[expItem]
-	inherit    *btree.BTreeG[expItem]
-	ownCut     int64
-	inheritCut int64
-	cutTTL     int64 // the DefaultTTL n that set inheritCut: those documents expired at _ts + cutTTL
+	def     DefaultTTL
+	own     *btree.BTreeG[expItem]
+	inherit *btree.BTreeG[expItem]
+	ownCut  int64
+	cuts    []inheritCut // ascending upTo; pruned as the documents they cover go
 }
+
+// inheritCut is a part of the inherit tree frozen by R7: the documents whose
+// _ts is above the previous cut's upTo and at or below upTo expired at
+// _ts + ttl, under the DefaultTTL of ttl seconds in force until the cut.
+type inheritCut struct{ upTo, ttl int64 }
 
 // expItem is a document in an expiry tree. It carries a sort key, so that
 // comparisons, O(log n) of them per write, almost never load the document,
@@ -87,13 +97,22 @@ func expLess(a, b expItem) bool {
 	return x < y || (x == y && a.d.tag < b.d.tag)
 }
 
-func newExpiryIndex() expiryIndex {
+func newExpiryIndex(def DefaultTTL) expiryIndex {
 	return expiryIndex{
-		own:        btree.NewG(btreeDegree, expLess),
-		inherit:    btree.NewG(btreeDegree, expLess),
-		ownCut:     math.MinInt64,
-		inheritCut: math.MinInt64,
+		def:     def,
+		own:     btree.NewG(btreeDegree, expLess),
+		inherit: btree.NewG(btreeDegree, expLess),
+		ownCut:  math.MinInt64,
 	}
+}
+
+// inheritCut returns the _ts at or before which a document of inherit is
+// expired whatever the setting (R7).
+func (x *expiryIndex) inheritCut() int64 {
+	if len(x.cuts) == 0 {
+		return math.MinInt64
+	}
+	return x.cuts[len(x.cuts)-1].upTo
 }
 
 // tree returns the tree d belongs in, and its item there, or a nil tree for
@@ -128,15 +147,15 @@ type limits struct {
 }
 
 // limits returns which documents are expired now. Call with mu held.
-func (c *Collection) limits() limits { return c.exp.limits(c.def, c.now()) }
+func (c *Collection) limits() limits { return c.exp.limits(c.now()) }
 
-// limits returns the limits at now under DefaultTTL def.
-func (x *expiryIndex) limits(def DefaultTTL, now int64) limits {
-	l := limits{own: x.ownCut, inherit: x.inheritCut}
-	if _, on := effectiveTTL(def, 1); on { // R3: ttl m counts whenever TTL is on
+// limits returns the limits at now.
+func (x *expiryIndex) limits(now int64) limits {
+	l := limits{own: x.ownCut, inherit: x.inheritCut()}
+	if _, on := effectiveTTL(x.def, 1); on { // R3: ttl m counts whenever TTL is on
 		l.own = max(l.own, now)
 	}
-	if n, on := effectiveTTL(def, ttlInherit); on { // R3: no ttl inherits n
+	if n, on := effectiveTTL(x.def, ttlInherit); on { // R3: no ttl inherits n
 		l.inherit = max(l.inherit, now-n)
 	}
 	return l
@@ -153,34 +172,52 @@ func (l limits) expired(d *doc) bool {
 	return false
 }
 
-// freeze records that what is expired under l stays expired whatever the
-// setting becomes (R7). Called before DefaultTTL changes.
-func (x *expiryIndex) freeze(def DefaultTTL, l limits) {
-	if l.inherit > x.inheritCut {
-		x.cutTTL = def.seconds
+// setDefault changes the DefaultTTL at now (R7): first what is expired
+// under the old setting is frozen, so that it stays expired whatever the
+// new one, then the setting changes. It takes O(1), plus the cuts it prunes.
+func (x *expiryIndex) setDefault(def DefaultTTL, now int64) {
+	l := x.limits(now)
+	if l.inherit > x.inheritCut() {
+		// Only a DefaultTTL of n seconds moves the inherit limit.
+		x.cuts = append(x.cuts, inheritCut{upTo: l.inherit, ttl: x.def.seconds})
 	}
-	x.ownCut, x.inheritCut = l.own, l.inherit
+	x.ownCut = l.own
+	x.def = def
+	x.pruneCuts()
 }
 
-// expiry returns when d expires, or expired, under def and l, and ok false
-// when it does not expire. A document that expired under an earlier
-// DefaultTTL keeps the instant it expired at (R7).
-func (x *expiryIndex) expiry(def DefaultTTL, l limits, d *doc) (at int64, ok bool) {
+// pruneCuts drops the cuts that no document of inherit is under any more.
+func (x *expiryIndex) pruneCuts() {
+	first, found := x.inherit.Min()
+	n := 0
+	for n < len(x.cuts)-1 && (!found || first.d.ts > x.cuts[n].upTo) {
+		n++ // keep the last cut: it is the limit itself
+	}
+	if n > 0 {
+		x.cuts = append(x.cuts[:0], x.cuts[n:]...)
+	}
+}
+
+// expiresAt returns when d expires, or expired, at now, and ok false when it
+// does not expire. A document that expired under an earlier DefaultTTL
+// keeps the instant it expired at (R7).
+func (x *expiryIndex) expiresAt(d *doc, now int64) (at int64, ok bool) {
 	switch {
-	case d.ttl > 0 && l.expired(d):
+	case d.ttl > 0 && x.limits(now).expired(d):
 		return d.ts + int64(d.ttl), true
-	case d.ttl == ttlInherit && d.ts <= x.inheritCut:
-		return d.ts + x.cutTTL, true
+	case d.ttl == ttlInherit && d.ts <= x.inheritCut():
+		i, _ := slices.BinarySearchFunc(x.cuts, d.ts, func(c inheritCut, ts int64) int { return cmp.Compare(c.upTo, ts) })
+		return d.ts + x.cuts[i].ttl, true
 	}
-	return expiresAt(def, d)
+	return x.due(d)
 }
 
-// next returns the first instant at which a document expires under def, or
-// ok false when none will (always while TTL is off). Documents past a
-// cut-off are due at once.
-func (x *expiryIndex) next(def DefaultTTL, now int64) (at int64, ok bool) {
+// next returns the first instant at which a document expires, or ok false
+// when none will (always while TTL is off). Documents past a cut-off are due
+// at once.
+func (x *expiryIndex) next(now int64) (at int64, ok bool) {
 	at = math.MaxInt64
-	if !def.on {
+	if !x.def.on {
 		return at, false // R5: nothing expires while TTL is off
 	}
 	for _, t := range [...]*btree.BTreeG[expItem]{x.own, x.inherit} {
@@ -188,20 +225,20 @@ func (x *expiryIndex) next(def DefaultTTL, now int64) (at int64, ok bool) {
 		if !found {
 			continue
 		}
-		if it.d.ttl == ttlInherit && it.d.ts <= x.inheritCut {
+		if it.d.ttl == ttlInherit && it.d.ts <= x.inheritCut() {
 			return now, true
 		}
-		if e, on := expiresAt(def, it.d); on {
+		if e, on := x.due(it.d); on {
 			at, ok = min(at, e), true
 		}
 	}
 	return at, ok
 }
 
-// expiresAt returns when d expires under def, ignoring the cut-offs, or ok
-// false when it does not.
-func expiresAt(def DefaultTTL, d *doc) (at int64, ok bool) {
-	e, ok := effectiveTTL(def, d.ttl)
+// due returns when d expires under the current setting, ignoring the
+// cut-offs, or ok false when it does not.
+func (x *expiryIndex) due(d *doc) (at int64, ok bool) {
+	e, ok := effectiveTTL(x.def, d.ttl)
 	return d.ts + e, ok
 }
 
@@ -220,6 +257,9 @@ func (x *expiryIndex) popExpired(l limits, max int, drop func(*doc)) int {
 			drop(it.d)
 			n++
 		}
+	}
+	if n > 0 && len(x.cuts) > 1 {
+		x.pruneCuts()
 	}
 	return n
 }

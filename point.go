@@ -134,7 +134,7 @@ func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	c.mu.RLock()
-	sec, ok := c.exp.expiry(c.def, c.limits(), d.d)
+	sec, ok := c.exp.expiresAt(d.d, c.now())
 	c.mu.RUnlock()
 	if !ok {
 		return time.Time{}, false

@@ -56,7 +56,7 @@ func (c *Collection) sweepBatch() (n int, more bool, err error) {
 	if c.unusable() {
 		return 0, false, c.errClosed("Sweep")
 	}
-	if !c.def.on {
+	if !c.exp.def.on {
 		return 0, false, nil // R5: nothing is deleted while TTL is off
 	}
 	start, lim := time.Now(), c.limits()
@@ -132,7 +132,7 @@ func (c *Collection) nextWake() (wait time.Duration, ok bool) {
 		return 0, false
 	}
 	now := c.now()
-	at, ok := c.exp.next(c.def, now)
+	at, ok := c.exp.next(now)
 	if !ok {
 		c.wakeAt = math.MaxInt64
 		return 0, false

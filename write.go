@@ -96,7 +96,7 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	}
 	now := c.now()
 	old := c.prim.get(key)
-	live := old != nil && !c.exp.limits(c.def, now).expired(old)
+	live := old != nil && !c.exp.limits(now).expired(old)
 	etag, cond := condition(opts)
 	switch {
 	case kind == create && live:
@@ -123,7 +123,7 @@ func (c *Collection) store(old, d *doc) {
 	}
 	c.prim.put(d)
 	c.exp.add(d)
-	if at, ok := expiresAt(c.def, d); ok && at < c.wakeAt {
+	if at, ok := c.exp.due(d); ok && at < c.wakeAt {
 		c.poke()
 	}
 }
