@@ -66,6 +66,9 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 
 	// id (R10)
 	if !s.id.set() {
+		if s.idLike != "" {
+			return intake{}, nil, errorf(ErrInvalidID, "document has no \"id\" member, but has %q: member names are case-sensitive; a Go struct field ID encodes as \"ID\" unless tagged `json:\"id\"` (R10)", s.idLike)
+		}
 		return intake{}, nil, errorf(ErrInvalidID, "document has no id (R10)")
 	}
 	idRaw := s.out[s.id.start:s.id.end]

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -56,48 +57,35 @@ func NumberKey(f float64) PartitionKey { return PartitionKey{kind: pkNumber, f: 
 // ErrInvalidPartitionKey where the key is used.
 func StringKey(s string) PartitionKey { return PartitionKey{kind: pkString, s: s} }
 
-// PartitionKeyOf converts a Go value: nil is JSON null; a bool, string,
-// json.Number, or any integer or float type becomes the matching key. Any
-// other type is an error wrapping ErrInvalidPartitionKey.
+// PartitionKeyOf converts a Go value: nil is JSON null; a bool, a string, a
+// json.Number, or a value of any integer or floating-point type (named types
+// such as `type TenantID string` too) becomes the matching key. Numbers
+// become float64, as in JSON, so integers beyond 2^53 lose precision. Any
+// other type is an error wrapping ErrInvalidPartitionKey, as is a number
+// that is not finite and a string of R10's wrong kind.
 func PartitionKeyOf(v any) (PartitionKey, error) {
 	var k PartitionKey
-	switch x := v.(type) {
-	case nil:
-		k = NullKey()
-	case bool:
-		k = BoolKey(x)
-	case string:
-		k = StringKey(x)
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
+	if n, ok := v.(json.Number); ok {
+		f, err := strconv.ParseFloat(string(n), 64)
 		if err != nil {
-			return PartitionKey{}, errorf(ErrInvalidPartitionKey, "partition key %q is not a finite number", string(x))
+			return PartitionKey{}, errorf(ErrInvalidPartitionKey, "partition key %q is not a finite number", string(n))
 		}
 		k = NumberKey(f)
-	case float64:
-		k = NumberKey(x)
-	case float32:
-		k = NumberKey(float64(x))
-	case int:
-		k = NumberKey(float64(x))
-	case int8:
-		k = NumberKey(float64(x))
-	case int16:
-		k = NumberKey(float64(x))
-	case int32:
-		k = NumberKey(float64(x))
-	case int64:
-		k = NumberKey(float64(x))
-	case uint:
-		k = NumberKey(float64(x))
-	case uint8:
-		k = NumberKey(float64(x))
-	case uint16:
-		k = NumberKey(float64(x))
-	case uint32:
-		k = NumberKey(float64(x))
-	case uint64:
-		k = NumberKey(float64(x))
+		return k, k.validate() // NaN and Inf parse
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Invalid: // nil
+		k = NullKey()
+	case reflect.Bool:
+		k = BoolKey(rv.Bool())
+	case reflect.String:
+		k = StringKey(rv.String())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		k = NumberKey(float64(rv.Int()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		k = NumberKey(float64(rv.Uint()))
+	case reflect.Float32, reflect.Float64:
+		k = NumberKey(rv.Float())
 	default:
 		return PartitionKey{}, errorf(ErrInvalidPartitionKey, "partition key of type %T: want a string, number, bool or nil (R10)", v)
 	}

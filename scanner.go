@@ -15,6 +15,7 @@ type scanner struct {
 	id     span
 	ttl    span
 	pk     span
+	idLike string // a top-level member named "id" in other letters ("ID", "Id"), for the error when id is missing
 }
 
 // span is a range of intake.out holding one JSON value.
@@ -149,6 +150,8 @@ func (s *scanner) note(name []byte, val span) error {
 		if err := noteOnce(&s.id, "id", val); err != nil {
 			return err
 		}
+	} else if s.idLike == "" && len(name) == 2 && bytes.EqualFold(name, []byte("id")) {
+		s.idLike = string(name)
 	}
 	if string(name) == "ttl" {
 		if err := noteOnce(&s.ttl, "ttl", val); err != nil {
