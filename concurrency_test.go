@@ -173,7 +173,7 @@ func TestListingSnapshotUnderLoad(t *testing.T) { // R4, R5
 
 // TestMemoryGivenBack: after a mass expiry is swept, the live heap returns
 // near its level before the documents were written (R5).
-func TestMemoryGivenBack(t *testing.T) { // R5
+func TestMemoryGivenBack(t *testing.T) { // R5, R15
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
 	c, err := NewCollection("mem", "/pk", &Options{DefaultTTL: TTLSeconds(10), Now: clk.Now, ManualSweep: true})
 	require.NoError(t, err)

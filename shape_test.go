@@ -6,8 +6,10 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -66,4 +68,32 @@ func TestShapeOfTheCode(t *testing.T) {
 	}
 	sort.Strings(both)
 	require.Empty(t, both, "files that call each other both ways")
+}
+
+// TestSpecRulesAreTested checks that every rule of docs/SPEC.md that is not
+// marked planned is named, as "R4", by at least one test of the module.
+func TestSpecRulesAreTested(t *testing.T) {
+	spec, err := os.ReadFile("docs/SPEC.md")
+	require.NoError(t, err)
+	heading := regexp.MustCompile(`(?m)^## (R\d+)\. [^\n]*\n\s*(Status: planned)?`)
+	var rules []string
+	for _, m := range heading.FindAllStringSubmatch(string(spec), -1) {
+		if m[2] == "" {
+			rules = append(rules, m[1])
+		}
+	}
+	require.GreaterOrEqual(t, len(rules), 10, "docs/SPEC.md has rules R1-R10 at least")
+	var tests strings.Builder
+	require.NoError(t, filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, "_test.go") && !strings.HasPrefix(path, "bench") {
+			b, err := os.ReadFile(path)
+			tests.Write(b)
+			return err
+		}
+		return err
+	}))
+	for _, r := range rules {
+		named := regexp.MustCompile(`//.*\b` + r + `\b`).MatchString(tests.String())
+		require.True(t, named, "no test names rule %s of docs/SPEC.md in a comment", r)
+	}
 }

@@ -412,7 +412,7 @@ func TestSweeperWokenByTurningTTLOn(t *testing.T) {
 	}
 }
 
-// R5: Close stops the sweeper and returns once it has exited (synctest.Test
+// R5, R15: Close stops the sweeper and returns once it has exited (synctest.Test
 // fails if the goroutine is still alive when the test ends); it is
 // idempotent and safe from many goroutines at once.
 func TestCloseStopsSweeper(t *testing.T) {
