@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -81,4 +82,59 @@ func BenchmarkSweepNothingDue(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchSession is benchDoc's document as a Go struct.
+type benchSession struct {
+	ID    string   `json:"id"`
+	PK    string   `json:"pk"`
+	TTL   *int     `json:"ttl,omitempty"`
+	User  string   `json:"user"`
+	Kind  string   `json:"kind"`
+	Roles []string `json:"roles"`
+	Note  string   `json:"note"`
+}
+
+// BenchmarkDecode compares, on one 200-byte document: encoding/json's
+// Unmarshal of the body alone (the floor), the typed Get (Get plus that
+// decode), and Get plus Document.Decode (which adds _ts and _etag first).
+func BenchmarkDecode(b *testing.B) {
+	c, docs := benchCollection(b, 1000)
+	const i = 42
+	pk, id := StringKey(fmt.Sprint("p", i%100)), fmt.Sprintf("key:%010d", i)
+	b.Run("json.Unmarshal", func(b *testing.B) {
+		body := docs[i]
+		b.ReportAllocs()
+		for b.Loop() {
+			var s benchSession
+			if err := json.Unmarshal(body, &s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Typed.Get", func(b *testing.B) {
+		sessions, err := NewTyped[benchSession](c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := sessions.Get(pk, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Get+Document.Decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			d, err := c.Get(pk, id)
+			var s benchSession
+			if err == nil {
+				err = d.Decode(&s)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -3,6 +3,8 @@ package ttldb
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -100,8 +102,29 @@ func (d Document) Decode(v any) error {
 	if d.d == nil {
 		return errorf(ErrNotFound, "decode of an empty Document")
 	}
-	if err := json.Unmarshal(d.d.appendJSON(make([]byte, 0, d.d.jsonLen())), v); err != nil {
-		return fmt.Errorf("%w: decode document %q into %T: %w", ErrInvalidDocument, d.d.id(), v, err)
+	return d.d.decode(v, true)
+}
+
+// decodeBuffers recycles the buffers documents are decoded from.
+var decodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// decode unmarshals the document into v with encoding/json: its body, with
+// the system properties when system is set. The text is copied into a
+// recycled buffer first, so that nothing can reach the stored bytes.
+func (d *doc) decode(v any, system bool) error {
+	bufp := decodeBuffers.Get().(*[]byte)
+	buf := append((*bufp)[:0], d.body()...)
+	if system {
+		buf = d.appendJSON(buf[:0])
+	}
+	err := json.Unmarshal(buf, v)
+	if cap(buf) <= 64<<10 {
+		*bufp = buf
+		decodeBuffers.Put(bufp)
+	}
+	if err != nil {
+		into := strings.TrimPrefix(fmt.Sprintf("%T", v), "*") // the type decoded into, not the pointer to it
+		return fmt.Errorf("%w: decode document %q into %s: %w", ErrInvalidDocument, d.id(), into, err)
 	}
 	return nil
 }

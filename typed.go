@@ -1,0 +1,239 @@
+package ttldb
+
+import (
+	"iter"
+	"reflect"
+	"strings"
+)
+
+// Typed is a view of a Collection whose documents are Go values of type T,
+// encoded and decoded with encoding/json: Create, Replace and Upsert take a
+// T, Get returns one with the stored document's system properties, and All
+// yields them. The untyped Collection stays usable beside it; both see the
+// same documents.
+//
+// T is usually a struct with an `json:"id"` field, and a `json:"ttl,omitempty"`
+// field of type *int when documents carry their own ttl (R2):
+//
+//	type Session struct {
+//		ID   string `json:"id"`
+//		User string `json:"user"`
+//		TTL  *int   `json:"ttl,omitempty"` // nil: inherit DefaultTTL
+//	}
+//
+// Fields tagged `json:"_ts"` and `json:"_etag"` are filled on reads; on
+// writes the library ignores them and stamps its own (R10).
+//
+// A Typed is safe for concurrent use, like its Collection; the zero Typed is
+// not usable. Decoding costs what encoding/json costs for the same bytes,
+// plus the Get: the stored text is decoded directly, without an
+// intermediate copy with system properties unless T asks for them.
+type Typed[T any] struct {
+	c      *Collection
+	system bool // T has a field for _ts or _etag: decode the document with them
+}
+
+// Item is one typed document: the decoded Value, and the stored Document,
+// whose methods give the id, the partition key and the system properties
+// (TS, ETag, TTL) without decoding anything.
+type Item[T any] struct {
+	Value T
+	Document
+}
+
+// NewTyped returns a typed view of c. It checks T once, so that the
+// mistakes encoding/json makes silently are caught before any write: a
+// field that encodes as "ID" or "Id" rather than "id" (an untagged ID
+// field), likewise "TTL" for "ttl", a struct without an "id" field, and a
+// non-pointer ttl field without omitempty, whose zero value would write
+// "ttl":0 and be refused on every write (R2).
+//
+// Errors: ErrInvalidOption for a T that cannot hold a document (not a
+// struct, a map with string keys, or a pointer to one of those) or that
+// makes one of the mistakes above; ErrClosed for a nil or closed c.
+func NewTyped[T any](c *Collection) (*Typed[T], error) {
+	if c == nil || c.unusable() {
+		return nil, errorf(ErrClosed, "NewTyped on a nil or closed collection")
+	}
+	rt := reflect.TypeFor[T]()
+	for rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	t := &Typed[T]{c: c}
+	switch {
+	case rt.Kind() == reflect.Map && rt.Key().Kind() == reflect.String:
+		return t, nil
+	case rt.Kind() != reflect.Struct:
+		return nil, errorf(ErrInvalidOption, "NewTyped[%v]: a document is a JSON object, so T must be a struct or a map with string keys", reflect.TypeFor[T]())
+	}
+	fields := jsonFields(rt, nil)
+	for name, f := range fields {
+		for _, want := range [...]string{"id", "ttl"} {
+			if _, ok := fields[want]; !ok && name != want && strings.EqualFold(name, want) {
+				return nil, errorf(ErrInvalidOption, "NewTyped[%v]: field %s encodes as %q, and ttldb reads %q: member names are case-sensitive; tag it `json:\"%s\"`", rt, f.Name, name, want, want)
+			}
+		}
+	}
+	if _, ok := fields["id"]; !ok {
+		return nil, errorf(ErrInvalidOption, "NewTyped[%v]: no field encodes as \"id\", which every document needs (R10); tag the id field `json:\"id\"`", rt)
+	}
+	if f, ok := fields["ttl"]; ok && f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Interface && !hasTagOption(f, "omitempty") {
+		return nil, errorf(ErrInvalidOption, "NewTyped[%v]: field %s %v encodes its zero value as \"ttl\":0, which R2 refuses; use *int with `json:\"ttl,omitempty\"`", rt, f.Name, f.Type)
+	}
+	_, ts := fields["_ts"]
+	_, etag := fields["_etag"]
+	t.system = ts || etag
+	return t, nil
+}
+
+// jsonFields adds the fields of struct type rt to into, by the member names
+// encoding/json gives them, following embedded structs; the first field of
+// a name wins.
+func jsonFields(rt reflect.Type, into map[string]reflect.StructField) map[string]reflect.StructField {
+	if into == nil {
+		into = make(map[string]reflect.StructField)
+	}
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			jsonFields(ft, into) // promoted fields
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if _, seen := into[name]; !seen {
+			into[name] = f
+		}
+	}
+	return into
+}
+
+// hasTagOption reports whether the field's json tag has the option opt.
+func hasTagOption(f reflect.StructField, opt string) bool {
+	_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	for _, o := range strings.Split(opts, ",") {
+		if o == opt {
+			return true
+		}
+	}
+	return false
+}
+
+// Collection returns the collection the view is of.
+func (t *Typed[T]) Collection() *Collection { return t.c }
+
+// Create stores v as a new document, as Collection.Create does, and
+// returns it with its system properties. Errors: those of
+// Collection.Create, and ErrInvalidDocument when v does not encode.
+func (t *Typed[T]) Create(v T) (Item[T], error) { return t.written(v)(t.c.Create(v)) }
+
+// Replace replaces the live document with v's key, as Collection.Replace
+// does. Errors: those of Collection.Replace.
+func (t *Typed[T]) Replace(v T, opts ...WriteOption) (Item[T], error) {
+	return t.written(v)(t.c.Replace(v, opts...))
+}
+
+// Upsert replaces or creates the document with v's key, as
+// Collection.Upsert does. Errors: those of Collection.Upsert.
+func (t *Typed[T]) Upsert(v T, opts ...WriteOption) (Item[T], error) {
+	return t.written(v)(t.c.Upsert(v, opts...))
+}
+
+// written makes the Item of a write of v: v itself, or v decoded again from
+// the stored document when T has fields for the system properties.
+func (t *Typed[T]) written(v T) func(Document, error) (Item[T], error) {
+	return func(d Document, err error) (Item[T], error) {
+		if err != nil {
+			return Item[T]{}, err
+		}
+		if t.system {
+			return t.item(d)
+		}
+		return Item[T]{Value: v, Document: d}, nil
+	}
+}
+
+// Get returns the live document with partition key pk and id id, decoded.
+// It costs Collection.Get plus encoding/json's decoding of the stored text.
+// Errors: those of Collection.Get, and ErrInvalidDocument when the document
+// does not decode into a T.
+func (t *Typed[T]) Get(pk PartitionKey, id string) (Item[T], error) {
+	d, err := t.c.Get(pk, id)
+	if err != nil {
+		return Item[T]{}, err
+	}
+	return t.item(d)
+}
+
+// Delete deletes the live document, as Collection.Delete does.
+func (t *Typed[T]) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
+	return t.c.Delete(pk, id, opts...)
+}
+
+// Touch renews the live document's _ts and _etag, as Collection.Touch
+// does, and returns it decoded.
+func (t *Typed[T]) Touch(pk PartitionKey, id string, opts ...WriteOption) (Item[T], error) {
+	d, err := t.c.Touch(pk, id, opts...)
+	if err != nil {
+		return Item[T]{}, err
+	}
+	return t.item(d)
+}
+
+// All returns an iterator over the documents q selects, decoded, from one
+// snapshot, as Collection.All does; q.Filter sees the stored Document. A
+// document that does not decode yields its error (ErrInvalidDocument) with
+// the zero Item and ends the iteration, as other errors do.
+func (t *Typed[T]) All(q Query) iter.Seq2[Item[T], error] {
+	return func(yield func(Item[T], error) bool) {
+		for d, err := range t.c.All(q) {
+			var it Item[T]
+			if err == nil {
+				it, err = t.item(d)
+			}
+			if !yield(it, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// List returns one page of the documents q selects, decoded, and the
+// continuation for the next page, as Collection.List does.
+func (t *Typed[T]) List(q Query) (items []Item[T], continuation string, err error) {
+	page, err := t.c.List(q)
+	if err != nil {
+		return nil, "", err
+	}
+	items = make([]Item[T], 0, len(page.Documents))
+	for _, d := range page.Documents {
+		it, err := t.item(d)
+		if err != nil {
+			return nil, "", err
+		}
+		items = append(items, it)
+	}
+	return items, page.Continuation, nil
+}
+
+// item decodes d into an Item.
+func (t *Typed[T]) item(d Document) (Item[T], error) {
+	it := Item[T]{Document: d}
+	if err := d.d.decode(&it.Value, t.system); err != nil {
+		return Item[T]{}, err
+	}
+	return it, nil
+}
