@@ -1,11 +1,59 @@
 package ttldb
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/google/btree"
 	"github.com/stretchr/testify/require"
 )
+
+func TestExpiresAt(t *testing.T) { // R3, R7
+	c, _ := newTestCollection(t, "/pk", TTLSeconds(100))
+	inherit := mustCreate(t, c, `{"id":"a"}`)
+	own := mustCreate(t, c, `{"id":"b","ttl":5}`)
+	never := mustCreate(t, c, `{"id":"c","ttl":-1}`)
+	ts := time.Unix(inherit.TS(), 0)
+	check := func(d Document, want time.Time, wantOK bool) {
+		t.Helper()
+		at, ok := c.ExpiresAt(d)
+		require.Equal(t, wantOK, ok, d.ID())
+		require.Equal(t, want, at, d.ID())
+	}
+	check(inherit, ts.Add(100*time.Second), true)
+	check(own, ts.Add(5*time.Second), true)
+	check(never, time.Time{}, false)
+	require.NoError(t, c.SetDefaultTTL(TTLNoDefault()))
+	check(inherit, time.Time{}, false)
+	check(own, ts.Add(5*time.Second), true)
+	require.NoError(t, c.SetDefaultTTL(TTLOff()))
+	check(own, time.Time{}, false)
+	check(Document{}, time.Time{}, false)
+}
+
+// TestExpiresAtAfterExpiry: a document that expired keeps the instant it
+// expired at, whatever DefaultTTL becomes (R7).
+func TestExpiresAtAfterExpiry(t *testing.T) { // R7
+	c, clk := newTestCollection(t, "/pk", TTLSeconds(10))
+	inherit := mustCreate(t, c, `{"id":"a"}`)
+	own := mustCreate(t, c, `{"id":"b","ttl":5}`)
+	ts := time.Unix(inherit.TS(), 0)
+	clk.Advance(15 * time.Second)
+	for _, def := range []DefaultTTL{TTLNoDefault(), TTLSeconds(1000), TTLOff(), TTLSeconds(3)} {
+		require.NoError(t, c.SetDefaultTTL(def))
+		at, ok := c.ExpiresAt(inherit)
+		require.True(t, ok, def)
+		require.Equal(t, ts.Add(10*time.Second), at, "DefaultTTL %v", def)
+		at, ok = c.ExpiresAt(own)
+		require.True(t, ok, def)
+		require.Equal(t, ts.Add(5*time.Second), at, "DefaultTTL %v", def)
+	}
+	require.NoError(t, c.Close())
+	_, ok := c.ExpiresAt(own)
+	require.False(t, ok, "after Close")
+}
 
 // TestExpiresAtThroughSeveralChanges: a document keeps the instant it expired
 // at through any number of later changes of DefaultTTL, each cut of the
@@ -43,4 +91,40 @@ func TestExpiresAtThroughSeveralChanges(t *testing.T) { // R7
 			}
 		})
 	}
+}
+
+// TestExpiryItemOrder: expiry trees order by instant, with every document
+// an item of its own, also where the packed sort key ties: instants beyond
+// its range, and etag numbers alike in their low bits.
+func TestExpiryItemOrder(t *testing.T) {
+	var docs []*doc
+	tag := uint64(1)
+	for _, ts := range []int64{math.MinInt64 / 2, expAtMin - 2, expAtMin - 1, expAtMin, -1, 0, 1, expAtMax, expAtMax + 1, expAtMax + 2, math.MaxInt64 / 2} {
+		for _, ttl := range []int32{ttlInherit, 1, 2} {
+			for _, hi := range []uint64{0, 1 << expTagBits, 5 << expTagBits} { // same low bits
+				docs = append(docs, newDoc("k", keyLayout{}, "{}", ttl, ts, hi|tag))
+			}
+			tag++
+		}
+	}
+	x := newExpiryIndex(TTLOff())
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, i := range r.Perm(len(docs)) {
+		x.add(docs[i])
+	}
+	for _, tr := range []*btree.BTreeG[expItem]{x.own, x.inherit} {
+		var prev *doc
+		tr.Ascend(func(it expItem) bool {
+			if prev != nil {
+				require.LessOrEqual(t, expAt(prev), expAt(it.d))
+			}
+			prev = it.d
+			return true
+		})
+	}
+	require.Equal(t, len(docs), x.own.Len()+x.inherit.Len(), "no two documents compare equal")
+	for _, i := range r.Perm(len(docs)) {
+		x.remove(docs[i])
+	}
+	require.Zero(t, x.own.Len()+x.inherit.Len(), "every item is found again to be removed")
 }

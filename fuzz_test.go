@@ -18,6 +18,11 @@ package ttldb
 // A -fuzztime given as a duration also works, but before Go 1.27 it can end
 // with a spurious "context deadline exceeded" failure when the time runs out
 // (golang/go#75804); CI uses counts for that reason.
+//
+// The assertion style: unit tests check with testify's require; these
+// oracles, like the model test's harness, compare a whole result and fail
+// with one t.Fatalf that describes the case, so that a crasher reads as one
+// sentence.
 
 import (
 	"bytes"

@@ -1,24 +1,22 @@
 package ttldb
 
-// Tests of the background sweeper, Sweep, Stats, Close and the collection's
-// clock (R4, R5, R7). The tests with a background sweeper run in a
-// testing/synctest bubble: time is fake and starts at 2000-01-01 00:00:00
-// UTC, time.Sleep advances it at once when every goroutine of the bubble is
-// blocked, and synctest.Test fails when a goroutine started in the bubble
-// (the sweeper) outlives the test. No test sleeps for real.
+// Tests of the background sweeper and Sweep (R4, R5, R7). The tests with a
+// background sweeper run in a testing/synctest bubble: time is fake and
+// starts at 2000-01-01 00:00:00 UTC, time.Sleep advances it at once when
+// every goroutine of the bubble is blocked, and synctest.Test fails when a
+// goroutine started in the bubble (the sweeper) outlives the test. No test
+// sleeps for real. The helpers here (sweepEnv, sweepClock) serve the tests
+// of Close, Stats and the clock too.
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -53,7 +51,7 @@ func newSweepEnv(t *testing.T, opts Options) *sweepEnv {
 	t.Helper()
 	c, err := NewCollection("sweeper", "/pk", &opts)
 	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, c.Close()) })
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return &sweepEnv{t: t, c: c}
 }
 
@@ -151,8 +149,10 @@ func newSweepClock(unix int64) *sweepClock {
 	return c
 }
 
-func (c *sweepClock) Now() time.Time  { return time.Unix(c.unix.Load(), 0) }
-func (c *sweepClock) set(unix int64)  { c.unix.Store(unix) }
+func (c *sweepClock) Now() time.Time { return time.Unix(c.unix.Load(), 0) }
+
+func (c *sweepClock) set(unix int64) { c.unix.Store(unix) }
+
 func (c *sweepClock) advance(s int64) { c.unix.Add(s) }
 
 // R4, R5: the sweeper deletes a document at the instant it expires, not
@@ -412,239 +412,6 @@ func TestSweeperWokenByTurningTTLOn(t *testing.T) {
 	}
 }
 
-// R5, R15: Close stops the sweeper and returns once it has exited (synctest.Test
-// fails if the goroutine is still alive when the test ends); it is
-// idempotent and safe from many goroutines at once.
-func TestCloseStopsSweeper(t *testing.T) {
-	t.Run("sequential", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault()})
-			e.create("a", "100") // the sweeper sleeps on a timer
-			synctest.Wait()
-			require.NoError(t, e.c.Close())
-			requireClosed(t, e.c.done, "sweeper done")
-			require.NoError(t, e.c.Close(), "second Close")
-		})
-	})
-
-	t.Run("concurrent", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault()})
-			e.create("a", "100")
-			errs := make([]error, 10)
-			var wg sync.WaitGroup
-			for i := range errs {
-				wg.Go(func() { errs[i] = e.c.Close() })
-			}
-			wg.Wait()
-			for i, err := range errs {
-				require.NoError(t, err, "Close #%d", i)
-			}
-			requireClosed(t, e.c.done, "sweeper done")
-		})
-	})
-
-	t.Run("manual sweep", func(t *testing.T) {
-		e := newSweepEnv(t, Options{ManualSweep: true})
-		require.NoError(t, e.c.Close())
-		require.NoError(t, e.c.Close())
-	})
-}
-
-// requireClosed fails unless ch is closed.
-func requireClosed(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	default:
-		require.Fail(t, what+" is not closed")
-	}
-}
-
-// R5: after Close every method fails with ErrClosed.
-func TestCloseThenEveryMethodFails(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault()})
-		e.create("a", "")
-		require.NoError(t, e.c.Close())
-		c := e.c
-
-		firstErr := func(seq func(func(Document, error) bool)) error {
-			for _, err := range seq {
-				return err
-			}
-			return errors.New("All yielded nothing")
-		}
-		for _, op := range []struct {
-			name string
-			call func() error
-		}{
-			{"Create", func() error { _, err := c.Create(sweepDoc("b", "")); return err }},
-			{"Replace", func() error { _, err := c.Replace(sweepDoc("a", "")); return err }},
-			{"Upsert", func() error { _, err := c.Upsert(sweepDoc("a", "")); return err }},
-			{"Delete", func() error { return c.Delete(sweepPK, "a") }},
-			{"Touch", func() error { _, err := c.Touch(sweepPK, "a"); return err }},
-			{"Get", func() error { _, err := c.Get(sweepPK, "a"); return err }},
-			{"List", func() error { _, err := c.List(Query{}); return err }},
-			{"Count", func() error { _, err := c.Count(Query{}); return err }},
-			{"Count partition", func() error { _, err := c.Count(Query{Partition: &sweepPK}); return err }},
-			{"Stats", func() error { _, err := c.Stats(); return err }},
-			{"Sweep", func() error { _, err := c.Sweep(); return err }},
-			{"SetDefaultTTL", func() error { return c.SetDefaultTTL(TTLSeconds(5)) }},
-			{"SetIndexingMode", func() error { return c.SetIndexingMode(IndexingConsistent) }},
-			{"All", func() error { return firstErr(c.All(Query{})) }},
-		} {
-			assert.ErrorIs(t, op.call(), ErrClosed, op.name)
-		}
-	})
-}
-
-// R5: an iteration of All in progress ends with ErrClosed when the
-// collection is closed.
-func TestCloseDuringAll(t *testing.T) {
-	e := newSweepEnv(t, Options{ManualSweep: true})
-	e.createN("x", 3, "")
-	var ids []string
-	var errs []error
-	for d, err := range e.c.All(Query{}) {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		ids = append(ids, d.ID())
-		require.NoError(t, e.c.Close())
-	}
-	require.Equal(t, []string{"x0"}, ids)
-	require.Len(t, errs, 1)
-	require.ErrorIs(t, errs[0], ErrClosed)
-}
-
-// R5: Close during a large sweep is safe: it stops the sweep between two
-// batches and returns.
-func TestCloseDuringLargeSweep(t *testing.T) {
-	const batch, mass = 10, 10_000
-
-	t.Run("background sweeper", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), SweepBatch: batch})
-			e.createN("x", mass, "1")
-			time.Sleep(time.Second) // the sweeper wakes now, with us
-			e.awaitSweepStarted()
-			require.NoError(t, e.c.Close())
-			requireClosed(t, e.c.done, "sweeper done")
-			swept := e.swept()
-			require.LessOrEqual(t, swept, uint64(mass))
-			require.Zero(t, swept%batch, "the sweep stopped between batches")
-			t.Logf("Close stopped the sweeper after %d of %d documents", swept, mass)
-		})
-	})
-
-	t.Run("Sweep in another goroutine", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), SweepBatch: batch, ManualSweep: true})
-			e.createN("x", mass, "1")
-			time.Sleep(time.Second)
-			var n int
-			var err error
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				n, err = e.c.Sweep()
-			}()
-			e.awaitSweepStarted()
-			require.NoError(t, e.c.Close())
-			<-done
-			if err != nil {
-				require.ErrorIs(t, err, ErrClosed)
-			}
-			require.LessOrEqual(t, n, mass)
-			require.Zero(t, n%batch, "the sweep stopped between batches")
-			t.Logf("Close stopped Sweep after %d of %d documents (err %v)", n, mass, err)
-		})
-	})
-}
-
-// R4, R5: Live + Expired is the number of stored documents, and Swept
-// counts only the sweeper's deletions: not a user's Delete, nor an expired
-// document replaced by a Create or an Upsert.
-func TestStatsAddUp(t *testing.T) {
-	clock := newSweepClock(1000)
-	e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), Now: clock.Now, ManualSweep: true})
-	stored := 0
-	check := func(swept uint64) {
-		t.Helper()
-		st := e.counts()
-		require.Equal(t, stored, st.Live+st.Expired, "Live + Expired")
-		require.Equal(t, swept, st.Swept, "Swept")
-		n, err := e.c.Count(Query{})
-		require.NoError(t, err)
-		require.Equal(t, st.Live, n, "Count")
-	}
-
-	for _, d := range [][2]string{{"a", "10"}, {"b", "20"}, {"c", "-1"}, {"d", ""}, {"e", "10"}, {"f", "10"}} {
-		e.create(d[0], d[1])
-		stored++
-	}
-	check(0)
-	clock.advance(10) // a, e and f expire
-	require.Equal(t, sweepCounts{Live: 3, Expired: 3}, e.counts())
-	check(0)
-
-	require.NoError(t, e.c.Delete(sweepPK, "d"))
-	stored--
-	check(0)
-
-	e.create("a", "10") // replaces the expired a: not swept
-	_, err := e.c.Upsert(sweepDoc("f", "-1"))
-	require.NoError(t, err)
-	require.Equal(t, sweepCounts{Live: 4, Expired: 1}, e.counts())
-	check(0)
-
-	e.sweep(1) // e
-	stored--
-	check(1)
-
-	clock.advance(10) // b and the new a expire
-	require.Equal(t, sweepCounts{Live: 2, Expired: 2, Swept: 1}, e.counts())
-	check(1)
-	e.sweep(2)
-	stored -= 2
-	check(3)
-	e.requireLive("c", "f")
-}
-
-// R4: the collection's "now" never goes backward: a document expired at the
-// latest instant seen stays expired when the clock steps back, and new
-// writes get that latest instant as _ts.
-func TestClockNeverGoesBackward(t *testing.T) {
-	clock := newSweepClock(1000)
-	e := newSweepEnv(t, Options{DefaultTTL: TTLNoDefault(), Now: clock.Now, ManualSweep: true})
-	require.Equal(t, int64(1000), e.create("a", "10").TS())
-
-	clock.set(1010)
-	e.requireGone("a")
-
-	clock.set(1005)
-	e.requireGone("a")
-	e.requireCounts(sweepCounts{Expired: 1})
-	page, err := e.c.List(Query{})
-	require.NoError(t, err)
-	require.Empty(t, page.Documents)
-	_, err = e.c.Replace(sweepDoc("a", "10"))
-	require.ErrorIs(t, err, ErrNotFound)
-
-	b := e.create("b", "10")
-	require.Equal(t, int64(1010), b.TS(), "_ts of a write after the clock stepped back")
-
-	e.sweep(1) // the sweeper agrees that a is expired
-	e.requireCounts(sweepCounts{Live: 1, Swept: 1})
-
-	clock.set(1019)
-	e.requireLive("b")
-	clock.set(1020)
-	e.requireGone("b")
-}
-
 // TestSweepHoldIsBounded: however large the batch, one hold of the lock
 // ends after about MaxSweepHold (R5). Real time: synctest's clock does not
 // move while code runs.
@@ -662,14 +429,14 @@ func TestSweepHoldIsBounded(t *testing.T) { // R5
 	n, more, err := c.sweepBatch()
 	held := time.Since(start)
 	require.NoError(t, err)
-	assert.True(t, more)
-	assert.Positive(t, n)
-	assert.Less(t, n, expired, "the batch ended early, after %v", held)
+	require.True(t, more)
+	require.Positive(t, n)
+	require.Less(t, n, expired, "the batch ended early, after %v", held)
 	total, err := c.Sweep()
 	require.NoError(t, err)
-	assert.Equal(t, expired-n, total)
+	require.Equal(t, expired-n, total)
 	st, _ := c.Stats()
-	assert.Zero(t, st.Expired)
+	require.Zero(t, st.Expired)
 }
 
 // TestMapMoveIsBounded: giving back a shrinking map's memory also respects
@@ -701,7 +468,7 @@ func TestMapMoveIsBounded(t *testing.T) { // R5
 			break
 		}
 	}
-	assert.GreaterOrEqual(t, moving, 2, "the move took several holds")
-	assert.Equal(t, live, c.prim.byKey.len())
+	require.GreaterOrEqual(t, moving, 2, "the move took several holds")
+	require.Equal(t, live, c.prim.byKey.len())
 	checkInvariants(t, c)
 }

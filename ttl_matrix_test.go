@@ -21,7 +21,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -285,16 +284,16 @@ func TestEffectiveTTLMatrix(t *testing.T) {
 	check := func(t *testing.T, def DefaultTTL, ttl mxTTL, want int64) {
 		seconds, expires := effectiveTTL(def, parse(t, ttl))
 		if want == mxNever {
-			assert.False(t, expires, "never expires")
+			require.False(t, expires, "never expires")
 			return
 		}
-		assert.True(t, expires, "expires")
-		assert.Equal(t, want, seconds)
+		require.True(t, expires, "expires")
+		require.Equal(t, want, seconds)
 	}
 	for _, cell := range mxR3Cells() {
 		t.Run(cell.String(), func(t *testing.T) {
 			check(t, cell.set.def, cell.ttl, cell.want)
-			assert.Equal(t, cell.want, mxLifetime(cell.set, cell.ttl), "the test's own oracle mxLifetime")
+			require.Equal(t, cell.want, mxLifetime(cell.set, cell.ttl), "the test's own oracle mxLifetime")
 		})
 	}
 	// TTLSeconds(-1) is the same state as TTLNoDefault (R1).
@@ -372,12 +371,12 @@ func mxRequireGone(t *testing.T, f mxFixture) {
 // test, made now (R6: new _ts and _etag), and that Get returns it.
 func mxRequireStamped(t *testing.T, f mxFixture, got Document) {
 	t.Helper()
-	assert.Equal(t, mxNow(), got.TS(), "_ts of the new write")
-	assert.NotEqual(t, f.written.ETag(), got.ETag(), "_etag of the new write")
+	require.Equal(t, mxNow(), got.TS(), "_ts of the new write")
+	require.NotEqual(t, f.written.ETag(), got.ETag(), "_etag of the new write")
 	cur, err := f.c.Get(mxC1, mxID)
 	require.NoError(t, err)
-	assert.Equal(t, got.ETag(), cur.ETag(), "Get returns the new write")
-	assert.Equal(t, got.TS(), cur.TS())
+	require.Equal(t, got.ETag(), cur.ETag(), "Get returns the new write")
+	require.Equal(t, got.TS(), cur.TS())
 }
 
 // mxRequireStored checks that the collection stores exactly the three
@@ -385,8 +384,8 @@ func mxRequireStamped(t *testing.T, f mxFixture, got Document) {
 func mxRequireStored(t *testing.T, f mxFixture) {
 	t.Helper()
 	st := mxStats(t, f.c)
-	assert.Equal(t, 3, st.Live, "Stats.Live")
-	assert.Equal(t, 0, st.Expired, "Stats.Expired")
+	require.Equal(t, 3, st.Live, "Stats.Live")
+	require.Equal(t, 0, st.Expired, "Stats.Expired")
 }
 
 // mxRewrite is a probe of a write that needs a live document: alive, it
@@ -416,21 +415,21 @@ func mxRemove(name string, del func(f mxFixture) error) mxProbe {
 		}
 		require.NoError(t, err)
 		mxRequireGone(t, f)
-		assert.Equal(t, mxWantIDs(false, false), mxListIDs(t, f.c, Query{}))
+		require.Equal(t, mxWantIDs(false, false), mxListIDs(t, f.c, Query{}))
 	}}
 }
 
 // mxListing is a probe of a read that lists ids.
 func mxListing(name string, onlyC1 bool, list func(t *testing.T, c *Collection) []string) mxProbe {
 	return mxProbe{name, func(t *testing.T, f mxFixture, alive bool) {
-		assert.Equal(t, mxWantIDs(alive, onlyC1), list(t, f.c))
+		require.Equal(t, mxWantIDs(alive, onlyC1), list(t, f.c))
 	}}
 }
 
 // mxCounting is a probe of Count.
 func mxCounting(name string, onlyC1 bool, q func() Query) mxProbe {
 	return mxProbe{name, func(t *testing.T, f mxFixture, alive bool) {
-		assert.Equal(t, len(mxWantIDs(alive, onlyC1)), mxCount(t, f.c, q()))
+		require.Equal(t, len(mxWantIDs(alive, onlyC1)), mxCount(t, f.c, q()))
 	}}
 }
 
@@ -444,8 +443,8 @@ func mxProbes() []mxProbe {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, f.written.ETag(), got.ETag())
-			assert.Equal(t, f.written.TS(), got.TS())
+			require.Equal(t, f.written.ETag(), got.ETag())
+			require.Equal(t, f.written.TS(), got.TS())
 		}},
 		mxRewrite("Replace", func(f mxFixture) (Document, error) { return f.c.Replace(f.body) }),
 		mxRewrite("Replace/IfMatch", func(f mxFixture) (Document, error) { return f.c.Replace(f.body, ifMatch(f)) }),
@@ -459,7 +458,7 @@ func mxProbes() []mxProbe {
 				require.ErrorIs(t, err, ErrConflict)
 				cur, err := f.c.Get(mxC1, mxID)
 				require.NoError(t, err)
-				assert.Equal(t, f.written.ETag(), cur.ETag(), "a refused Create changes nothing")
+				require.Equal(t, f.written.ETag(), cur.ETag(), "a refused Create changes nothing")
 				return
 			}
 			require.NoError(t, err, "Create over an expired document succeeds (R4)")
@@ -488,20 +487,20 @@ func mxProbes() []mxProbe {
 		mxCounting("Count/Filter", false, func() Query { return Query{Filter: func(Document) bool { return true }} }),
 		{"Stats", func(t *testing.T, f mxFixture, alive bool) {
 			st := mxStats(t, f.c)
-			assert.Equal(t, len(mxWantIDs(alive, false)), st.Live, "Stats.Live")
+			require.Equal(t, len(mxWantIDs(alive, false)), st.Live, "Stats.Live")
 			switch {
 			case alive:
-				assert.Equal(t, 0, st.Expired, "Stats.Expired")
-				assert.Equal(t, uint64(0), st.Swept, "Stats.Swept")
+				require.Equal(t, 0, st.Expired, "Stats.Expired")
+				require.Equal(t, uint64(0), st.Swept, "Stats.Swept")
 			case f.sweeper: // R5: deleted without any call by the user
-				assert.Equal(t, 0, st.Expired, "Stats.Expired")
-				assert.Equal(t, uint64(1), st.Swept, "Stats.Swept")
+				require.Equal(t, 0, st.Expired, "Stats.Expired")
+				require.Equal(t, uint64(1), st.Swept, "Stats.Swept")
 			default: // ManualSweep: hidden but still stored until Sweep
-				assert.Equal(t, 1, st.Expired, "Stats.Expired")
-				assert.Equal(t, uint64(0), st.Swept, "Stats.Swept")
+				require.Equal(t, 1, st.Expired, "Stats.Expired")
+				require.Equal(t, uint64(0), st.Swept, "Stats.Swept")
 				n, err := f.c.Sweep()
 				require.NoError(t, err)
-				assert.Equal(t, 1, n, "Sweep deletes the expired document")
+				require.Equal(t, 1, n, "Sweep deletes the expired document")
 				mxRequireGone(t, f)
 			}
 		}},
@@ -824,7 +823,7 @@ func TestR7MatrixExpiredStaysGone(t *testing.T) {
 				require.ErrorIs(t, c.Delete(mxC1, mxID), ErrNotFound, "Delete")
 				got, err := c.Create(body)
 				require.NoError(t, err, "Create over the expired document")
-				assert.Equal(t, mxNow(), got.TS())
+				require.Equal(t, mxNow(), got.TS())
 				mxRequireVisible(t, c, []string{mxID}, []string{mxID}, "after Create")
 			})
 		})
@@ -847,8 +846,8 @@ func TestR8MatrixIndexingNone(t *testing.T) {
 		mxCreate(t, plain, ids[1], "c1", mxAbsent)
 		for _, def := range []DefaultTTL{TTLNoDefault(), TTLSeconds(5), TTLSeconds(100)} {
 			require.ErrorIs(t, plain.SetDefaultTTL(def), ErrInvalidOption, "SetDefaultTTL(%v) with IndexingNone", def)
-			assert.Equal(t, TTLOff(), plain.DefaultTTL(), "a refused SetDefaultTTL changes nothing")
-			assert.Equal(t, IndexingNone, plain.IndexingMode())
+			require.Equal(t, TTLOff(), plain.DefaultTTL(), "a refused SetDefaultTTL changes nothing")
+			require.Equal(t, IndexingNone, plain.IndexingMode())
 		}
 		mxSleepUntil(t, mxNow()+20)
 		mxRequireVisible(t, plain, ids, ids, "TTL is still off 20s later")
@@ -857,8 +856,8 @@ func TestR8MatrixIndexingNone(t *testing.T) {
 		withTTL := mxNewCollection(t, TTLSeconds(10), false)
 		d := mxCreate(t, withTTL, mxID, "c1", mxAbsent)
 		require.ErrorIs(t, withTTL.SetIndexingMode(IndexingNone), ErrInvalidOption)
-		assert.Equal(t, IndexingConsistent, withTTL.IndexingMode())
-		assert.Equal(t, TTLSeconds(10), withTTL.DefaultTTL())
+		require.Equal(t, IndexingConsistent, withTTL.IndexingMode())
+		require.Equal(t, TTLSeconds(10), withTTL.DefaultTTL())
 		mxSleepUntil(t, d.TS()+9)
 		mxRequireVisible(t, withTTL, []string{mxID}, []string{mxID}, "_ts+9")
 		mxSleepUntil(t, d.TS()+10)
@@ -935,8 +934,8 @@ func TestR6MatrixDocumentTTLChanges(t *testing.T) {
 					got, err := w.write(c, mxDoc(mxID, "c1", tc.after), old)
 					require.NoError(t, err)
 					require.Equal(t, old.TS()+mxWriteAt, got.TS(), "the write sets _ts anew")
-					assert.Equal(t, tc.after.raw, mxTTLMember(t, got), "the new ttl is stored as written")
-					assert.Equal(t, tc.life, mxLifetime(tc.def, tc.after), "table agrees with R3")
+					require.Equal(t, tc.after.raw, mxTTLMember(t, got), "the new ttl is stored as written")
+					require.Equal(t, tc.life, mxLifetime(tc.def, tc.after), "table agrees with R3")
 					mxRequireLifetime(t, c, mxID, got.TS(), tc.life)
 				})
 			})
@@ -957,12 +956,12 @@ func TestR6MatrixTouch(t *testing.T) {
 				got, err := c.Touch(mxC1, mxID)
 				require.NoError(t, err)
 				require.Equal(t, old.TS()+mxWriteAt, got.TS(), "Touch sets _ts anew")
-				assert.NotEqual(t, old.ETag(), got.ETag(), "Touch sets _etag anew")
-				assert.Equal(t, cell.ttl.raw, mxTTLMember(t, got), "Touch keeps the ttl as written")
+				require.NotEqual(t, old.ETag(), got.ETag(), "Touch sets _etag anew")
+				require.Equal(t, cell.ttl.raw, mxTTLMember(t, got), "Touch keeps the ttl as written")
 				wantSecs, wantOK := old.TTL()
 				secs, ok := got.TTL()
-				assert.Equal(t, wantOK, ok)
-				assert.Equal(t, wantSecs, secs)
+				require.Equal(t, wantOK, ok)
+				require.Equal(t, wantSecs, secs)
 				mxRequireLifetime(t, c, mxID, got.TS(), cell.want)
 			})
 		})
@@ -1075,11 +1074,11 @@ func TestR2MatrixStoredTTL(t *testing.T) {
 				require.NoError(t, err)
 				require.Len(t, listed.Documents, 1)
 				for name, d := range map[string]Document{"Create": written, "Get": got, "List": listed.Documents[0]} {
-					assert.Contains(t, d.JSON(), `"ttl":`+tc.raw, name)
-					assert.Equal(t, tc.raw, mxTTLMember(t, d), name)
+					require.Contains(t, d.JSON(), `"ttl":`+tc.raw, name)
+					require.Equal(t, tc.raw, mxTTLMember(t, d), name)
 					secs, ok := d.TTL()
-					assert.Equal(t, tc.ok, ok, name)
-					assert.Equal(t, tc.seconds, secs, name)
+					require.Equal(t, tc.ok, ok, name)
+					require.Equal(t, tc.seconds, secs, name)
 				}
 				if tc.seconds == 10 {
 					mxRequireLifetime(t, c, mxID, written.TS(), 10) // R3: m = 10
@@ -1106,12 +1105,12 @@ func TestR2MatrixStoredTTL(t *testing.T) {
 				docs["All"] = d
 			}
 			for name, d := range docs {
-				assert.NotContains(t, d.JSON(), `"ttl"`, name)
+				require.NotContains(t, d.JSON(), `"ttl"`, name)
 				var m map[string]any
 				require.NoError(t, d.Decode(&m))
-				assert.NotContains(t, m, "ttl", name)
+				require.NotContains(t, m, "ttl", name)
 				_, ok := d.TTL()
-				assert.False(t, ok, "%s: TTL() reports no ttl of its own", name)
+				require.False(t, ok, "%s: TTL() reports no ttl of its own", name)
 			}
 		})
 	})

@@ -1,12 +1,60 @@
 package ttldb
 
 import (
-	"errors"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
+
+func TestDefaultTTLValues(t *testing.T) { // R1
+	for _, tc := range []struct {
+		d    DefaultTTL
+		json string
+	}{{TTLOff(), "null"}, {DefaultTTL{}, "null"}, {TTLNoDefault(), "-1"}, {TTLSeconds(-1), "-1"}, {TTLSeconds(1), "1"}, {TTLSeconds(MaxTTL), "2147483647"}} {
+		b, err := json.Marshal(tc.d)
+		require.NoError(t, err)
+		require.Equal(t, tc.json, string(b))
+		var back DefaultTTL
+		require.NoError(t, json.Unmarshal(b, &back))
+		require.Equal(t, tc.d, back)
+	}
+	require.Equal(t, "off", TTLOff().String())
+	require.Equal(t, "-1", TTLNoDefault().String())
+	n, on := TTLSeconds(30).Seconds()
+	require.Equal(t, int64(30), n)
+	require.True(t, on)
+	_, on = DefaultTTL{}.Seconds()
+	require.False(t, on, "the zero DefaultTTL is off")
+	var back DefaultTTL
+	require.NoError(t, json.Unmarshal([]byte("10.0"), &back))
+	require.Equal(t, TTLSeconds(10), back)
+}
+
+func TestExactInt(t *testing.T) { // R2
+	for raw, want := range map[string]int64{
+		"0": 0, "-0": 0, "10": 10, "10.0": 10, "1e1": 10, "1E+1": 10, "100e-2": 1, "-1": -1, "-1.000": -1,
+		"-10e-1": -1, "0.0e99999999999": 0, "2147483647": 2147483647, "2147483647.000": 2147483647, "9999999999": 9999999999,
+	} {
+		got, ok := exactInt([]byte(raw))
+		require.True(t, ok, raw)
+		require.Equal(t, want, got, raw)
+	}
+	// Exponents too long to read cannot cancel a long fraction or a long
+	// run of zeros: 0.000...1e10000000 is 10^9000000, not 1.
+	huge := "0." + strings.Repeat("0", 999_999) + "1e10000000"
+	tiny := "1" + strings.Repeat("0", 1_200_000) + "e-12000000"
+	for _, raw := range []string{huge, tiny} {
+		_, ok := exactInt([]byte(raw))
+		require.False(t, ok, "%.20s... (%d bytes)", raw, len(raw))
+	}
+	for _, raw := range []string{"10.5", "1e-1", "2147483647.0000000001", "99999999999", "1e10", "1e999999999999", "", "-", "1.", ".5", "1e", "01x", "NaN"} {
+		_, ok := exactInt([]byte(raw))
+		require.False(t, ok, raw)
+	}
+}
 
 // TestTTLDuration: a DefaultTTL from a time.Duration is the same setting as
 // from seconds when the duration is whole seconds in range, and is refused
@@ -65,19 +113,4 @@ func TestTTLUnitHints(t *testing.T) { // R1, R2
 	n, err := c.Count(Query{})
 	require.NoError(t, err)
 	require.Zero(t, n, "refused writes store nothing")
-}
-
-// TestMissingIDHint: a document without "id" but with "ID" or "Id", as a Go
-// struct without a json tag writes, is told so (R10).
-func TestMissingIDHint(t *testing.T) { // R10
-	c, _ := newTestCollection(t, "/pk", TTLOff())
-	_, err := c.Create(struct{ ID, Name string }{"a", "n"})
-	require.ErrorIs(t, err, ErrInvalidID)
-	require.ErrorContains(t, err, `document has no "id" member, but has "ID": member names are case-sensitive; a Go struct field ID encodes as "ID" unless tagged`)
-	_, err = c.Create([]byte(`{"Id":"a","nested":{"id":"b"}}`))
-	require.ErrorContains(t, err, `but has "Id"`)
-	_, err = c.Create([]byte(`{"name":"a"}`))
-	require.ErrorIs(t, err, ErrInvalidID)
-	require.Equal(t, "ttldb: invalid id: document has no id (R10)", err.Error())
-	require.False(t, errors.Is(err, ErrInvalidDocument))
 }

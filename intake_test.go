@@ -1,0 +1,74 @@
+package ttldb
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestInputKinds(t *testing.T) { // R2, R10
+	type order struct {
+		ID         string `json:"id"`
+		CustomerID string `json:"customerId"`
+		TTL        *int   `json:"ttl,omitempty"`
+	}
+	ten := 10
+	c, _ := newTestCollection(t, "/customerId", TTLNoDefault())
+	for i, in := range []any{
+		[]byte(`{"id":"a0","customerId":"c"}`),
+		json.RawMessage(`{"id":"a1","customerId":"c"}`),
+		order{ID: "a2", CustomerID: "c", TTL: &ten},
+		&order{ID: "a3", CustomerID: "c"},
+		map[string]any{"id": "a4", "customerId": "c", "ttl": nil},
+	} {
+		d, err := c.Create(in)
+		require.NoError(t, err, "%T", in)
+		require.Equal(t, fmt.Sprintf("a%d", i), d.ID())
+	}
+	// A struct without omitempty writes "ttl":null: it inherits (R2), and is
+	// stored as written.
+	d, err := c.Create(struct {
+		ID  string `json:"id"`
+		TTL *int   `json:"ttl"`
+	}{ID: "a5"})
+	require.NoError(t, err)
+	require.Contains(t, d.JSON(), `"ttl":null`)
+	_, ok := d.TTL()
+	require.False(t, ok)
+	// No inherited default is ever written into a document (R2).
+	d, _ = c.Get(StringKey("c"), "a3")
+	require.NotContains(t, d.JSON(), "ttl")
+}
+
+func TestSystemPropertiesAreTheLibrarys(t *testing.T) { // R10
+	c, clk := newTestCollection(t, "/pk", TTLOff())
+	d := mustCreate(t, c, `{"_ts":1,"id":"a","_etag":"mine","pk":"p","_ts":2}`)
+	require.Equal(t, `{"id":"a","pk":"p","_ts":1000000,"_etag":"`+d.ETag()+`"}`, d.JSON())
+	clk.Advance(1500 * time.Millisecond)
+	_, err := c.Replace(d.JSON() + "") // a string is not JSON text
+	require.ErrorIs(t, err, ErrInvalidDocument)
+	d2, err := c.Replace([]byte(d.JSON()))
+	require.NoError(t, err)
+	require.Equal(t, int64(1_000_001), d2.TS(), "_ts is the floor of the write time")
+	require.NotEqual(t, d.ETag(), d2.ETag())
+	require.Equal(t, `{"id":"a","pk":"p","_ts":1000001,"_etag":"`+d2.ETag()+`"}`, d2.JSON())
+}
+
+// TestMissingIDHint: a document without "id" but with "ID" or "Id", as a Go
+// struct without a json tag writes, is told so (R10).
+func TestMissingIDHint(t *testing.T) { // R10
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	_, err := c.Create(struct{ ID, Name string }{"a", "n"})
+	require.ErrorIs(t, err, ErrInvalidID)
+	require.ErrorContains(t, err, `document has no "id" member, but has "ID": member names are case-sensitive; a Go struct field ID encodes as "ID" unless tagged`)
+	_, err = c.Create([]byte(`{"Id":"a","nested":{"id":"b"}}`))
+	require.ErrorContains(t, err, `but has "Id"`)
+	_, err = c.Create([]byte(`{"name":"a"}`))
+	require.ErrorIs(t, err, ErrInvalidID)
+	require.Equal(t, "ttldb: invalid id: document has no id (R10)", err.Error())
+	require.False(t, errors.Is(err, ErrInvalidDocument))
+}

@@ -1,0 +1,62 @@
+package ttldb
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLimitsExactly: a document exactly at each limit is accepted; one byte
+// or one level over is rejected (R10).
+func TestLimitsExactly(t *testing.T) { // R10
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	prefix, suffix := `{"id":"big","s":"`, `"}`
+	atSize := prefix + strings.Repeat("x", MaxDocumentSize-len(prefix)-len(suffix)) + suffix
+	require.Len(t, atSize, MaxDocumentSize)
+	_, err := c.Create([]byte(atSize))
+	require.NoError(t, err)
+	_, err = c.Create([]byte(strings.Replace(atSize, `"big"`, `"big2"`, 1)))
+	require.ErrorIs(t, err, ErrTooLarge)
+
+	nest := func(levels int) string { // the document itself is level 1
+		return `{"id":"deep` + fmt.Sprint(levels) + `","d":` + strings.Repeat("[", levels-1) + "1" + strings.Repeat("]", levels-1) + "}"
+	}
+	mustCreate(t, c, nest(MaxDepth))
+	_, err = c.Create([]byte(nest(MaxDepth + 1)))
+	require.ErrorIs(t, err, ErrInvalidDocument)
+
+	id := strings.Repeat("é", MaxIDLength/2) + "x" // 1023 bytes
+	require.Len(t, id, MaxIDLength)
+	mustCreate(t, c, `{"id":"`+id+`"}`)
+	_, err = c.Create([]byte(`{"id":"` + id + `x"}`))
+	require.ErrorIs(t, err, ErrInvalidID)
+
+	pk := strings.Repeat("k", MaxPartitionKeyLength)
+	mustCreate(t, c, `{"id":"a","pk":"`+pk+`"}`)
+	_, err = c.Get(StringKey(pk), "a")
+	require.NoError(t, err)
+	_, err = c.Create([]byte(`{"id":"a","pk":"` + pk + `k"}`))
+	require.ErrorIs(t, err, ErrInvalidPartitionKey)
+}
+
+// TestBadKeyThatIsTheID: a partition key equal to the id is checked once,
+// and still reported as a bad partition key first (R10).
+func TestBadKeyThatIsTheID(t *testing.T) { // R10
+	for _, path := range []string{"/pk", "/id"} {
+		c, _ := newTestCollection(t, path, TTLOff())
+		long := strings.Repeat("a", MaxPartitionKeyLength+1)
+		for _, s := range []string{"\xff", long} {
+			_, err := c.Get(StringKey(s), s)
+			require.ErrorIs(t, err, ErrInvalidPartitionKey, "%s: %.10q", path, s)
+		}
+		_, err := c.Get(StringKey("a/b"), "a/b") // a valid string key, a bad id
+		require.ErrorIs(t, err, ErrInvalidID, path)
+		_, err = c.Get(StringKey(strings.Repeat("a", MaxIDLength+1)), strings.Repeat("a", MaxIDLength+1))
+		require.ErrorIs(t, err, ErrInvalidID, path)
+	}
+	require.Equal(t, 32, docHeader, "a document's header")
+	require.Equal(t, 16, int(unsafe.Sizeof(expItem{})), "an expiry item")
+}

@@ -1,0 +1,87 @@
+package ttldb
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSweepLetsWritersIn: a foreground call that waits for the lock while
+// the sweeper works through a backlog gets it after at most the batch in
+// progress, not after the sweeper took the lock back again and again (R5).
+func TestSweepLetsWritersIn(t *testing.T) { // R5
+	synctest.Test(t, func(t *testing.T) {
+		const batch, n = 16, 4000
+		c, err := NewCollection("backlog", "/pk", &Options{DefaultTTL: TTLSeconds(1), ManualSweep: true, SweepBatch: batch})
+		require.NoError(t, err)
+		defer c.Close()
+		for i := range n {
+			mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p%d"}`, i, i%10))
+		}
+		time.Sleep(time.Second)
+		// A caller is waiting for the lock, as lock counts it, when the sweep
+		// starts: the sweeper does one batch and then waits for the caller.
+		c.waiting.Add(1)
+		done := make(chan sweepResult)
+		go func() {
+			swept, err := c.Sweep()
+			done <- sweepResult{swept, err}
+		}()
+		synctest.Wait()
+		stopped := c.swept.Load()
+		require.Equal(t, uint64(batch), stopped, "one batch, then the caller's turn")
+		// The caller takes the lock, as lock does, and the sweep goes on.
+		c.mu.Lock()
+		c.waiting.Add(-1)
+		c.turn <- struct{}{}
+		require.Equal(t, stopped, c.swept.Load(), "no batch while the caller holds the lock")
+		c.mu.Unlock()
+		require.Equal(t, sweepResult{n, nil}, <-done)
+	})
+}
+
+// TestConcurrentSweepsYield: two sweeps waiting for the same caller both go
+// on once it has the lock; neither waits for another caller that may never
+// come.
+func TestConcurrentSweepsYield(t *testing.T) { // R5
+	synctest.Test(t, func(t *testing.T) {
+		const batch, n = 16, 2000
+		c, err := NewCollection("two", "/pk", &Options{DefaultTTL: TTLSeconds(1), ManualSweep: true, SweepBatch: batch})
+		require.NoError(t, err)
+		defer c.Close()
+		for i := range n {
+			mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p"}`, i))
+		}
+		time.Sleep(time.Second)
+		c.waiting.Add(1) // a caller waits for the lock, as lock counts it
+		done := make(chan sweepResult)
+		for range 2 {
+			go func() {
+				swept, err := c.Sweep()
+				done <- sweepResult{swept, err}
+			}()
+		}
+		synctest.Wait() // both sweeps wait for the caller's turn
+		c.mu.Lock()     // the caller takes the lock, as lock does
+		c.waiting.Add(-1)
+		select {
+		case c.turn <- struct{}{}:
+		default:
+		}
+		c.mu.Unlock()
+		a, b := <-done, <-done
+		require.NoError(t, errors.Join(a.err, b.err))
+		require.Equal(t, n, a.n+b.n)
+	})
+}
+
+// sweepResult is what a Sweep run in another goroutine returned, for the
+// test's goroutine to check.
+type sweepResult struct {
+	n   int
+	err error
+}

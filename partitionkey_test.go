@@ -1,0 +1,81 @@
+package ttldb
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestPartitionKeys(t *testing.T) { // R10
+	c, _ := newTestCollection(t, "/tenant/id", TTLOff())
+	docs := map[string]PartitionKey{
+		`{"id":"x","tenant":{"id":"t1"}}`:       StringKey("t1"),
+		`{"id":"x","tenant":{"id":"t2"}}`:       StringKey("t2"),
+		`{"id":"x","tenant":{"id":7}}`:          NumberKey(7),
+		`{"id":"x","tenant":{"id":true}}`:       BoolKey(true),
+		`{"id":"x","tenant":{"id":false}}`:      BoolKey(false),
+		`{"id":"x","tenant":{"id":null}}`:       NullKey(),
+		`{"id":"x","tenant":{}}`:                NoPartitionKey(),
+		`{"id":"x","tenant":{"id":"a\u0000b"}}`: StringKey("a\x00b"),
+		`{"id":"x","tenant":{"\u0069d":"t3"}}`:  StringKey("t3"),
+	}
+	for doc, pk := range docs {
+		d := mustCreate(t, c, doc)
+		require.Equal(t, pk, d.PartitionKey(), doc)
+		got, err := c.Get(pk, "x")
+		require.NoError(t, err, doc)
+		require.Equal(t, d.JSON(), got.JSON())
+	}
+	n, _ := c.Count(Query{})
+	require.Equal(t, len(docs), n, "the same id in different partitions is a different document")
+
+	// 7 and 7.0 are one partition; a missing path is the none partition,
+	// whatever stands in its place.
+	_, err := c.Create([]byte(`{"id":"x","tenant":{"id":7.0}}`))
+	require.ErrorIs(t, err, ErrConflict)
+	_, err = c.Create([]byte(`{"id":"x","tenant":"flat"}`))
+	require.ErrorIs(t, err, ErrConflict)
+
+	k, err := PartitionKeyOf(7)
+	require.NoError(t, err)
+	require.Equal(t, NumberKey(7), k)
+	for v, want := range map[any]PartitionKey{nil: NullKey(), "s": StringKey("s"), true: BoolKey(true), json.Number("2.5"): NumberKey(2.5), uint8(3): NumberKey(3)} {
+		k, err := PartitionKeyOf(v)
+		require.NoError(t, err)
+		require.Equal(t, want, k)
+	}
+	require.Equal(t, `"t1"`, StringKey("t1").String())
+	require.Equal(t, "none", NoPartitionKey().String())
+	require.Equal(t, "null", NullKey().String())
+	require.Equal(t, "7", NumberKey(7).String())
+	require.True(t, NoPartitionKey().IsNone())
+	v, ok := NumberKey(2).Value()
+	require.True(t, ok)
+	require.Equal(t, 2.0, v)
+}
+
+func TestKeyEncodingRoundTrip(t *testing.T) {
+	keys := []PartitionKey{NoPartitionKey(), NullKey(), BoolKey(false), BoolKey(true),
+		NumberKey(math.Inf(-1) / math.Inf(1)), NumberKey(-1e300), NumberKey(-1), NumberKey(0), NumberKey(0.5), NumberKey(1e300),
+		StringKey(""), StringKey("\x00"), StringKey("\x00\x00"), StringKey("a"), StringKey("a\x00"), StringKey("a\x00b"), StringKey("ab"), StringKey("b")}
+	keys[4] = NumberKey(-math.MaxFloat64)
+	var prev string
+	for i, k := range keys {
+		enc := string(k.appendEncoded(nil))
+		back, ok := decodePartitionKey(enc)
+		require.True(t, ok, k)
+		require.Equal(t, k, back)
+		full := enc + "id"
+		e, id, ok := splitKey(full)
+		require.True(t, ok)
+		require.Equal(t, enc, e)
+		require.Equal(t, "id", id)
+		if i > 0 {
+			require.Less(t, prev, enc, "the encoding sorts like the values: %v", k)
+		}
+		prev = enc
+	}
+	require.Equal(t, string(NumberKey(0).appendEncoded(nil)), string(NumberKey(math.Copysign(0, -1)).appendEncoded(nil)))
+}
