@@ -122,6 +122,7 @@ func fzRequireEmpty(t testing.TB, c *Collection, what string) {
 type fzNode struct {
 	kind byte   // 'o' object, 'a' array, 's' string, 'n' number, 't' true, 'f' false, 'z' null
 	str  string // a string's decoded value or a number's literal
+	lone bool   // a string whose literal holds a lone surrogate escape
 	keys []string
 	vals []*fzNode // members of an object, elements of an array
 }
@@ -129,7 +130,7 @@ type fzNode struct {
 func fzParse(b []byte) (*fzNode, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	n, err := fzParseValue(dec)
+	n, err := fzParseValue(dec, b)
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +140,13 @@ func fzParse(b []byte) (*fzNode, error) {
 	return n, nil
 }
 
-func fzParseValue(dec *json.Decoder) (*fzNode, error) {
+func fzParseValue(dec *json.Decoder, src []byte) (*fzNode, error) {
+	start := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
+	lit := strings.TrimLeft(string(src[start:dec.InputOffset()]), " \t\r\n,:")
 	switch v := tok.(type) {
 	case json.Delim:
 		n := &fzNode{kind: 'a'}
@@ -162,7 +165,7 @@ func fzParseValue(dec *json.Decoder) (*fzNode, error) {
 				}
 				n.keys = append(n.keys, k)
 			}
-			e, err := fzParseValue(dec)
+			e, err := fzParseValue(dec, src)
 			if err != nil {
 				return nil, err
 			}
@@ -173,7 +176,7 @@ func fzParseValue(dec *json.Decoder) (*fzNode, error) {
 		}
 		return n, nil
 	case string:
-		return &fzNode{kind: 's', str: v}, nil
+		return &fzNode{kind: 's', str: v, lone: fzLoneSurrogate(lit)}, nil
 	case json.Number:
 		return &fzNode{kind: 'n', str: string(v)}, nil
 	case bool:
@@ -185,6 +188,43 @@ func fzParseValue(dec *json.Decoder) (*fzNode, error) {
 		return &fzNode{kind: 'z'}, nil
 	}
 	return nil, fmt.Errorf("token %v", tok)
+}
+
+// fzEscape matches one escape of a JSON string literal, left to right, so
+// that an escaped backslash is never read as the start of another escape.
+var fzEscape = regexp.MustCompile(`\\(u[0-9a-fA-F]{4}|.)`)
+
+// fzLoneSurrogate reports whether the JSON string literal lit holds a \u
+// escape of a surrogate that is not half of a high-low pair of adjacent
+// escapes: valid JSON, but no Unicode text (R10 refuses it in ids and
+// partition keys; encoding/json decodes it as U+FFFD).
+func fzLoneSurrogate(lit string) bool {
+	ms := fzEscape.FindAllStringSubmatchIndex(lit, -1)
+	unit := func(k int) (uint64, bool) {
+		m := ms[k]
+		if lit[m[2]] != 'u' {
+			return 0, false
+		}
+		u, _ := strconv.ParseUint(lit[m[2]+1:m[3]], 16, 16)
+		return u, true
+	}
+	for k := 0; k < len(ms); k++ {
+		u, ok := unit(k)
+		switch {
+		case !ok || u < 0xd800 || u > 0xdfff:
+		case u >= 0xdc00:
+			return true // a low surrogate not after a high one
+		default: // a high surrogate: the next escape, right after it, must be a low one
+			if k+1 == len(ms) || ms[k+1][0] != ms[k][1] {
+				return true
+			}
+			if next, ok := unit(k + 1); !ok || next < 0xdc00 || next > 0xdfff {
+				return true
+			}
+			k++
+		}
+	}
+	return false
 }
 
 // depth is the nesting of containers: a flat object is 1.
@@ -382,7 +422,7 @@ func fzExpectDocument(b []byte, path string) fzExpect {
 	switch ids := tree.members("id"); {
 	case len(ids) == 0 || ids[0].kind != 's':
 		e.faults[ErrInvalidID] = true
-	case !fzIDOK(ids[0].str):
+	case !fzIDOK(ids[0].str) || ids[0].lone:
 		e.faults[ErrInvalidID] = true
 	default:
 		e.id = ids[0].str
@@ -428,7 +468,7 @@ func fzExpectDocument(b []byte, path string) fzExpect {
 	if found {
 		switch cur.kind {
 		case 's':
-			if !fzPKStringOK(cur.str) {
+			if !fzPKStringOK(cur.str) || cur.lone {
 				e.faults[ErrInvalidPartitionKey] = true
 			}
 			e.pk = StringKey(cur.str)
@@ -612,7 +652,7 @@ func fzDocumentSeeds() [][]byte {
 		`{"id":"a\u007f"}`,
 		`{"id":"a\u0085"}`,
 		`{"id":"\u00e9\u2028\ud83d\ude00"}`,
-		`{"id":"\ud800"}`,
+		`{"id":"\ud800"}`, `{"id":"\udc00\ud800"}`, `{"id":"a","pk":"\udfff"}`, `{"id":"\ud83d\ude00","pk":"\ud800\\udc00"}`,
 		`{"id":"a","pk":{"x":1}}`,
 		`{"id":"a","pk":[1]}`,
 		`{"id":"a","pk":1e400}`,

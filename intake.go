@@ -75,7 +75,10 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 	if idRaw[0] != '"' {
 		return intake{}, nil, errorf(ErrInvalidID, "id %s is a JSON %s, want a string (R10)", clip(idRaw), kindOf(idRaw[0]))
 	}
-	id := unquote(idRaw)
+	id, ok := unquote(idRaw)
+	if !ok {
+		return intake{}, nil, errorf(ErrInvalidID, "id %s holds a lone surrogate escape, which is not Unicode text (R10)", clip(idRaw))
+	}
 	if err := validateID(id); err != nil {
 		return intake{}, nil, err
 	}

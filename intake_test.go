@@ -72,3 +72,38 @@ func TestMissingIDHint(t *testing.T) { // R10
 	require.Equal(t, "ttldb: invalid id: document has no id (R10)", err.Error())
 	require.False(t, errors.Is(err, ErrInvalidDocument))
 }
+
+// TestLoneSurrogatesRefused: an id or a partition-key string whose escapes
+// hold a lone surrogate is not Unicode text and is refused, where decoding
+// it as U+FFFD made "\ud800" and "\udc00" one id and "\udfff" and "\ufffd"
+// one partition (R10). Pairs decode to the character they encode.
+func TestLoneSurrogatesRefused(t *testing.T) { // R10
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	for _, doc := range []string{
+		`{"id":"\ud800"}`, `{"id":"\udc00"}`, `{"id":"a\ud800b"}`, `{"id":"\udc00\ud800"}`,
+		`{"id":"\ud800\u0041"}`, `{"id":"\ud800\\udc00"}`, `{"id":"\uD83D"}`,
+	} {
+		_, err := c.Create([]byte(doc))
+		require.ErrorIs(t, err, ErrInvalidID, doc)
+		require.ErrorContains(t, err, "lone surrogate escape", doc)
+	}
+	for _, doc := range []string{`{"id":"a","pk":"\udfff"}`, `{"id":"a","pk":"x\ud800"}`} {
+		_, err := c.Create([]byte(doc))
+		require.ErrorIs(t, err, ErrInvalidPartitionKey, doc)
+	}
+	n, err := c.Count(Query{})
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing was stored")
+
+	mustCreate(t, c, `{"id":"a","pk":"\ufffd"}`) // U+FFFD itself is a character
+	smile := mustCreate(t, c, `{"id":"\ud83d\ude00","pk":"\uD83D\uDE00"}`)
+	require.Equal(t, "😀", smile.ID())
+	got, err := c.Get(StringKey("😀"), "😀")
+	require.NoError(t, err)
+	require.Equal(t, smile.JSON(), got.JSON())
+	_, err = c.Create([]byte(`{"id":"😀","pk":"😀"}`))
+	require.ErrorIs(t, err, ErrConflict, "the escaped pair and the raw character are one id")
+	// A member name with a lone surrogate is only a name.
+	d := mustCreate(t, c, `{"id":"b","\ud800":1}`)
+	require.Equal(t, `{"id":"b","\ud800":1}`, d.Body())
+}

@@ -2,7 +2,9 @@ package ttldb
 
 import (
 	"bytes"
-	"encoding/json"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // kindOf names the JSON type of a value from its first byte.
@@ -23,24 +25,76 @@ func kindOf(c byte) string {
 }
 
 // keyIs reports whether the quoted JSON string key, as scanned, names name.
+// A key that holds a lone surrogate escape names nothing.
 func keyIs(key []byte, name string) bool {
 	if bytes.IndexByte(key, '\\') < 0 {
 		return string(key[1:len(key)-1]) == name
 	}
-	return string(unquote(key)) == name
+	s, ok := unquote(key)
+	return ok && string(s) == name
 }
 
 // unquote decodes a valid JSON string literal. Literals without escapes
-// decode to a slice of the input.
-func unquote(lit []byte) []byte {
-	if bytes.IndexByte(lit, '\\') < 0 {
-		return lit[1 : len(lit)-1]
+// decode to a slice of the input. ok is false when the literal holds a
+// \u escape of a lone surrogate (as "\ud800"), which is valid JSON but no
+// Unicode text: encoding/json would decode it as U+FFFD, so that "\ud800"
+// and "\udc00" would read as one string.
+func unquote(lit []byte) (s []byte, ok bool) {
+	body := lit[1 : len(lit)-1]
+	i := bytes.IndexByte(body, '\\')
+	if i < 0 {
+		return body, true
 	}
-	var s string
-	if err := json.Unmarshal(lit, &s); err != nil {
-		return nil // unreachable for scanned input
+	out := append(make([]byte, 0, len(body)), body[:i]...)
+	for i < len(body) {
+		c := body[i]
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		e := body[i+1]
+		i += 2
+		if e != 'u' {
+			out = append(out, unescaped[e])
+			continue
+		}
+		r := rune(hex4(body[i:]))
+		i += 4
+		if utf16.IsSurrogate(r) {
+			// A pair is a high surrogate escape followed by a low one.
+			if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+				return nil, false
+			}
+			r = utf16.DecodeRune(r, rune(hex4(body[i+2:])))
+			if r == unicode.ReplacementChar {
+				return nil, false
+			}
+			i += 6
+		}
+		out = utf8.AppendRune(out, r)
 	}
-	return []byte(s)
+	return out, true
+}
+
+// unescaped maps the byte after a backslash to the byte it stands for.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// hex4 reads four hexadecimal digits, which the scanner has checked.
+func hex4(b []byte) uint16 {
+	var v uint16
+	for _, c := range b[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c >= 'a':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		v = v<<4 | uint16(c)
+	}
+	return v
 }
 
 // member finds the value of member name in obj, a compact and valid JSON

@@ -248,7 +248,10 @@ func appendPartitionKeyJSON(b, raw []byte) ([]byte, error) {
 	}
 	switch raw[0] {
 	case '"':
-		s := unquote(raw)
+		s, ok := unquote(raw)
+		if !ok {
+			return nil, errorf(ErrInvalidPartitionKey, "partition key %s holds a lone surrogate escape, which is not Unicode text (R10)", clip(raw))
+		}
 		if len(s) > MaxPartitionKeyLength {
 			return nil, errorf(ErrInvalidPartitionKey, "partition key %.40q... is %d bytes, at most %d are allowed (R10)", s, len(s), MaxPartitionKeyLength)
 		}

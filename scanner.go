@@ -117,7 +117,9 @@ func (s *scanner) object(depth int) error {
 		if depth == 1 {
 			name := s.out[keyAt+1 : keyEnd-1]
 			if bytes.IndexByte(name, '\\') >= 0 {
-				name = unquote(s.out[keyAt:keyEnd])
+				if n, ok := unquote(s.out[keyAt:keyEnd]); ok {
+					name = n
+				} // else a name with a lone surrogate escape, kept escaped: none the library reads
 			}
 			if string(name) == "_ts" || string(name) == "_etag" {
 				s.out = s.out[:mark] // the library writes these itself
