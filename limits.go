@@ -6,7 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of rule R10.
+// Limits of rule R10. The size and the depth are those of what is stored:
+// _ts and _etag members of an incoming document, which the library drops
+// and writes itself, count toward neither (they must still be JSON, nested
+// at most 10,000 levels).
 const (
 	// MaxDocumentSize is the largest document accepted, in bytes of its
 	// compact JSON encoding without the system properties _ts and _etag:

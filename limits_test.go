@@ -60,3 +60,34 @@ func TestBadKeyThatIsTheID(t *testing.T) { // R10
 	require.Equal(t, 32, docHeader, "a document's header")
 	require.Equal(t, 16, int(unsafe.Sizeof(expItem{})), "an expiry item")
 }
+
+// TestLimitsMeasureWhatIsStored: the _ts and _etag members the library drops
+// count toward neither the size nor the nesting limit, wherever they stand
+// among the members; they must still be JSON (R10).
+func TestLimitsMeasureWhatIsStored(t *testing.T) { // R10
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	mib := `"` + strings.Repeat("x", 1<<20) + `"`
+	d := mustCreate(t, c, `{"id":"a","_ts":[`+mib+`,`+mib+`,`+mib+`],"v":1}`)
+	require.Equal(t, `{"id":"a","v":1}`, d.Body())
+
+	deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	d = mustCreate(t, c, `{"_etag":`+deep+`,"id":"b","_ts":{"x":`+deep+`}}`)
+	require.Equal(t, `{"id":"b"}`, d.Body())
+
+	// A document exactly at the size limit, with a dropped member beside it.
+	prefix, suffix := `{"id":"c","s":"`, `"}`
+	atSize := prefix + strings.Repeat("x", MaxDocumentSize-len(prefix)-len(suffix)) + suffix
+	d = mustCreate(t, c, atSize[:len(atSize)-1]+`,"_ts":`+mib+`}`)
+	require.Len(t, d.Body(), MaxDocumentSize)
+
+	for _, bad := range []string{
+		`{"id":"d","_ts":[1,}`,
+		`{"id":"d","_ts":` + strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001) + `}`,
+	} {
+		_, err := c.Create([]byte(bad))
+		require.ErrorIs(t, err, ErrInvalidDocument)
+	}
+	n, err := c.Count(Query{})
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+}

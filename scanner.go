@@ -16,7 +16,18 @@ type scanner struct {
 	ttl    span
 	pk     span
 	idLike string // a top-level member named "id" in other letters ("ID", "Id"), for the error when id is missing
+
+	// dropping is set while the value of a member the library drops (_ts,
+	// _etag) is scanned: it is checked as JSON but not stored, so R10's
+	// limits do not apply to it, and what it writes to out from dropAt on
+	// is thrown away as it goes.
+	dropping bool
+	dropAt   int
 }
+
+// maxDroppedDepth bounds the nesting of a dropped member's value, which
+// R10 does not limit, so that the scanner's recursion stays shallow.
+const maxDroppedDepth = 10_000
 
 // span is a range of intake.out holding one JSON value.
 type span struct{ start, end int }
@@ -43,7 +54,10 @@ func (s *scanner) value(depth int) error {
 	if s.i >= len(s.src) {
 		return s.syntax("a value")
 	}
-	if len(s.out) > MaxDocumentSize {
+	switch {
+	case s.dropping && len(s.out)-s.dropAt > 64<<10:
+		s.out = s.out[:s.dropAt] // not stored: nothing reads it back
+	case !s.dropping && len(s.out) > MaxDocumentSize:
 		return errorf(ErrTooLarge, "document is over %d bytes (R10)", MaxDocumentSize)
 	}
 	switch c := s.src[s.i]; {
@@ -66,7 +80,10 @@ func (s *scanner) value(depth int) error {
 }
 
 func (s *scanner) deep(depth int) error {
-	if depth > MaxDepth {
+	if s.dropping && depth > maxDroppedDepth {
+		return errorf(ErrInvalidDocument, "a system property (_ts or _etag) the library drops is nested more than %d levels deep", maxDroppedDepth)
+	}
+	if !s.dropping && depth > MaxDepth {
 		return errorf(ErrInvalidDocument, "document is nested more than %d levels deep (R10)", MaxDepth)
 	}
 	return nil
@@ -109,24 +126,34 @@ func (s *scanner) object(depth int) error {
 		s.i++
 		s.out = append(s.out, ':')
 		s.ws()
-		valAt := len(s.out)
-		if err := s.value(depth); err != nil {
-			return err
-		}
-		kept++
+		var name []byte
+		drop := false
 		if depth == 1 {
-			name := s.out[keyAt+1 : keyEnd-1]
+			name = s.out[keyAt+1 : keyEnd-1]
 			if bytes.IndexByte(name, '\\') >= 0 {
 				if n, ok := unquote(s.out[keyAt:keyEnd]); ok {
 					name = n
 				} // else a name with a lone surrogate escape, kept escaped: none the library reads
 			}
-			if string(name) == "_ts" || string(name) == "_etag" {
-				s.out = s.out[:mark] // the library writes these itself
-				kept--
-			} else if err := s.note(name, span{valAt, len(s.out)}); err != nil {
+			// The library writes _ts and _etag itself (R10): their values
+			// are scanned as JSON, and neither stored nor measured.
+			drop = string(name) == "_ts" || string(name) == "_etag"
+			s.dropping, s.dropAt = drop, mark
+		}
+		valAt := len(s.out)
+		if err := s.value(depth); err != nil {
+			return err
+		}
+		switch {
+		case drop:
+			s.out, s.dropping = s.out[:mark], false
+		case depth == 1:
+			if err := s.note(name, span{valAt, len(s.out)}); err != nil {
 				return err
 			}
+			kept++
+		default:
+			kept++
 		}
 		s.ws()
 		if s.i >= len(s.src) {
