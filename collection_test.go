@@ -36,6 +36,13 @@ func mustCreate(t *testing.T, c *Collection, doc string) Document {
 	return d
 }
 
+func mustGet(t *testing.T, c *Collection, pk PartitionKey, id string) Document {
+	t.Helper()
+	d, err := c.Get(pk, id)
+	require.NoError(t, err, "Get(%v, %q)", pk, id)
+	return d
+}
+
 // state is everything a caller can observe of a collection, to check that a
 // rejected call changed nothing.
 func state(t *testing.T, c *Collection) string {

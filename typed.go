@@ -4,6 +4,7 @@ import (
 	"iter"
 	"reflect"
 	"strings"
+	"time"
 )
 
 // Typed is a view of a Collection whose documents are Go values of type T,
@@ -192,6 +193,10 @@ func (t *Typed[T]) Touch(pk PartitionKey, id string, opts ...WriteOption) (Item[
 	}
 	return t.item(d)
 }
+
+// ExpiresAt returns when the item expires, or expired, under the
+// collection's DefaultTTL, as Collection.ExpiresAt does for its Document.
+func (t *Typed[T]) ExpiresAt(it Item[T]) (at time.Time, ok bool) { return t.c.ExpiresAt(it.Document) }
 
 // All returns an iterator over the documents q selects, decoded, from one
 // snapshot, as Collection.All does; q.Filter sees the stored Document. A

@@ -51,6 +51,13 @@ func TestTypedRoundTrip(t *testing.T) { // R2, R3, R4
 	require.True(t, own)
 	require.Equal(t, 2, ttl)
 
+	at, ok := orders.ExpiresAt(got)
+	require.True(t, ok)
+	require.Equal(t, time.Unix(1_000_002, 0), at, "its own ttl: _ts + 2")
+	at, ok = orders.ExpiresAt(Item[salesOrder]{Document: mustGet(t, c, StringKey("c1"), "SO06")})
+	require.True(t, ok)
+	require.Equal(t, time.Unix(1_000_000+3600, 0), at, "the DefaultTTL")
+
 	clk.Advance(2 * time.Second) // SO05 expires at _ts + 2 (R4)
 	_, err = orders.Get(StringKey("c1"), "SO05")
 	require.ErrorIs(t, err, ErrNotFound)

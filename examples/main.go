@@ -1,174 +1,103 @@
-// Command examples runs the ttldb walk-throughs: short stories that show how
-// documents expire, on a simulated clock so that they run at once and print
-// the same output every time.
+// Command examples runs the ttldb example programs, each of which lives in
+// a directory of its own beside this file and also runs alone
+// (go run ./examples/sessions). Run it from the repository root:
 //
-//	go run ./examples             # every walk-through, in turn
-//	go run ./examples salesorder  # one of them
+//	go run ./examples                      # every example, in turn
+//	go run ./examples sessions salesorder  # only those
+//
+// It runs each with go run, under a "=== name" header, streams its output,
+// and exits with status 1 if any failed, 2 for an unknown name or when the
+// examples are not found in the working directory.
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
-	"time"
-
-	"github.com/ttldb/ttldb"
 )
 
-// walkthrough is one runnable story, which writes its output to w.
-type walkthrough struct {
-	name string
-	run  func(w io.Writer) error
-}
+// examples lists the example programs in the order they run. A test checks
+// that it names every directory of examples/ that holds a main package.
+var examples = []string{"salesorder", "sessions", "idempotency", "typed"}
 
-// walkthroughs lists the stories in the order `go run ./examples` runs them.
-var walkthroughs = []walkthrough{
-	{"salesorder", salesOrder},
-	{"sessions", sessions},
-}
-
-// main runs the walk-throughs named on the command line, or all of them.
 func main() {
-	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runExamples(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// dispatch runs the walk-throughs named in args (all of them when args is
-// empty), writing their stories to stdout and problems to stderr, and
-// returns the exit status: 0, 1 when a walk-through failed, or 2 for an
-// unknown name.
-func dispatch(args []string, stdout, stderr io.Writer) int {
-	byName := make(map[string]walkthrough)
-	var names []string
-	for _, wt := range walkthroughs {
-		byName[wt.name] = wt
-		names = append(names, wt.name)
-	}
-	todo := walkthroughs
+// runExamples runs the examples named in args, or all of them, writing
+// their output to stdout and problems to stderr, and returns the exit
+// status: 0; 1 when an example failed; 2 for an unknown name, or when an
+// example's directory is not found relative to the working directory.
+func runExamples(args []string, stdout, stderr io.Writer) int {
+	logger := log.New(stderr, "examples: ", 0)
+	names := examples
 	if len(args) > 0 {
-		todo = nil
-		for _, a := range args {
-			wt, ok := byName[a]
-			if !ok {
-				fmt.Fprintf(stderr, "unknown walk-through %q; the walk-throughs are: %s\n", a, strings.Join(names, ", "))
-				return 2
-			}
-			todo = append(todo, wt)
+		names = args
+	}
+	for _, name := range names {
+		if !slices.Contains(examples, name) {
+			logger.Printf("unknown example %q; the examples are: %s", name, strings.Join(examples, ", "))
+			return 2
 		}
 	}
-	for i, wt := range todo {
-		sep := "\n"
-		if i == 0 {
-			sep = ""
+	for _, name := range names {
+		dir := filepath.Join("examples", name)
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			wd, err := os.Getwd()
+			if err != nil {
+				wd = fmt.Sprintf("unknown (%v)", err)
+			}
+			logger.Printf("directory %s not found in the working directory, %s: run go run ./examples from the repository root", dir, wd)
+			return 2
 		}
-		_, err := fmt.Fprintf(stdout, "%s=== %s\n", sep, wt.name)
-		if err == nil {
-			err = wt.run(stdout)
+	}
+
+	goCmd := goBinary()
+	var failed []string
+	for i, name := range names {
+		header := "=== " + name + "\n"
+		if i > 0 {
+			header = "\n" + header
 		}
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", wt.name, err)
+		if _, err := io.WriteString(stdout, header); err != nil {
+			logger.Print(err)
 			return 1
 		}
+		cmd := exec.Command(goCmd, "run", "./examples/"+name)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		if err := cmd.Run(); err != nil {
+			logger.Printf("%s failed: %v", name, err)
+			failed = append(failed, name)
+		}
+	}
+	if len(failed) > 0 {
+		logger.Printf("%d of %d failed: %s", len(failed), len(names), strings.Join(failed, ", "))
+		return 1
 	}
 	return 0
 }
 
-// day is 24 hours of simulated time.
-const day = 24 * time.Hour
-
-// start is the fixed instant at which every simulated clock starts.
-var start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// clock is a simulated clock. Pass its Now method as ttldb.Options.Now, and
-// call Advance to let time pass.
-type clock struct{ now time.Time }
-
-// Now returns the simulated time.
-func (c *clock) Now() time.Time { return c.now }
-
-// Advance moves the clock forward by d.
-func (c *clock) Advance(d time.Duration) { c.now = c.now.Add(d) }
-
-// Elapsed returns the simulated time passed since start.
-func (c *clock) Elapsed() time.Duration { return c.now.Sub(start) }
-
-// story writes a walk-through, one line per step, each line prefixed with
-// the simulated time as label formats it. Like bufio.Writer it keeps the
-// first write error, which err returns.
-type story struct {
-	w     io.Writer
-	clock *clock
-	label func(time.Duration) string
-	err   error
-}
-
-// say writes one step.
-func (s *story) say(format string, args ...any) {
-	if s.err == nil {
-		_, s.err = fmt.Fprintf(s.w, s.label(s.clock.Elapsed())+": "+format+"\n", args...)
+// goBinary returns the go command of the toolchain that built this program
+// if it is still there, else "go", to be found in PATH. runtime.GOROOT is
+// deprecated for binaries copied to other machines; this one is built and
+// run at once by go run, on the machine that has the toolchain.
+func goBinary() string {
+	exe := "go"
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
 	}
-}
-
-// stats writes the collection's Count and the Stats that do not depend on
-// the wall clock.
-func (s *story) stats(c *ttldb.Collection) error {
-	n, err := c.Count(ttldb.Query{})
-	if err != nil {
-		return err
+	//lint:ignore SA1019 go run builds this program with the toolchain it should use
+	if root := runtime.GOROOT(); root != "" {
+		bin := filepath.Join(root, "bin", exe)
+		if _, err := os.Stat(bin); err == nil {
+			return bin
+		}
 	}
-	st, err := c.Stats()
-	if err != nil {
-		return err
-	}
-	s.say("Count %d; Stats: Live %d, Expired %d, Swept %d", n, st.Live, st.Expired, st.Swept)
-	return nil
-}
-
-// life describes a document's ttl and when it expires in c.
-func (s *story) life(c *ttldb.Collection, d ttldb.Document) string {
-	what := "no ttl"
-	n, own := d.TTL()
-	switch def, on := c.DefaultTTL().Seconds(); {
-	case own && n > 0:
-		what = "ttl " + describe(n)
-	case own:
-		what = "ttl -1"
-	case on && def > 0:
-		what += ", inherits " + describe(int(def))
-	}
-	if at, ok := c.ExpiresAt(d); ok {
-		return what + ", expires " + s.label(at.Sub(start))
-	}
-	return what + ", never expires"
-}
-
-// gone returns nil when the document is not found, as an expired document
-// is not (R4), and an error otherwise.
-func gone(c *ttldb.Collection, pk, id string) error {
-	_, err := c.Get(ttldb.StringKey(pk), id)
-	switch {
-	case err == nil:
-		return fmt.Errorf("%s is still readable, want ttldb.ErrNotFound", id)
-	case !errors.Is(err, ttldb.ErrNotFound):
-		return err
-	}
-	return nil
-}
-
-// describe says how long a TTL of the given seconds is, in whole days or
-// minutes.
-func describe(seconds int) string {
-	d := time.Duration(seconds) * time.Second
-	if d%day == 0 {
-		return fmt.Sprintf("%d days", d/day)
-	}
-	return fmt.Sprintf("%d minutes", d/time.Minute)
-}
-
-// seconds returns a pointer to the number of seconds in d, for a document's
-// ttl field.
-func seconds(d time.Duration) *int {
-	n := int(d / time.Second)
-	return &n
+	return "go"
 }
