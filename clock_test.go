@@ -1,7 +1,12 @@
 package ttldb
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,4 +71,57 @@ func TestClockNeverGoesBackward(t *testing.T) {
 	e.requireLive("b")
 	clock.set(1020)
 	e.requireGone("b")
+}
+
+// TestClockCalledConcurrently: Options.Now is called by many goroutines at
+// once, as its documentation says; a clock that is safe for concurrent use
+// (here one that ticks a second on every call) works, and the collection's
+// "now" never goes backward for any of them (R4). Run it with -race.
+func TestClockCalledConcurrently(t *testing.T) { // R4
+	var tick, inside, most atomic.Int64
+	tick.Store(1_000_000)
+	clock := func() time.Time {
+		n := inside.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		runtime.Gosched() // widen the window in which calls overlap
+		inside.Add(-1)
+		return time.Unix(tick.Add(1), 0)
+	}
+	// The clock ticks some 10,000 times in all: no document expires.
+	c, err := NewCollection("ticking", "/pk", &Options{DefaultTTL: TTLSeconds(1_000_000), Now: clock, ManualSweep: true})
+	require.NoError(t, err)
+	defer c.Close()
+	const workers, steps = 8, 300
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			id := fmt.Sprint("w", w)
+			last := int64(math.MinInt64)
+			for i := range steps {
+				d, err := c.Upsert([]byte(fmt.Sprintf(`{"id":%q,"i":%d}`, id, i)))
+				if err == nil && d.TS() < last {
+					err = fmt.Errorf("%s: _ts went from %d back to %d", id, last, d.TS())
+				}
+				if err == nil {
+					last = d.TS()
+					_, err = c.Get(NoPartitionKey(), id)
+				}
+				if err == nil {
+					_, err = c.Stats()
+				}
+				if err == nil {
+					c.ExpiresAt(d)
+				}
+				if err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	require.Greater(t, most.Load(), int64(1), "the clock was called by several goroutines at once")
 }

@@ -1,29 +1,49 @@
 // Package ttldb keeps JSON documents that expire, inside a Go process, with
 // the time-to-live model of Azure Cosmos DB.
 //
+// The behaviour is a contract of numbered rules, R1 to R15, in
+// [the specification] (docs/SPEC.md in the repository). Doc comments and
+// error messages name the rule they follow, as in "(R10)", and each rule
+// is checked by tests that name it.
+//
 // # Collections and documents
 //
-// A Collection holds JSON objects. Each has a string "id" and, at the
+// A [Collection] holds JSON objects. Each has a string "id" and, at the
 // collection's partition-key path ("/customerId", "/tenant/id"), a partition
 // key; (partition key, id) is unique. Every write stamps two system
 // properties: "_ts", the Unix second of the write, and "_etag", a value that
-// changes on every write.
+// changes on every write (R10).
 //
 //	c, err := ttldb.NewCollection("orders", "/customerId", &ttldb.Options{
-//		DefaultTTL: ttldb.TTLSeconds(90 * 24 * 3600), // 90 days
+//		DefaultTTL: ttldb.TTLDuration(90 * 24 * time.Hour),
 //	})
-//	...
+//	if err != nil {
+//		return err
+//	}
 //	defer c.Close()
-//	doc, err := c.Create([]byte(`{"id":"o1","customerId":"c1","ttl":2592000}`))
-//	doc, err = c.Get(ttldb.StringKey("c1"), "o1")
+//	if _, err := c.Create([]byte(`{"id":"o1","customerId":"c1","ttl":2592000}`)); err != nil {
+//		return err // ErrConflict, ErrInvalidTTL, ...
+//	}
+//	doc, err := c.Get(ttldb.StringKey("c1"), "o1")
+//	if errors.Is(err, ttldb.ErrNotFound) {
+//		// absent, or expired
+//	}
+//
+// A write takes JSON text ([]byte, [encoding/json.RawMessage]) or any value
+// that encoding/json encodes to an object. A [Document] is the stored,
+// immutable result: [Document.Body] is the text as written, without
+// copying; [Document.Decode] decodes it. For documents that are Go structs,
+// [NewTyped] gives a [Typed] view whose methods take and return values of
+// the struct's type.
 //
 // # Time to live
 //
-// The collection's DefaultTTL has three states (R1): off (TTLOff, the zero
-// value): nothing expires; -1 (TTLNoDefault): documents expire only when
-// their own "ttl" says so; n seconds (TTLSeconds): documents expire n
-// seconds after their last write. A document's own "ttl" (R2) is absent or
-// null (inherit), -1 (never) or m seconds. The effective TTL is (R3):
+// The collection's [DefaultTTL] has three states (R1): off ([TTLOff], the
+// zero value): nothing expires; -1 ([TTLNoDefault]): documents expire only
+// when their own "ttl" says so; n seconds ([TTLSeconds], [TTLDuration]):
+// documents expire n seconds after their last write. A document's own
+// "ttl" (R2) is absent or null (inherit), -1 (never) or m seconds. The
+// effective TTL is (R3):
 //
 //	                 | DefaultTTL off | DefaultTTL -1 | DefaultTTL n
 //	ttl absent/null  | never          | never         | after n
@@ -31,41 +51,51 @@
 //	ttl m            | never          | after m       | after m
 //
 // A document with effective TTL t is expired from the second _ts + t (R4):
-// from that instant Get, Replace, Touch and Delete report ErrNotFound,
+// from that instant Get, Replace, Touch and Delete report [ErrNotFound],
 // Create succeeds, Upsert creates, and listings and counts leave it out,
 // even before it is physically deleted. Any write restarts the countdown;
-// Touch is a write that changes nothing else, for sliding expiry (R6).
-// SetDefaultTTL applies to every document at once, in O(1), and a document
-// that had expired stays gone whatever the new setting (R7). TTL needs
-// IndexingConsistent (R8). The collection's "now" never goes backward, so a
-// wall clock stepping back brings nothing back.
+// [Collection.Touch] is a write that changes nothing else, for sliding
+// expiry (R6). [Collection.SetDefaultTTL] applies to every document at
+// once, in O(1), and a document that had expired stays gone whatever the
+// new setting (R7). TTL needs [IndexingConsistent] (R8). The collection's
+// "now" never goes backward, so a wall clock stepping back brings nothing
+// back.
 //
 // # Deletion
 //
-// A sweeper goroutine, started by NewCollection and stopped by Close, sleeps
-// until the next document expires and deletes expired documents in batches
-// of Options.SweepBatch documents and at most about MaxSweepHold (100 µs),
-// releasing the lock between batches, so no other call waits for more than
-// one batch (R5). It does nothing while TTL is off.
-// Set Options.ManualSweep to run Sweep yourself instead.
+// A sweeper goroutine, started by [NewCollection] and stopped by
+// [Collection.Close], sleeps until the next document expires and deletes
+// expired documents in batches of [Options.SweepBatch] documents and at
+// most about [MaxSweepHold], releasing the lock between batches, so no
+// other call waits for more than one batch (R5). It does nothing while TTL
+// is off. Set [Options.ManualSweep] to run [Collection.Sweep] yourself
+// instead, as with a simulated clock.
 //
 // # Reading many documents
 //
-// List returns a page of a Query, with a continuation token for the next;
-// All iterates over one snapshot; Count counts. All three work on a
-// copy-on-write snapshot and hold no lock while they run, so a long listing
-// never blocks writers.
+// [Collection.List] returns a page of a [Query], with a continuation token
+// for the next; [Collection.All] iterates over one snapshot;
+// [Collection.Count] counts. All three work on a copy-on-write snapshot and
+// hold no lock while they run, so a long listing never blocks writers. A
+// continuation token is accepted only by the collection and the query that
+// issued it.
 //
 // # Errors
 //
-// Every error wraps one of the sentinels in errors.go (ErrNotFound,
-// ErrConflict, ErrPreconditionFailed, ErrInvalidTTL, ...): match them with
-// errors.Is. The message names the value at fault and the rule it breaks. A
-// rejected call changes nothing.
+// Every error wraps exactly one of the sentinels of errors.go
+// ([ErrNotFound], [ErrConflict], [ErrPreconditionFailed], [ErrInvalidTTL],
+// ...): match them with [errors.Is]. The message names the value at fault,
+// the rule it breaks and, where one is likely, the mistake (a duration in
+// nanoseconds given as seconds, an "ID" member where "id" is wanted). A
+// rejected call changes nothing, and no input panics.
 //
 // # Concurrency
 //
-// Every method of Collection is safe for concurrent use. Documents are
+// Every method of Collection and Typed is safe for concurrent use. Reads
+// share a lock; a write holds it alone for O(log n). [Options.Now], when
+// set, is called concurrently and must be safe for that. Documents are
 // immutable values: a Document stays valid, unchanged, after later writes
 // and after Close.
+//
+// [the specification]: https://github.com/ttldb/ttldb/blob/main/docs/SPEC.md
 package ttldb

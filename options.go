@@ -16,12 +16,17 @@ type Options struct {
 	Indexing IndexingMode
 
 	// Now is the clock. Zero: time.Now. A collection never lets its "now" go
-	// backward, whatever the clock does (R4). It is called with the
-	// collection's lock held: it must be fast and must not call the
-	// collection. The background sweeper sleeps on the runtime's timers,
-	// so with a simulated clock set ManualSweep and call Sweep. Times
-	// more than 2^62 seconds (146 billion years) from 1970 count as that
-	// bound, so that _ts + ttl never overflows.
+	// backward, whatever the clock does (R4).
+	//
+	// Now is called concurrently: by every goroutine that calls the
+	// collection, and by the sweeper, often with the collection's lock held
+	// (Get, Stats and ExpiresAt hold it shared, so several calls run at
+	// once). It must be safe for concurrent use, fast, and must not call the
+	// collection. A simulated clock guards its time with an atomic or a
+	// mutex. The background sweeper sleeps on the runtime's timers, so with
+	// a simulated clock set ManualSweep and call Sweep. Times more than 2^62
+	// seconds (146 billion years) from 1970 count as that bound, so that
+	// _ts + ttl never overflows.
 	Now func() time.Time
 
 	// ManualSweep turns the background sweeper off: expired documents are
