@@ -35,6 +35,7 @@ type Collection struct {
 	prim      primary
 	exp       expiryIndex // and the DefaultTTL it owns
 	etagBase  uint64
+	tokenID   uint64 // binds the continuation tokens the collection issues to it
 	seq       atomic.Uint64
 	swept     atomic.Uint64 // written under mu, read anywhere
 	lastSweep time.Duration
@@ -99,6 +100,7 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		prim:     newPrimary(),
 		exp:      newExpiryIndex(o.DefaultTTL),
 		etagBase: rand.Uint64(),
+		tokenID:  rand.Uint64(),
 		wakeAt:   math.MinInt64,
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),

@@ -44,9 +44,10 @@ var (
 	// indexing mode none (R8).
 	ErrInvalidOption = errors.New("ttldb: invalid option")
 
-	// ErrInvalidContinuation: a continuation token that List could not have
-	// issued for the query's partition: damaged, forged, or of another
-	// partition.
+	// ErrInvalidContinuation: a continuation token that is damaged, or
+	// that the collection did not issue for a query of this shape: from
+	// another collection, or from a listing of another partition (or of all
+	// partitions).
 	ErrInvalidContinuation = errors.New("ttldb: invalid continuation token")
 
 	// ErrClosed: the collection has been closed.

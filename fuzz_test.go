@@ -33,6 +33,7 @@ import (
 	"flag"
 	"fmt"
 	"hash/crc32"
+	"hash/fnv"
 	"io"
 	"maps"
 	"math"
@@ -1293,22 +1294,44 @@ func fzListFixtureFor(t testing.TB) *fzListFixture {
 	return fzList
 }
 
-// fzTokenKey decodes a continuation token as the package documents it: the
-// base64url encoding of version 1, the key, and the CRC-32 of both.
-func fzTokenKey(tok string) (string, bool) {
+// fzToken is a continuation token's content, as token.go documents it: the
+// base64url encoding of version 2, the issuing collection's identity, the
+// hash of the query's shape, the key, and the CRC-32 of all of them.
+type fzToken struct {
+	collection, shape uint64
+	key               string
+}
+
+// fzDecodeToken decodes a token; ok is false when it is not one.
+func fzDecodeToken(tok string) (fzToken, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || len(b) < 5 || b[0] != 1 {
-		return "", false
+	if err != nil || len(b) < 1+8+8+4 || b[0] != 2 {
+		return fzToken{}, false
 	}
 	if crc32.ChecksumIEEE(b[:len(b)-4]) != binary.BigEndian.Uint32(b[len(b)-4:]) {
-		return "", false
+		return fzToken{}, false
 	}
-	return string(b[1 : len(b)-4]), true
+	return fzToken{binary.BigEndian.Uint64(b[1:]), binary.BigEndian.Uint64(b[9:]), string(b[17 : len(b)-4])}, true
+}
+
+// fzShape is the shape of a listing of part (nil: all partitions): the
+// FNV-1a hash of "all", or of "partition", a 0x00 byte and the key encoding
+// of the partition.
+func fzShape(part *PartitionKey) uint64 {
+	h := fnv.New64a()
+	if part == nil {
+		h.Write([]byte("all"))
+	} else {
+		h.Write([]byte("partition\x00" + fzEnc(*part)))
+	}
+	return h.Sum64()
 }
 
 // fzForgeToken makes a token with a correct checksum around any key.
-func fzForgeToken(key string) string {
-	b := append([]byte{1}, key...)
+func fzForgeToken(t fzToken) string {
+	b := binary.BigEndian.AppendUint64([]byte{2}, t.collection)
+	b = binary.BigEndian.AppendUint64(b, t.shape)
+	b = append(b, t.key...)
 	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	return base64.RawURLEncoding.EncodeToString(b)
 }
@@ -1369,7 +1392,10 @@ func fzCheckList(t testing.TB, fx *fzListFixture, part *PartitionKey, limit int,
 	}
 	after, valid := "", true
 	if tok != "" {
-		after, valid = fzTokenKey(tok)
+		// A token is taken only by the collection and the query shape that
+		// issued it.
+		t, ok := fzDecodeToken(tok)
+		after, valid = t.key, ok && t.collection == fx.c.tokenID && t.shape == fzShape(part)
 	}
 	page, err := fx.c.List(Query{Partition: part, Limit: limit, Continuation: tok})
 	if err != nil {
@@ -1380,7 +1406,7 @@ func fzCheckList(t testing.TB, fx *fzListFixture, part *PartitionKey, limit int,
 		return page, err
 	}
 	if !valid {
-		t.Fatalf("%s: accepted a token that does not decode", what)
+		t.Fatalf("%s: accepted a token that does not decode, or of another collection or query shape", what)
 	}
 	if tok != "" && !strings.HasPrefix(after, prefix) {
 		t.Fatalf("%s: accepted a token of key %q, outside the partition", what, after)
@@ -1406,8 +1432,9 @@ func fzCheckList(t testing.TB, fx *fzListFixture, part *PartitionKey, limit int,
 		t.Fatalf("%s: continuation %q, want one: %v", what, page.Continuation, more)
 	}
 	if more {
-		if k, ok := fzTokenKey(page.Continuation); !ok || k != want[len(want)-1].key {
-			t.Fatalf("%s: continuation %q holds %q, %v; want the page's last key %q", what, page.Continuation, k, ok, want[len(want)-1].key)
+		k, ok := fzDecodeToken(page.Continuation)
+		if want := (fzToken{fx.c.tokenID, fzShape(part), want[len(want)-1].key}); !ok || k != want {
+			t.Fatalf("%s: continuation %q holds %+v, %v; want %+v: this collection, this query's shape and the page's last key", what, page.Continuation, k, ok, want)
 		}
 	}
 	return page, nil
@@ -1442,7 +1469,7 @@ func fzRealTokens(t testing.TB, fx *fzListFixture) []fzListSeed {
 					break
 				}
 				tok = p.Continuation
-				out = append(out, fzListSeed{tok, uint8(pi), uint8(limit), false})
+				out = append(out, fzListSeed{tok, uint8(pi), uint8(limit), false}, fzListSeed{tok, uint8(pi + 1), uint8(limit), false})
 			}
 			if !slices.Equal(all, full.Documents) {
 				t.Fatalf("pages of %d in partition %v add up to %v, want %v", limit, part, all, full.Documents)
@@ -1473,6 +1500,8 @@ func fzListSeeds(t testing.TB, fx *fzListFixture) []fzListSeed {
 		{"\x01", 1, 0, true},
 		{"\x01x", 0, 1, true},
 		{"\x06zz\x00\x01", 10, 0, true},
+		{"\x01x", 0, 0x81, true}, // another collection's token
+		{"\x01x", 0, 0x41, true}, // a token of another partition's listing
 	}
 	// Keys of expired documents, and real tokens.
 	for _, k := range fx.keys {
@@ -1486,10 +1515,20 @@ func FuzzContinuation(f *testing.F) {
 	for _, s := range fzListSeeds(f, fx) {
 		f.Add(s.tok, s.part, s.limit, s.forge)
 	}
+	// limit's two high bits, with forge, make a token of another
+	// collection (0x80) or of the listing of another partition (0x40).
 	f.Fuzz(func(t *testing.T, tok string, part, limit uint8, forge bool) {
+		p := int(part) % len(fx.parts)
 		if forge {
-			tok = fzForgeToken(tok)
+			scope := fzToken{fx.c.tokenID, fzShape(fx.parts[p]), tok}
+			if limit&0x80 != 0 {
+				scope.collection++
+			}
+			if limit&0x40 != 0 {
+				scope.shape = fzShape(fx.parts[(p+1)%len(fx.parts)])
+			}
+			tok = fzForgeToken(scope)
 		}
-		fzCheckList(t, fx, fx.parts[int(part)%len(fx.parts)], int(limit%5), tok)
+		fzCheckList(t, fx, fx.parts[p], int(limit&0x3f%5), tok)
 	})
 }

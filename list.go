@@ -24,7 +24,9 @@ type Query struct {
 	Limit int
 
 	// Continuation resumes a listing after the last document of the page
-	// that returned it. Empty: from the start. Count ignores it.
+	// that returned it. Empty: from the start. Count ignores it. A token is
+	// taken only by the collection that issued it and a query of the same
+	// Partition (nil or the same key); Limit and Filter may change.
 	Continuation string
 }
 
@@ -37,12 +39,13 @@ type Page struct {
 	Continuation string
 }
 
-// plan is a validated Query: the key prefix of its partition and the key to
-// resume after.
+// plan is a validated Query: the key prefix of its partition, the key to
+// resume after, and the scope of the tokens it issues.
 type plan struct {
 	prefix string
 	after  string
 	resume bool
+	scope  tokenScope
 }
 
 func (c *Collection) plan(op string, q Query) (plan, error) {
@@ -59,8 +62,9 @@ func (c *Collection) plan(op string, q Query) (plan, error) {
 		}
 		p.prefix = string(q.Partition.appendEncoded(nil))
 	}
+	p.scope = tokenScope{collection: c.tokenID, shape: shapeOf(q.Partition != nil, p.prefix)}
 	if q.Continuation != "" {
-		key, err := decodeToken(q.Continuation)
+		key, err := decodeToken(q.Continuation, p.scope, c.name)
 		if err != nil {
 			return p, err
 		}
@@ -112,8 +116,8 @@ func (s snapshot) scan(p plan, fn func(*doc) bool) {
 // O(log n + k) for the k documents it visits, and blocks no writer while it
 // runs.
 //
-// Errors: ErrInvalidContinuation for a token List did not issue for this
-// partition; ErrInvalidOption for a negative Limit; ErrInvalidPartitionKey;
+// Errors: ErrInvalidContinuation for a token that is damaged, or that this
+// collection did not issue for a query of this Partition; ErrInvalidOption for a negative Limit; ErrInvalidPartitionKey;
 // ErrClosed.
 func (c *Collection) List(q Query) (Page, error) {
 	p, err := c.plan("List", q)
@@ -130,7 +134,7 @@ func (c *Collection) List(q Query) (Page, error) {
 			return true
 		}
 		if q.Limit > 0 && len(page.Documents) == q.Limit {
-			page.Continuation = encodeToken(page.Documents[q.Limit-1].d.key())
+			page.Continuation = encodeToken(p.scope, page.Documents[q.Limit-1].d.key())
 			return false
 		}
 		page.Documents = append(page.Documents, Document{d})

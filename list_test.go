@@ -70,7 +70,7 @@ func TestListing(t *testing.T) { // R4, R10
 
 	// All honours Limit and Continuation.
 	var got []string
-	for d, err := range c.All(Query{Limit: 3, Continuation: encodeToken(string(StringKey("p1").appendEncoded(nil)) + "a")}) {
+	for d, err := range c.All(Query{Limit: 3, Continuation: tokenFor(c, nil, string(StringKey("p1").appendEncoded(nil))+"a")}) {
 		require.NoError(t, err)
 		got = append(got, d.PartitionKey().String()+"/"+d.ID())
 	}
@@ -128,4 +128,61 @@ func TestAllIsASnapshot(t *testing.T) { // R4
 		}
 	}
 	require.Equal(t, 100, seen)
+}
+
+// tokenFor makes the token c issues to a listing of part (nil: all
+// partitions) whose page ended with the document of key.
+func tokenFor(c *Collection, part *PartitionKey, key string) string {
+	prefix := ""
+	if part != nil {
+		prefix = string(part.appendEncoded(nil))
+	}
+	return encodeToken(tokenScope{collection: c.tokenID, shape: shapeOf(part != nil, prefix)}, key)
+}
+
+// TestTokensBoundToTheirListing: a continuation token is taken only by the
+// collection and the query shape that issued it; any other refuses it with
+// ErrInvalidContinuation, where it used to skip documents silently.
+func TestTokensBoundToTheirListing(t *testing.T) { // R4, R10
+	strs, _ := newTestCollection(t, "/pk", TTLOff())
+	nums, _ := newTestCollection(t, "/pk", TTLOff())
+	byID, _ := newTestCollection(t, "/id", TTLOff())
+	for i := range 5 {
+		mustCreate(t, strs, fmt.Sprintf(`{"id":"s%d","pk":"p"}`, i))
+		mustCreate(t, nums, fmt.Sprintf(`{"id":"n%d","pk":%d}`, i, i))
+		mustCreate(t, byID, fmt.Sprintf(`{"id":"i%d"}`, i))
+	}
+	p := StringKey("p")
+	fromStrs, err := strs.List(Query{Limit: 2})
+	require.NoError(t, err)
+	fromPartition, err := strs.List(Query{Partition: &p, Limit: 2})
+	require.NoError(t, err)
+	fromByID, err := byID.List(Query{Limit: 2})
+	require.NoError(t, err)
+	n0 := NumberKey(0)
+	for _, tc := range []struct {
+		name string
+		c    *Collection
+		q    Query
+		want string
+	}{
+		{"a string-partitioned collection's token on a number-partitioned one", nums, Query{Continuation: fromStrs.Continuation}, "issued by another collection"},
+		{"a /id collection's token on a /pk one", strs, Query{Continuation: fromByID.Continuation}, "issued by another collection"},
+		{"a listing of all partitions' token on one partition", strs, Query{Partition: &p, Continuation: fromStrs.Continuation}, "for a query of another partition, or of all partitions"},
+		{"a partition's token on all partitions", strs, Query{Continuation: fromPartition.Continuation}, "for a query of another partition"},
+		{"a partition's token on another partition", nums, Query{Partition: &n0, Continuation: fromPartition.Continuation}, "issued by another collection"},
+	} {
+		before := state(t, tc.c)
+		_, err := tc.c.List(tc.q)
+		require.ErrorIs(t, err, ErrInvalidContinuation, tc.name)
+		require.ErrorContains(t, err, tc.want, tc.name)
+		for _, err := range tc.c.All(tc.q) {
+			require.ErrorIs(t, err, ErrInvalidContinuation, tc.name)
+		}
+		require.Equal(t, before, state(t, tc.c))
+	}
+	// The issuing query, with another Limit, resumes where the page ended.
+	page, err := strs.List(Query{Partition: &p, Continuation: fromPartition.Continuation, Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, page.Documents, 3)
 }

@@ -1294,15 +1294,18 @@ func (h *modelHarness) genResume() modelStep {
 	mq.q.Continuation = t.tok
 	how := "same query"
 	switch h.r.IntN(6) {
-	case 0: // another partition: the token must be one issued for it
+	case 0: // a query of a partition: the token must be one issued for it
 		p := pick(h.r, h.parts).pk
 		pk := h.pkGo(p)
 		mq.q.Partition, mq.part, how = &pk, &p, "partition "+pkName(p)
-		if p != t.last.pk {
+		if t.part == nil || h.pkGo(*t.part) != pk {
 			mq.class = classInvalidToken
 		}
-	case 1:
+	case 1: // a query of all partitions: likewise
 		mq.q.Partition, mq.part, how = nil, nil, "all partitions"
+		if t.part != nil {
+			mq.class = classInvalidToken
+		}
 	case 2:
 		first := "A"
 		if t.tok[0] == 'A' {

@@ -4,30 +4,70 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"hash/crc32"
+	"hash/fnv"
 )
 
-// A continuation token is the base64url encoding of a version byte, the key
-// of the last document returned, and the CRC-32 of both.
-const tokenVersion = 1
+// A continuation token is the base64url encoding of:
+//
+//	version      1 byte, tokenVersion
+//	collection   8 bytes, big-endian: the issuing collection's tokenID
+//	shape        8 bytes, big-endian: the FNV-1a hash of the query's shape
+//	key          the key of the last document returned
+//	checksum     4 bytes, big-endian: the CRC-32 (IEEE) of all the above
+//
+// The collection and the shape bind a token to the collection and the
+// query that issued it, so that a token is never taken by another, whose
+// keys it would misread and skip silently (ErrInvalidContinuation instead).
+// The checksum catches damage; it is no seal against forgery, which could
+// only choose where a listing of the same collection resumes.
+const tokenVersion = 2
 
-func encodeToken(key string) string {
-	b := make([]byte, 0, 1+len(key)+4)
+// tokenScope is what a token is bound to: the issuing collection and the
+// shape of the query.
+type tokenScope struct{ collection, shape uint64 }
+
+// shapeOf returns the hash of a query's shape: all partitions, or the one
+// whose key encoding is prefix. A Filter, which is Go code, cannot be part
+// of it.
+func shapeOf(partition bool, prefix string) uint64 {
+	h := fnv.New64a()
+	if partition {
+		h.Write([]byte("partition\x00"))
+		h.Write([]byte(prefix))
+	} else {
+		h.Write([]byte("all"))
+	}
+	return h.Sum64()
+}
+
+func encodeToken(scope tokenScope, key string) string {
+	b := make([]byte, 0, 1+8+8+len(key)+4)
 	b = append(b, tokenVersion)
+	b = binary.BigEndian.AppendUint64(b, scope.collection)
+	b = binary.BigEndian.AppendUint64(b, scope.shape)
 	b = append(b, key...)
 	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeToken(tok string) (string, error) {
+// decodeToken returns the key a token resumes after, if the token was
+// issued in scope; name is the collection's, for messages.
+func decodeToken(tok string, scope tokenScope, name string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || len(b) < 1+4 || b[0] != tokenVersion {
-		return "", errorf(ErrInvalidContinuation, "token %.40q was not issued by ttldb", tok)
+	if err != nil || len(b) < 1+8+8+4 || b[0] != tokenVersion {
+		return "", errorf(ErrInvalidContinuation, "token %.40q was not issued by this version of ttldb", tok)
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
 	if crc32.ChecksumIEEE(body) != sum {
 		return "", errorf(ErrInvalidContinuation, "token %.40q is damaged", tok)
 	}
-	key := string(body[1:])
+	if binary.BigEndian.Uint64(body[1:]) != scope.collection {
+		return "", errorf(ErrInvalidContinuation, "token %.40q was issued by another collection than %q: a token resumes only the listing that issued it", tok, name)
+	}
+	if binary.BigEndian.Uint64(body[9:]) != scope.shape {
+		return "", errorf(ErrInvalidContinuation, "token %.40q was issued for a query of another partition, or of all partitions: resume with the query that issued it", tok)
+	}
+	key := string(body[17:])
 	enc, id, ok := splitKey(key)
 	var pk PartitionKey
 	if ok {
