@@ -156,7 +156,10 @@ func TestBadInput(t *testing.T) { // R1, R2, R8, R10
 		{"garbage token", func(c *Collection) error { _, err := c.List(Query{Continuation: "%%%"}); return err }, ErrInvalidContinuation, "%%%"},
 		{"damaged token", func(c *Collection) error { _, err := c.List(Query{Continuation: "AWFiYw"}); return err }, ErrInvalidContinuation, "AWFiYw"},
 		{"token of no kind", func(c *Collection) error { _, err := c.List(Query{Continuation: tokenFor(c, nil, "\x00")}); return err }, ErrInvalidContinuation, "no document key"},
-		{"token of unknown kind", func(c *Collection) error { _, err := c.List(Query{Continuation: tokenFor(c, nil, "\xffz")}); return err }, ErrInvalidContinuation, "no document key"},
+		{"token of unknown kind", func(c *Collection) error {
+			_, err := c.List(Query{Continuation: tokenFor(c, nil, "\xffz")})
+			return err
+		}, ErrInvalidContinuation, "no document key"},
 		{"token without id", func(c *Collection) error { _, err := c.List(Query{Continuation: tokenFor(c, nil, "\x01")}); return err }, ErrInvalidContinuation, "no document key"},
 		{"token of a key List cannot issue", func(c *Collection) error {
 			_, err := c.List(Query{Continuation: tokenFor(c, nil, string(StringKey(strings.Repeat("k", 70_000)).appendEncoded(nil))+"a")})
