@@ -28,7 +28,7 @@ type Collection struct {
 
 	last    atomic.Int64 // the latest "now", Unix seconds: never goes backward
 	closed  atomic.Bool  // set under mu; read without it where a stale read is harmless
-	waiting atomic.Int32 // foreground calls waiting for mu; the sweeper lets them go first
+	handoff handoff      // foreground calls waiting for mu go before the sweeper's next batch
 
 	mu        sync.RWMutex
 	mode      IndexingMode
@@ -42,7 +42,6 @@ type Collection struct {
 	wakeAt    int64 // the instant the sweeper sleeps until; a write due earlier wakes it
 
 	wake      chan struct{} // nil with ManualSweep
-	turn      chan struct{} // a foreground call took the lock: see yield
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
@@ -104,8 +103,8 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		wakeAt:   math.MinInt64,
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
-		turn:     make(chan struct{}, 1),
 	}
+	c.handoff.init()
 	c.last.Store(-maxClock) // a clock before 1970 is no less valid
 	if o.ManualSweep {
 		close(c.done)

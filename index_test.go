@@ -64,7 +64,7 @@ func TestMapShrinks(t *testing.T) {
 	clk.Advance(5 * time.Second)
 	first := c.prim.byKey
 	for {
-		n, _, err := c.sweepBatch()
+		n, _, _, err := c.sweepBatch()
 		require.NoError(t, err)
 		require.LessOrEqual(t, n, DefaultSweepBatch)
 		checkInvariants(t, c)

@@ -1,42 +1,78 @@
 package ttldb
 
-import "runtime"
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
 
-// lock takes mu for a foreground call. The sweeper, which takes mu batch
-// after batch, lets such a call in before its next batch (R5).
+// handoff lets the sweeper give the collection's lock to the foreground
+// calls waiting for it between two of its batches (R5). A sync.Mutex would
+// otherwise let the sweeper, already running, take the lock back again and
+// again, and a caller could wait for many batches.
+//
+// Foreground calls count themselves in waiting while they wait for the
+// lock, and count every time they take it in taken. A sweep reads taken
+// while it still holds the lock at the end of a batch, and then, if a call
+// is waiting, waits until taken has moved: until a call has had its turn.
+// A count, unlike a signal, cannot be consumed by the wrong sweep or lost
+// between the sweep's look and its wait; each sweep waits on its own
+// reading (the background sweeper and a Sweep call may both be waiting).
+type handoff struct {
+	waiting atomic.Int32  // foreground calls waiting for the lock
+	taken   atomic.Uint64 // times a foreground call took the lock
+	parked  atomic.Int32  // sweeps waiting in yield: only then does lock signal
+
+	mu   sync.Mutex // guards the wait on moved
+	cond *sync.Cond // moved: taken has changed
+}
+
+func (h *handoff) init() { h.cond = sync.NewCond(&h.mu) }
+
+// lock takes mu for a foreground call, taking its turn before the
+// sweeper's next batch.
 func (c *Collection) lock() {
-	c.waiting.Add(1)
+	c.handoff.arrive()
 	c.mu.Lock()
-	c.waiting.Add(-1)
-	select {
-	case c.turn <- struct{}{}: // the sweeper may be waiting for it
-	default:
+	c.handoff.took()
+}
+
+// arrive counts a foreground call that is about to wait for the lock.
+func (h *handoff) arrive() { h.waiting.Add(1) }
+
+// took counts a foreground call that took the lock, and wakes the sweeps
+// parked in yield to see it.
+func (h *handoff) took() {
+	h.waiting.Add(-1)
+	h.taken.Add(1)
+	if h.parked.Load() > 0 {
+		// A sweep parked before taken moved sees it when it checks under
+		// h.mu; one that parks after the Add sees the new count. Either way
+		// no wake-up is lost (the atomics are sequentially consistent).
+		h.mu.Lock()
+		h.cond.Broadcast()
+		h.mu.Unlock()
 	}
 }
 
-// yield lets other goroutines run between two batches, and lets the
-// foreground calls waiting for the lock take it first: a sync.Mutex would
-// otherwise let the sweeper, already running, take it back again and
-// again, and a caller could wait for many batches (R5). The sweeper waits,
-// without the lock, until a waiting call has taken it. Readers need no help:
-// unlocking a sync.RWMutex admits the readers that were waiting before the
-// next Lock can succeed.
-func (c *Collection) yield() {
+// yield lets other goroutines run between two batches of a sweep, and lets
+// the foreground calls waiting for the lock take it first. seen is
+// handoff.taken as read under mu at the end of the batch. Readers need no
+// help: unlocking a sync.RWMutex admits the readers that were waiting
+// before the next Lock can succeed.
+func (c *Collection) yield(seen uint64) {
 	runtime.Gosched()
-	select {
-	case <-c.turn: // a stale signal from a call that did not have to wait
-	default:
+	h := &c.handoff
+	if h.waiting.Load() == 0 {
+		return
 	}
-	if c.waiting.Load() > 0 {
-		<-c.turn
-		// Pass the signal on: another sweep (the background sweeper and a
-		// Sweep call, say) may be waiting for the same caller. A signal
-		// left over is dropped by the next yield.
-		select {
-		case c.turn <- struct{}{}:
-		default:
-		}
+	h.mu.Lock()
+	h.parked.Add(1)
+	for h.taken.Load() == seen && h.waiting.Load() > 0 {
+		h.cond.Wait()
 	}
+	h.parked.Add(-1)
+	h.mu.Unlock()
 }
 
 // unusable reports whether calls must fail with ErrClosed: after Close, or

@@ -25,7 +25,7 @@ func TestSweepLetsWritersIn(t *testing.T) { // R5
 		time.Sleep(time.Second)
 		// A caller is waiting for the lock, as lock counts it, when the sweep
 		// starts: the sweeper does one batch and then waits for the caller.
-		c.waiting.Add(1)
+		c.handoff.arrive()
 		done := make(chan sweepResult)
 		go func() {
 			swept, err := c.Sweep()
@@ -36,8 +36,7 @@ func TestSweepLetsWritersIn(t *testing.T) { // R5
 		require.Equal(t, uint64(batch), stopped, "one batch, then the caller's turn")
 		// The caller takes the lock, as lock does, and the sweep goes on.
 		c.mu.Lock()
-		c.waiting.Add(-1)
-		c.turn <- struct{}{}
+		c.handoff.took()
 		require.Equal(t, stopped, c.swept.Load(), "no batch while the caller holds the lock")
 		c.mu.Unlock()
 		require.Equal(t, sweepResult{n, nil}, <-done)
@@ -57,7 +56,7 @@ func TestConcurrentSweepsYield(t *testing.T) { // R5
 			mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p"}`, i))
 		}
 		time.Sleep(time.Second)
-		c.waiting.Add(1) // a caller waits for the lock, as lock counts it
+		c.handoff.arrive() // a caller waits for the lock, as lock counts it
 		done := make(chan sweepResult)
 		for range 2 {
 			go func() {
@@ -67,11 +66,7 @@ func TestConcurrentSweepsYield(t *testing.T) { // R5
 		}
 		synctest.Wait() // both sweeps wait for the caller's turn
 		c.mu.Lock()     // the caller takes the lock, as lock does
-		c.waiting.Add(-1)
-		select {
-		case c.turn <- struct{}{}:
-		default:
-		}
+		c.handoff.took()
 		c.mu.Unlock()
 		a, b := <-done, <-done
 		require.NoError(t, errors.Join(a.err, b.err))
@@ -84,4 +79,44 @@ func TestConcurrentSweepsYield(t *testing.T) { // R5
 type sweepResult struct {
 	n   int
 	err error
+}
+
+// TestYieldLosesNoTurn: a caller that takes its turn between the end of a
+// sweep's batch and the sweep's wait is not waited for again, and a turn is
+// seen by every sweep waiting for it: the hand-off is a count, which no
+// sweep can consume for another. With a signal instead, a second sweep
+// dropped the first one's signal as stale, and the first waited for a
+// caller that never came: Close then waited for it forever (R5).
+func TestYieldLosesNoTurn(t *testing.T) { // R5
+	synctest.Test(t, func(t *testing.T) {
+		c, err := NewCollection("turns", "/pk", &Options{DefaultTTL: TTLSeconds(1), ManualSweep: true})
+		require.NoError(t, err)
+		defer c.Close()
+
+		c.handoff.arrive() // a caller waits for the lock
+		seen := c.handoff.taken.Load()
+		c.mu.Lock() // and takes it, before the sweep looks
+		c.handoff.took()
+		c.mu.Unlock()
+		c.handoff.arrive() // another caller waits, and will not come
+		c.yield(seen)      // returns at once: the first caller had its turn
+		c.handoff.waiting.Add(-1)
+
+		// Two sweeps wait for one caller's turn; both go on after it.
+		c.handoff.arrive()
+		seen = c.handoff.taken.Load()
+		done := make(chan struct{})
+		for range 2 {
+			go func() {
+				c.yield(seen)
+				done <- struct{}{}
+			}()
+		}
+		synctest.Wait()
+		require.Equal(t, int32(2), c.handoff.parked.Load(), "both sweeps wait")
+		require.NoError(t, c.Close(), "Close takes the lock as a caller does, and both sweeps see the turn")
+		<-done
+		<-done
+		require.Zero(t, c.handoff.parked.Load())
+	})
 }

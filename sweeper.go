@@ -21,7 +21,7 @@ func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
 	start := time.Now()
 	total := 0
 	for {
-		n, more, err := c.sweepBatch()
+		n, more, seen, err := c.sweepBatch()
 		total += n
 		if err != nil {
 			return total, err
@@ -34,7 +34,7 @@ func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
 			return total, nil
 		default:
 		}
-		c.yield()
+		c.yield(seen)
 	}
 	c.mu.Lock()
 	c.lastSweep = time.Since(start)
@@ -49,15 +49,17 @@ const sweepChunk = 32
 // sweepBatch deletes up to one batch of expired documents under the lock:
 // c.batch of them, or fewer once it has held the lock for MaxSweepHold; it
 // also moves up to c.batch entries of a shrinking map, in the same time.
-// more is false when no expired document is left.
-func (c *Collection) sweepBatch() (n int, more bool, err error) {
+// more is false when no expired document is left. seen is the count of
+// foreground lock holds at the batch's end, for yield.
+func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	seen = c.handoff.taken.Load()
 	if c.unusable() {
-		return 0, false, c.errClosed("Sweep")
+		return 0, false, seen, c.errClosed("Sweep")
 	}
 	if !c.exp.def.on {
-		return 0, false, nil // R5: nothing is deleted while TTL is off
+		return 0, false, seen, nil // R5: nothing is deleted while TTL is off
 	}
 	start, lim := time.Now(), c.limits()
 	for {
@@ -81,7 +83,7 @@ func (c *Collection) sweepBatch() (n int, more bool, err error) {
 		}
 	}
 	c.swept.Add(uint64(n))
-	return n, more, nil
+	return n, more, seen, nil
 }
 
 // run is the sweeper goroutine: it sleeps until the next document expires

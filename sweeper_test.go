@@ -273,7 +273,7 @@ func TestSweepBoundedBatches(t *testing.T) {
 		var sizes []int
 		left := expired
 		for {
-			n, _, err := e.c.sweepBatch() // what runs under one hold of the lock
+			n, _, _, err := e.c.sweepBatch() // what runs under one hold of the lock
 			require.NoError(t, err)
 			sizes = append(sizes, n)
 			left -= n
@@ -426,7 +426,7 @@ func TestSweepHoldIsBounded(t *testing.T) { // R5
 	}
 	clk.Advance(time.Second)
 	start := time.Now()
-	n, more, err := c.sweepBatch()
+	n, more, _, err := c.sweepBatch()
 	held := time.Since(start)
 	require.NoError(t, err)
 	require.True(t, more)
@@ -459,7 +459,7 @@ func TestMapMoveIsBounded(t *testing.T) { // R5
 	moving := 0 // holds that began and ended with a move under way
 	for {
 		before := c.prim.old != nil
-		n, more, err := c.sweepBatch()
+		n, more, _, err := c.sweepBatch()
 		require.NoError(t, err)
 		if before && c.prim.old != nil {
 			moving++
