@@ -143,8 +143,19 @@ func (c *Collection) nextWake() (wait time.Duration, ok bool) {
 	if at <= now {
 		return 0, true
 	}
-	return time.Unix(at, 0).Sub(c.clock()), true
+	// The wait is the clock's distance to at. Only a clock beyond the
+	// bounds of now (maxClock) reads past at while now stays below it:
+	// nothing becomes due while it stays there, so the sweeper sleeps, and
+	// looks again later, rather than wake at once, forever.
+	wait = time.Unix(at, 0).Sub(c.clock())
+	if wait <= 0 || wait > maxSweepSleep {
+		wait = maxSweepSleep
+	}
+	return wait, true
 }
+
+// maxSweepSleep is the longest the sweeper sleeps before it plans again.
+const maxSweepSleep = time.Hour
 
 // poke wakes the sweeper to plan its sleep again. Call with mu held.
 func (c *Collection) poke() {

@@ -472,3 +472,25 @@ func TestMapMoveIsBounded(t *testing.T) { // R5
 	require.Equal(t, live, c.prim.byKey.len())
 	checkInvariants(t, c)
 }
+
+// TestSweeperSleepsWhateverTheClock: with a clock beyond the ±2^62 seconds
+// that "now" is bounded to, or at the largest time, nothing ever becomes due;
+// the sweeper must sleep, not wake at once forever (R5).
+func TestSweeperSleepsWhateverTheClock(t *testing.T) { // R5
+	for _, sec := range []int64{maxClock + 5, math.MaxInt64 / 2, math.MaxInt64 - 62135596800, -maxClock - 5, math.MinInt64 / 2} {
+		t.Run(fmt.Sprint(sec), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				clk := newSweepClock(sec)
+				e := newSweepEnv(t, Options{DefaultTTL: TTLSeconds(10), Now: clk.Now})
+				e.create("a", "")
+				e.create("b", "5")
+				wait, ok := e.c.nextWake()
+				require.True(t, ok)
+				require.Greater(t, wait, time.Duration(0), "the sweeper sleeps")
+				require.LessOrEqual(t, wait, maxSweepSleep)
+				time.Sleep(3 * time.Hour) // returns only if the sweeper is asleep
+				e.requireCounts(sweepCounts{Live: 2})
+			})
+		})
+	}
+}
