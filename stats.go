@@ -9,7 +9,8 @@ type Stats struct {
 	// Expired is the number of expired documents the sweeper has not yet
 	// deleted. They are invisible to every call (R4).
 	Expired int
-	// Swept is the number of documents the sweeper (and Sweep) deleted.
+	// Swept is the number of expired documents deleted: by the sweeper,
+	// by Sweep, and by writes that helped the sweeper with a backlog.
 	Swept uint64
 	// LastSweep is how long the last sweep took, from its first batch to
 	// its last.

@@ -86,6 +86,28 @@ func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 	return n, more, seen, nil
 }
 
+// helpBatch is how many expired documents a write deletes when it finds
+// some left for the background sweeper.
+const helpBatch = 2
+
+// help deletes up to helpBatch expired documents, if any are due at now,
+// for a write that holds the lock. The sweeper lets every waiting call take
+// the lock before its next batch (R5), so under writers that never stop it
+// could get too few turns, and expired documents pile up, memory with them,
+// without bound. A write that finds some due deletes two: the deletions then
+// outpace what the writes can add, and the backlog stays small however
+// heavy the load. With nothing due it costs two looks at the first item of
+// each expiry tree. It does nothing with ManualSweep, where only Sweep
+// deletes, and while TTL is off (R5).
+func (c *Collection) help(now int64) {
+	if c.wake == nil || !c.exp.def.on {
+		return
+	}
+	if n := c.exp.popExpired(c.exp.limits(now), helpBatch, c.prim.remove); n > 0 {
+		c.swept.Add(uint64(n))
+	}
+}
+
 // run is the sweeper goroutine: it sleeps until the next document expires
 // (or a write or a change of setting moves that instant earlier), sweeps,
 // and returns when stop is closed.

@@ -494,3 +494,39 @@ func TestSweeperSleepsWhateverTheClock(t *testing.T) { // R5
 		})
 	}
 }
+
+// TestWritesHelpTheSweeper: while expired documents wait for the background
+// sweeper, each write deletes two of them, oldest first, so that writers
+// that keep the sweeper from the lock cannot let a backlog grow without
+// bound (R5). With ManualSweep, and while TTL is off, writes delete nothing.
+func TestWritesHelpTheSweeper(t *testing.T) { // R5
+	synctest.Test(t, func(t *testing.T) {
+		// The collection's clock is moved by hand, and the bubble's, which the
+		// sweeper's timer runs on, stands still: only the writes can delete.
+		clk := newSweepClock(1_000_000)
+		e := newSweepEnv(t, Options{DefaultTTL: TTLSeconds(10), Now: clk.Now})
+		e.createN("old", 100, "1")
+		e.create("keep", "")
+		clk.advance(2)
+		e.requireCounts(sweepCounts{Live: 1, Expired: 100})
+		for i := range 30 {
+			e.create(fmt.Sprint("new", i), "")
+		}
+		e.requireCounts(sweepCounts{Live: 31, Expired: 40, Swept: 60})
+		_, err := e.c.Touch(sweepPK, "keep")
+		require.NoError(t, err)
+		e.requireCounts(sweepCounts{Live: 31, Expired: 38, Swept: 62})
+		require.NoError(t, e.c.SetDefaultTTL(TTLOff())) // R5: nothing is deleted while TTL is off
+		e.create("off", "")
+		e.requireCounts(sweepCounts{Live: 32, Expired: 38, Swept: 62})
+	})
+
+	// With ManualSweep only Sweep deletes.
+	c, clk := newTestCollection(t, "/pk", TTLSeconds(10))
+	mustCreate(t, c, `{"id":"a","ttl":1}`)
+	clk.Advance(2 * time.Second)
+	mustCreate(t, c, `{"id":"b"}`)
+	st, err := c.Stats()
+	require.NoError(t, err)
+	require.Equal(t, Stats{Live: 1, Expired: 1}, st)
+}

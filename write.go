@@ -115,8 +115,8 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 // to equal one of another collection.
 func (c *Collection) nextETag() uint64 { return c.etagBase + c.seq.Add(1) }
 
-// store puts d in place of old (nil when the key was free). Call with mu
-// held.
+// store puts d in place of old (nil when the key was free), and helps the
+// sweeper (see help). Call with mu held; d.ts is now.
 func (c *Collection) store(old, d *doc) {
 	if old != nil {
 		c.exp.remove(old)
@@ -126,4 +126,5 @@ func (c *Collection) store(old, d *doc) {
 	if at, ok := c.exp.due(d); ok && at < c.wakeAt {
 		c.poke()
 	}
+	c.help(d.ts)
 }
