@@ -134,6 +134,10 @@ func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	c.mu.RLock()
+	if c.unusable() { // Close may have emptied the index since the look above
+		c.mu.RUnlock()
+		return time.Time{}, false
+	}
 	sec, ok := c.exp.expiresAt(d.d, c.now())
 	c.mu.RUnlock()
 	if !ok {
