@@ -1,7 +1,7 @@
 package ttldb
 
 // maxClock bounds a clock's Unix seconds, so that _ts + ttl and
-// now - DefaultTTL stay far from overflow.
+// now - [DefaultTTL] stay far from overflow.
 const maxClock = 1 << 62
 
 // now returns the collection's "now" in Unix seconds, which never goes

@@ -11,10 +11,10 @@ import (
 // Collection is a named set of JSON documents that expire like Cosmos DB's
 // time to live (see the package documentation and the rules R1-R10).
 //
-// Make a Collection with NewCollection: the zero Collection is not usable,
-// and its methods report ErrClosed.
+// Make a [Collection] with [NewCollection]: the zero [Collection] is not usable,
+// and its methods report [ErrClosed].
 //
-// A Collection is safe for concurrent use by multiple goroutines. Reads share
+// A [Collection] is safe for concurrent use by multiple goroutines. Reads share
 // a lock; writes, and each batch of the sweeper, hold it alone for O(log n)
 // per document; listings work on a copy-on-write snapshot and hold no lock
 // while they iterate. Close stops the sweeper and waits for it.
@@ -53,11 +53,11 @@ type Collection struct {
 // opts.ManualSweep is set it starts the sweeper goroutine, which Close
 // stops.
 //
-// Errors: ErrInvalidOption for a name that is empty, longer than
-// MaxNameLength or holds '/', '\', '?', '#' or a control character, a path
+// Errors: [ErrInvalidOption] for a name that is empty, longer than
+// [MaxNameLength] or holds '/', '\', '?', '#' or a control character, a path
 // that is not of the form /a/b, an unknown indexing mode, a negative
-// SweepBatch, or TTL with indexing mode none (R8); ErrInvalidTTL for a
-// DefaultTTL outside R1.
+// SweepBatch, or TTL with indexing mode none (R8); [ErrInvalidTTL] for a
+// [DefaultTTL] outside R1.
 func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, error) {
 	var o Options
 	if opts != nil {
@@ -121,13 +121,13 @@ func (c *Collection) Name() string { return c.name }
 // PartitionKeyPath returns the collection's partition-key path.
 func (c *Collection) PartitionKeyPath() string { return c.path }
 
-// SetDefaultTTL changes the collection's DefaultTTL. The change applies at
+// SetDefaultTTL changes the collection's [DefaultTTL]. The change applies at
 // once to every document, written before or after (R7), and costs O(1)
 // whatever the number of documents: nothing is rebuilt. A document that had
 // already expired stays gone, even if the new setting would keep it (R7).
 //
-// Errors: ErrInvalidTTL for a value outside R1; ErrInvalidOption when the
-// indexing mode is none and d is not off (R8); ErrClosed. An error changes
+// Errors: [ErrInvalidTTL] for a value outside R1; [ErrInvalidOption] when the
+// indexing mode is none and d is not off (R8); [ErrClosed]. An error changes
 // nothing.
 func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
 	if c.unusable() {
@@ -149,7 +149,7 @@ func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
 	return nil
 }
 
-// DefaultTTL returns the collection's DefaultTTL.
+// DefaultTTL returns the collection's [DefaultTTL].
 func (c *Collection) DefaultTTL() DefaultTTL {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -158,8 +158,8 @@ func (c *Collection) DefaultTTL() DefaultTTL {
 
 // SetIndexingMode changes the indexing mode in O(1).
 //
-// Errors: ErrInvalidOption for an unknown mode, or for IndexingNone while
-// DefaultTTL is not off (R8); ErrClosed. An error changes nothing.
+// Errors: [ErrInvalidOption] for an unknown mode, or for [IndexingNone] while
+// [DefaultTTL] is not off (R8); [ErrClosed]. An error changes nothing.
 func (c *Collection) SetIndexingMode(m IndexingMode) error {
 	if c.unusable() {
 		return c.errClosed("SetIndexingMode")
@@ -187,8 +187,8 @@ func (c *Collection) IndexingMode() IndexingMode {
 }
 
 // Close stops the sweeper, waits for it to return, and releases the
-// documents. Every later call returns ErrClosed; an iteration of All in
-// progress ends with ErrClosed. Close is idempotent and safe to call from
+// documents. Every later call returns [ErrClosed]; an iteration of All in
+// progress ends with [ErrClosed]. Close is idempotent and safe to call from
 // several goroutines at once: each call returns nil once the collection is
 // closed.
 func (c *Collection) Close() error {

@@ -9,9 +9,9 @@ import (
 )
 
 // Document is one stored document, as read or written. It is immutable: a
-// later write to the same key stores a new Document and leaves this one as
-// it was. The zero Document is empty: its methods return zero values and
-// Decode reports ErrNotFound.
+// later write to the same key stores a new [Document] and leaves this one as
+// it was. The zero [Document] is empty: its methods return zero values and
+// Decode reports [ErrNotFound].
 type Document struct {
 	d *doc
 }
@@ -25,7 +25,7 @@ func (d Document) ID() string {
 }
 
 // PartitionKey returns the document's partition-key value; for a document
-// without one, the zero PartitionKey ("none").
+// without one, the zero [PartitionKey] ("none").
 func (d Document) PartitionKey() PartitionKey {
 	if d.d == nil {
 		return PartitionKey{}
@@ -46,7 +46,7 @@ func (d Document) TS() int64 {
 func (d Document) Timestamp() time.Time { return time.Unix(d.TS(), 0) }
 
 // ETag returns _etag, which changes on every write: 16 hexadecimal digits.
-// Pass it to IfMatch to make a later write conditional. It allocates the
+// Pass it to [IfMatch] to make a later write conditional. It allocates the
 // string it returns.
 func (d Document) ETag() string {
 	if d.d == nil {
@@ -57,7 +57,7 @@ func (d Document) ETag() string {
 
 // TTL returns the document's own ttl: -1 or a number of seconds, with ok
 // true; or ok false when the document has no ttl (or null) and so inherits
-// the collection's DefaultTTL.
+// the collection's [DefaultTTL].
 func (d Document) TTL() (seconds int, ok bool) {
 	if d.d == nil || d.d.ttl == ttlInherit {
 		return 0, false
@@ -95,8 +95,8 @@ func (d Document) AppendJSON(dst []byte) []byte {
 }
 
 // Decode unmarshals the document, with its system properties, into v, as
-// encoding/json does. Errors: ErrNotFound for the zero Document;
-// ErrInvalidDocument, wrapping encoding/json's error, when the document does
+// encoding/json does. Errors: [ErrNotFound] for the zero [Document];
+// [ErrInvalidDocument], wrapping encoding/json's error, when the document does
 // not fit v.
 func (d Document) Decode(v any) error {
 	if d.d == nil {
@@ -129,5 +129,5 @@ func (d *doc) decode(v any, system bool) error {
 	return nil
 }
 
-// String returns JSON(), so that a Document prints as its JSON.
+// String returns JSON(), so that a [Document] prints as its JSON.
 func (d Document) String() string { return d.JSON() }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// The sentinel errors. Every error a Collection returns wraps exactly one of
+// The sentinel errors. Every error a [Collection] returns wraps exactly one of
 // them, so callers match with errors.Is; the wrapping text names the value at
 // fault and the rule of the specification it breaks.
 var (
@@ -16,11 +16,11 @@ var (
 	// ErrConflict: Create found a live document with the same key (R10).
 	ErrConflict = errors.New("ttldb: conflict")
 
-	// ErrPreconditionFailed: the etag given to IfMatch is not the document's
+	// ErrPreconditionFailed: the etag given to [IfMatch] is not the document's
 	// current etag (R10).
 	ErrPreconditionFailed = errors.New("ttldb: precondition failed")
 
-	// ErrInvalidTTL: a DefaultTTL (R1) or a document ttl (R2) outside the
+	// ErrInvalidTTL: a [DefaultTTL] (R1) or a document ttl (R2) outside the
 	// allowed values.
 	ErrInvalidTTL = errors.New("ttldb: invalid TTL")
 
@@ -36,7 +36,7 @@ var (
 	// or is nested too deeply (R10).
 	ErrInvalidDocument = errors.New("ttldb: invalid document")
 
-	// ErrTooLarge: the document is larger than MaxDocumentSize (R10).
+	// ErrTooLarge: the document is larger than [MaxDocumentSize] (R10).
 	ErrTooLarge = errors.New("ttldb: document too large")
 
 	// ErrInvalidOption: a collection setting that is not allowed: a bad name,

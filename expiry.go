@@ -9,7 +9,7 @@ import (
 )
 
 // expiryIndex finds the documents that expire, in the order they expire,
-// and owns the collection's DefaultTTL: the setting and the index change
+// and owns the collection's [DefaultTTL]: the setting and the index change
 // together, in setDefault, which is rule R7 in one place. Its trees do not
 // depend on the setting, so that changing it costs O(1):
 //
@@ -22,12 +22,12 @@ import (
 //
 // Documents with ttl -1 never expire and are in neither tree.
 //
-// Rule R7 also says that a document already expired when DefaultTTL changes
+// Rule R7 also says that a document already expired when [DefaultTTL] changes
 // stays gone. Those documents are prefixes of the two trees at the moment of
 // the change, so the index keeps cut-offs instead of a list: a document of
 // own whose expiry is at or before ownCut, or a document of inherit whose
 // _ts is at or before the last cut's upTo, is expired whatever the setting.
-// Each cut of inherit remembers the DefaultTTL it was made under, so that a
+// Each cut of inherit remembers the [DefaultTTL] it was made under, so that a
 // document keeps the instant it expired at through later changes.
 //
 // Guarded by Collection.mu.
@@ -41,7 +41,7 @@ type expiryIndex struct {
 
 // inheritCut is a part of the inherit tree frozen by R7: the documents whose
 // _ts is above the previous cut's upTo and at or below upTo expired at
-// _ts + ttl, under the DefaultTTL of ttl seconds in force until the cut.
+// _ts + ttl, under the [DefaultTTL] of ttl seconds in force until the cut.
 type inheritCut struct{ upTo, ttl int64 }
 
 // expItem is a document in an expiry tree. It carries a sort key, so that
@@ -172,13 +172,13 @@ func (l limits) expired(d *doc) bool {
 	return false
 }
 
-// setDefault changes the DefaultTTL at now (R7): first what is expired
+// setDefault changes the [DefaultTTL] at now (R7): first what is expired
 // under the old setting is frozen, so that it stays expired whatever the
 // new one, then the setting changes. It takes O(1), plus the cuts it prunes.
 func (x *expiryIndex) setDefault(def DefaultTTL, now int64) {
 	l := x.limits(now)
 	if l.inherit > x.inheritCut() {
-		// Only a DefaultTTL of n seconds moves the inherit limit.
+		// Only a [DefaultTTL] of n seconds moves the inherit limit.
 		x.cuts = append(x.cuts, inheritCut{upTo: l.inherit, ttl: x.def.seconds})
 	}
 	x.ownCut = l.own
@@ -199,7 +199,7 @@ func (x *expiryIndex) pruneCuts() {
 }
 
 // expiresAt returns when d expires, or expired, at now, and ok false when it
-// does not expire. A document that expired under an earlier DefaultTTL
+// does not expire. A document that expired under an earlier [DefaultTTL]
 // keeps the instant it expired at (R7).
 func (x *expiryIndex) expiresAt(d *doc, now int64) (at int64, ok bool) {
 	switch {

@@ -37,9 +37,9 @@ type intake struct {
 
 // parseDocument validates src as a document of a collection whose partition
 // key lives at the path pkPath (split into segments), appending its compact
-// form to buf and its key (as keyFor builds it) to keyBuf. Errors wrap ErrInvalidDocument,
-// ErrTooLarge, ErrInvalidID, ErrInvalidPartitionKey or ErrInvalidTTL, naming
-// the value at fault.
+// form to buf and its key (as keyFor builds it) to keyBuf. Errors wrap
+// [ErrInvalidDocument], [ErrTooLarge], [ErrInvalidID],
+// [ErrInvalidPartitionKey] or [ErrInvalidTTL], naming the value at fault.
 func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []byte, err error) {
 	s := scanner{src: src, out: buf[:0], pkRoot: pkPath[0]}
 	s.ws()

@@ -29,7 +29,7 @@ const (
 const MaxNameLength = 255
 
 // validateID applies R10 to an id: a non-empty UTF-8 string of at most
-// MaxIDLength bytes without '/', '\', '?', '#' or control characters.
+// [MaxIDLength] bytes without '/', '\', '?', '#' or control characters.
 func validateID[T string | []byte](id T) error {
 	if p := nameProblem(id, MaxIDLength); p != "" {
 		return errorf(ErrInvalidID, "id %.80q %s (R10)", id, p)

@@ -7,7 +7,7 @@ import (
 	"github.com/google/btree"
 )
 
-// Query selects documents for List, All and Count. The zero Query selects
+// Query selects documents for List, All and Count. The zero [Query] selects
 // every live document, in key order: by partition key (none, null, false,
 // true, numbers, strings), then by id.
 type Query struct {
@@ -39,7 +39,7 @@ type Page struct {
 	Continuation string
 }
 
-// plan is a validated Query: the key prefix of its partition, the key to
+// plan is a validated [Query]: the key prefix of its partition, the key to
 // resume after, and the scope of the tokens it issues.
 type plan struct {
 	prefix string
@@ -116,9 +116,9 @@ func (s snapshot) scan(p plan, fn func(*doc) bool) {
 // O(log n + k) for the k documents it visits, and blocks no writer while it
 // runs.
 //
-// Errors: ErrInvalidContinuation for a token that is damaged, or that this
-// collection did not issue for a query of this Partition; ErrInvalidOption for a negative Limit; ErrInvalidPartitionKey;
-// ErrClosed.
+// Errors: [ErrInvalidContinuation] for a token that is damaged, or that this
+// collection did not issue for a query of this Partition; [ErrInvalidOption]
+// for a negative Limit; [ErrInvalidPartitionKey]; [ErrClosed].
 func (c *Collection) List(q Query) (Page, error) {
 	p, err := c.plan("List", q)
 	if err != nil {
@@ -146,8 +146,8 @@ func (c *Collection) List(q Query) (Page, error) {
 // All returns an iterator over the documents q selects, all from one
 // snapshot taken when the iteration starts, so a long iteration sees one
 // consistent state and blocks no writer. It honours q.Continuation and
-// q.Limit. An error (those of List, or ErrClosed when the collection is
-// closed during the iteration) is yielded once, with a zero Document, and
+// q.Limit. An error (those of List, or [ErrClosed] when the collection is
+// closed during the iteration) is yielded once, with a zero [Document], and
 // ends the iteration.
 func (c *Collection) All(q Query) iter.Seq2[Document, error] {
 	return func(yield func(Document, error) bool) {

@@ -75,8 +75,8 @@ func (c *Collection) yield(seen uint64) {
 	h.mu.Unlock()
 }
 
-// unusable reports whether calls must fail with ErrClosed: after Close, or
-// on a Collection not made by NewCollection.
+// unusable reports whether calls must fail with [ErrClosed]: after Close, or
+// on a [Collection] not made by [NewCollection].
 func (c *Collection) unusable() bool { return c.closed.Load() || c.stop == nil }
 
 func (c *Collection) errClosed(op string) error {

@@ -6,13 +6,13 @@ import (
 )
 
 // Options configures a collection. The zero value of every field means its
-// default, so a nil *Options is a collection with TTL off, consistent
+// default, so a nil *[Options] is a collection with TTL off, consistent
 // indexing, the wall clock and a background sweeper.
 type Options struct {
 	// DefaultTTL is the collection's TTL setting (R1). Zero: off.
 	DefaultTTL DefaultTTL
 
-	// Indexing is the indexing mode (R8). Zero: IndexingConsistent.
+	// Indexing is the indexing mode (R8). Zero: [IndexingConsistent].
 	Indexing IndexingMode
 
 	// Now is the clock. Zero: time.Now. A collection never lets its "now" go
@@ -20,7 +20,7 @@ type Options struct {
 	//
 	// Now is called concurrently: by every goroutine that calls the
 	// collection, and by the sweeper, often with the collection's lock held
-	// (Get, Stats and ExpiresAt hold it shared, so several calls run at
+	// (Get, [Stats] and ExpiresAt hold it shared, so several calls run at
 	// once). It must be safe for concurrent use, fast, and must not call the
 	// collection. A simulated clock guards its time with an atomic or a
 	// mutex. The background sweeper sleeps on the runtime's timers, so with
@@ -37,13 +37,13 @@ type Options struct {
 	// SweepBatch is the most documents deleted under one hold of the lock,
 	// which bounds how long a foreground call waits for the sweeper (R5): a
 	// larger batch sweeps a backlog with less overhead and makes callers
-	// wait longer. Whatever the batch, a hold also ends after MaxSweepHold.
-	// Zero: DefaultSweepBatch.
+	// wait longer. Whatever the batch, a hold also ends after [MaxSweepHold].
+	// Zero: [DefaultSweepBatch].
 	SweepBatch int
 }
 
 // IndexingMode is a collection's indexing mode (R8). The zero value is
-// IndexingConsistent.
+// [IndexingConsistent].
 type IndexingMode uint8
 
 const (
@@ -51,9 +51,9 @@ const (
 	// next call sees each change. It is the default and TTL needs it.
 	IndexingConsistent IndexingMode = iota
 	// IndexingNone is for a plain key-value collection. Like Cosmos DB, a
-	// collection in this mode cannot have TTL: DefaultTTL must be off (R8).
+	// collection in this mode cannot have TTL: [DefaultTTL] must be off (R8).
 	// The expiry index is still kept, so that switching back to
-	// IndexingConsistent and turning TTL on cost O(1).
+	// [IndexingConsistent] and turning TTL on cost O(1).
 	IndexingNone
 )
 
@@ -84,7 +84,7 @@ func ttlNeedsIndexing(def DefaultTTL, mode IndexingMode) error {
 }
 
 // DefaultSweepBatch is the number of documents the sweeper deletes while it
-// holds the collection's lock, when Options.SweepBatch is zero.
+// holds the collection's lock, when [Options.SweepBatch] is zero.
 const DefaultSweepBatch = 256
 
 // MaxSweepHold is about the longest the sweeper holds the collection's lock

@@ -34,7 +34,7 @@ const (
 )
 
 // NoPartitionKey returns the "none" partition key of documents that lack the
-// partition-key path. It equals the zero PartitionKey.
+// partition-key path. It equals the zero [PartitionKey].
 func NoPartitionKey() PartitionKey { return PartitionKey{} }
 
 // NullKey returns the partition key JSON null.
@@ -49,19 +49,19 @@ func BoolKey(b bool) PartitionKey {
 }
 
 // NumberKey returns a number partition key. NaN and infinities are reported
-// as ErrInvalidPartitionKey where the key is used.
+// as [ErrInvalidPartitionKey] where the key is used.
 func NumberKey(f float64) PartitionKey { return PartitionKey{kind: pkNumber, f: f} }
 
 // StringKey returns a string partition key. A string that is not UTF-8 or is
-// longer than MaxPartitionKeyLength bytes is reported as
-// ErrInvalidPartitionKey where the key is used.
+// longer than [MaxPartitionKeyLength] bytes is reported as
+// [ErrInvalidPartitionKey] where the key is used.
 func StringKey(s string) PartitionKey { return PartitionKey{kind: pkString, s: s} }
 
 // PartitionKeyOf converts a Go value: nil is JSON null; a bool, a string, a
 // json.Number, or a value of any integer or floating-point type (named types
 // such as `type TenantID string` too) becomes the matching key. Numbers
 // become float64, as in JSON, so integers beyond 2^53 lose precision. Any
-// other type is an error wrapping ErrInvalidPartitionKey, as is a number
+// other type is an error wrapping [ErrInvalidPartitionKey], as is a number
 // that is not finite and a string of R10's wrong kind.
 func PartitionKeyOf(v any) (PartitionKey, error) {
 	var k PartitionKey

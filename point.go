@@ -42,8 +42,8 @@ func (c *Collection) live(key []byte) *doc {
 // Get returns the live document with partition key pk and id id. It takes
 // O(1) on average and does not allocate when it finds the document.
 //
-// Errors: ErrNotFound when there is none or it has expired (R4);
-// ErrInvalidPartitionKey or ErrInvalidID for a bad key; ErrClosed.
+// Errors: [ErrNotFound] when there is none or it has expired (R4);
+// [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
 func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 	if c.unusable() {
 		return Document{}, c.errClosed("Get")
@@ -69,9 +69,9 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 // Delete deletes the live document with partition key pk and id id. It
 // takes O(log n).
 //
-// Errors: ErrNotFound when there is none or it has expired (R4);
-// ErrPreconditionFailed when an IfMatch etag differs; ErrInvalidPartitionKey
-// or ErrInvalidID for a bad key; ErrClosed.
+// Errors: [ErrNotFound] when there is none or it has expired (R4);
+// [ErrPreconditionFailed] when an [IfMatch] etag differs;
+// [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
 func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
 	_, err := c.modify("Delete", pk, id, opts, func(old *doc) *doc {
 		c.prim.remove(old)
@@ -122,12 +122,12 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 }
 
 // ExpiresAt returns the instant d expires, or expired, under the
-// collection's DefaultTTL (R3, R4): its _ts plus its effective TTL. A
-// document that expired under an earlier DefaultTTL keeps the instant it
+// collection's [DefaultTTL] (R3, R4): its _ts plus its effective TTL. A
+// document that expired under an earlier [DefaultTTL] keeps the instant it
 // expired at, whatever the setting now (R7). ok is false when d does not
-// expire. It answers for the Document given, even if the collection has
-// since replaced or deleted it; the zero Document, and any after Close,
-// give ok false. The answer follows changes of DefaultTTL, which is why it
+// expire. It answers for the [Document] given, even if the collection has
+// since replaced or deleted it; the zero [Document], and any after Close,
+// give ok false. The answer follows changes of [DefaultTTL], which is why it
 // is asked of the collection and not of the document. It takes O(1).
 func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
 	if d.d == nil || c.unusable() {

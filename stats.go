@@ -21,11 +21,11 @@ type Stats struct {
 // O(log n + e) for the e expired documents not yet deleted. It blocks no
 // writer for longer than one sweep batch.
 //
-// Errors: ErrClosed.
+// Errors: [ErrClosed].
 func (c *Collection) Stats() (Stats, error) { return c.census("Stats") }
 
-// census returns the collection's Stats, all read at one instant. A
-// backlog of expired documents of at most DefaultSweepBatch is counted under
+// census returns the collection's [Stats], all read at one instant. A
+// backlog of expired documents of at most [DefaultSweepBatch] is counted under
 // the read lock; a larger one on a copy-on-write snapshot of the expiry index,
 // outside the lock. (A snapshot costs writers: each node a write then
 // touches is copied once, so it is kept for backlogs worth it.)

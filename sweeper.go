@@ -6,14 +6,14 @@ import (
 )
 
 // Sweep deletes every expired document now, in batches of at most
-// Options.SweepBatch documents and about MaxSweepHold, releasing the lock
+// [Options.SweepBatch] documents and about [MaxSweepHold], releasing the lock
 // between batches so that no other call waits for more than one batch
 // (R5). It does nothing while TTL is off. It returns how many documents it
 // deleted, in O(e log n) for e expired documents. The background sweeper
 // calls the same code; Sweep is for collections with ManualSweep, and for
 // tests.
 //
-// Errors: ErrClosed.
+// Errors: [ErrClosed].
 func (c *Collection) Sweep() (int, error) { return c.sweep(nil) }
 
 // sweep deletes batches until none is due or stop is closed.
@@ -47,7 +47,7 @@ func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
 const sweepChunk = 32
 
 // sweepBatch deletes up to one batch of expired documents under the lock:
-// c.batch of them, or fewer once it has held the lock for MaxSweepHold; it
+// c.batch of them, or fewer once it has held the lock for [MaxSweepHold]; it
 // also moves up to c.batch entries of a shrinking map, in the same time.
 // more is false when no expired document is left. seen is the count of
 // foreground lock holds at the batch's end, for yield.

@@ -17,7 +17,7 @@ import (
 //
 // The collection and the shape bind a token to the collection and the
 // query that issued it, so that a token is never taken by another, whose
-// keys it would misread and skip silently (ErrInvalidContinuation instead).
+// keys it would misread and skip silently ([ErrInvalidContinuation] instead).
 // The checksum catches damage; it is no seal against forgery, which could
 // only choose where a listing of the same collection resumes.
 const tokenVersion = 2

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// MaxTTL is the largest number of seconds a DefaultTTL or a document ttl may
+// MaxTTL is the largest number of seconds a [DefaultTTL] or a document ttl may
 // hold: 2147483647, about 68 years (R1, R2).
 const MaxTTL = 2147483647
 
@@ -25,12 +25,12 @@ const MaxTTL = 2147483647
 //     unless their own ttl overrides it.
 //
 // The states cannot be confused: there is no integer whose zero means both
-// "off" and "0 seconds". A DefaultTTL built from a value outside R1 is
-// refused with ErrInvalidTTL by NewCollection and SetDefaultTTL, with a hint
+// "off" and "0 seconds". A [DefaultTTL] built from a value outside R1 is
+// refused with [ErrInvalidTTL] by [NewCollection] and SetDefaultTTL, with a hint
 // when the value looks like a mistake of unit (nanoseconds for seconds).
 //
-// In JSON a DefaultTTL is null (off), -1 or n, as in Cosmos DB's defaultTtl.
-// DefaultTTL values are comparable with ==.
+// In JSON a [DefaultTTL] is null (off), -1 or n, as in Cosmos DB's defaultTtl.
+// [DefaultTTL] values are comparable with ==.
 type DefaultTTL struct {
 	on      bool
 	seconds int64         // -1 or n when on; may hold an invalid value until validated
@@ -39,7 +39,7 @@ type DefaultTTL struct {
 }
 
 // TTLOff returns the "off" setting: no document expires. It equals the zero
-// DefaultTTL.
+// [DefaultTTL].
 func TTLOff() DefaultTTL { return DefaultTTL{} }
 
 // TTLNoDefault returns the "-1" setting: TTL is on, and documents expire only
@@ -47,16 +47,16 @@ func TTLOff() DefaultTTL { return DefaultTTL{} }
 func TTLNoDefault() DefaultTTL { return DefaultTTL{on: true, seconds: -1} }
 
 // TTLSeconds returns the setting "documents expire n seconds after their last
-// write". n must be -1 (the same as TTLNoDefault) or from 1 to MaxTTL; any
-// other value is reported as ErrInvalidTTL where the setting is used.
+// write". n must be -1 (the same as [TTLNoDefault]) or from 1 to [MaxTTL]; any
+// other value is reported as [ErrInvalidTTL] where the setting is used.
 func TTLSeconds(n int64) DefaultTTL { return DefaultTTL{on: true, seconds: n} }
 
 // TTLDuration returns the setting "documents expire d after their last
-// write", for d a whole number of seconds from 1s to MaxTTL seconds:
+// write", for d a whole number of seconds from 1s to [MaxTTL] seconds:
 // TTLDuration(30*time.Minute) equals TTLSeconds(1800). TTL counts whole
 // seconds (R4), so any other d (1500*time.Millisecond, 0, a negative d) is
-// reported as ErrInvalidTTL where the setting is used. For "no default" use
-// TTLNoDefault, for off TTLOff.
+// reported as [ErrInvalidTTL] where the setting is used. For "no default" use
+// [TTLNoDefault], for off [TTLOff].
 func TTLDuration(d time.Duration) DefaultTTL {
 	if n := int64(d / time.Second); d%time.Second == 0 && n >= 1 && n <= MaxTTL {
 		return TTLSeconds(n)
@@ -103,7 +103,7 @@ func (d DefaultTTL) validate() error {
 	return errorf(ErrInvalidTTL, "DefaultTTL %d is invalid: allowed are off, -1 (on, no default) or an integer from 1 to %d seconds (R1)%s", d.seconds, MaxTTL, unitHint(d.seconds))
 }
 
-// unitHint explains a number of seconds over MaxTTL that looks like a
+// unitHint explains a number of seconds over [MaxTTL] that looks like a
 // time.Duration, which counts nanoseconds, or a count of milliseconds.
 func unitHint(n int64) string {
 	switch {
@@ -129,7 +129,7 @@ func (d DefaultTTL) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes null (off), -1 or an integral number of seconds from
-// 1 to MaxTTL. Any other value is an error wrapping ErrInvalidTTL, and d is
+// 1 to [MaxTTL]. Any other value is an error wrapping [ErrInvalidTTL], and d is
 // left unchanged.
 func (d *DefaultTTL) UnmarshalJSON(b []byte) error {
 	var raw json.RawMessage
@@ -156,7 +156,7 @@ const (
 )
 
 // parseDocTTL validates the JSON value of a document's ttl member (R2). The
-// value must be null, -1, or an integral number from 1 to MaxTTL.
+// value must be null, -1, or an integral number from 1 to [MaxTTL].
 func parseDocTTL[T string | []byte](id T, raw []byte) (int32, error) {
 	v, ok := parseTTLValue(raw)
 	if !ok {
@@ -171,7 +171,7 @@ func parseDocTTL[T string | []byte](id T, raw []byte) (int32, error) {
 
 // parseTTLValue reads a compact JSON value that R1 and R2 both accept: null
 // (returned as ttlInherit), or a number that is exactly an integer equal to
-// -1 or from 1 to MaxTTL; ok is false for anything else. "10", "10.0" and
+// -1 or from 1 to [MaxTTL]; ok is false for anything else. "10", "10.0" and
 // "1e1" are all 10; "10.5", "2147483648", "0", strings, bools, objects and
 // arrays are refused.
 func parseTTLValue(raw []byte) (int32, bool) {

@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// Typed is a view of a Collection whose documents are Go values of type T,
+// Typed is a view of a [Collection] whose documents are Go values of type T,
 // encoded and decoded with encoding/json: Create, Replace and Upsert take a
 // T, Get returns one with the stored document's system properties, and All
-// yields them. The untyped Collection stays usable beside it; both see the
+// yields them. The untyped [Collection] stays usable beside it; both see the
 // same documents.
 //
 // T is usually a struct with an `json:"id"` field, and a `json:"ttl,omitempty"`
@@ -25,16 +25,16 @@ import (
 // Fields tagged `json:"_ts"` and `json:"_etag"` are filled on reads; on
 // writes the library ignores them and stamps its own (R10).
 //
-// A Typed is safe for concurrent use, like its Collection; the zero Typed is
-// not usable. Decoding costs what encoding/json costs for the same bytes,
-// plus the Get: the stored text is decoded directly, without an
+// A [Typed] is safe for concurrent use, like its [Collection]; the zero
+// [Typed] is not usable. Decoding costs what encoding/json costs for the same
+// bytes, plus the Get: the stored text is decoded directly, without an
 // intermediate copy with system properties unless T asks for them.
 type Typed[T any] struct {
 	c      *Collection
 	system bool // T has a field for _ts or _etag: decode the document with them
 }
 
-// Item is one typed document: the decoded Value, and the stored Document,
+// Item is one typed document: the decoded Value, and the stored [Document],
 // whose methods give the id, the partition key and the system properties
 // (TS, ETag, TTL) without decoding anything.
 type Item[T any] struct {
@@ -49,9 +49,9 @@ type Item[T any] struct {
 // non-pointer ttl field without omitempty, whose zero value would write
 // "ttl":0 and be refused on every write (R2).
 //
-// Errors: ErrInvalidOption for a T that cannot hold a document (not a
+// Errors: [ErrInvalidOption] for a T that cannot hold a document (not a
 // struct, a map with string keys, or a pointer to one of those) or that
-// makes one of the mistakes above; ErrClosed for a nil or closed c.
+// makes one of the mistakes above; [ErrClosed] for a nil or closed c.
 func NewTyped[T any](c *Collection) (*Typed[T], error) {
 	if c == nil || c.unusable() {
 		return nil, errorf(ErrClosed, "NewTyped on a nil or closed collection")
@@ -136,24 +136,24 @@ func hasTagOption(f reflect.StructField, opt string) bool {
 // Collection returns the collection the view is of.
 func (t *Typed[T]) Collection() *Collection { return t.c }
 
-// Create stores v as a new document, as Collection.Create does, and
+// Create stores v as a new document, as [Collection.Create] does, and
 // returns it with its system properties. Errors: those of
-// Collection.Create, and ErrInvalidDocument when v does not encode.
+// [Collection.Create], and [ErrInvalidDocument] when v does not encode.
 func (t *Typed[T]) Create(v T) (Item[T], error) { return t.written(v)(t.c.Create(v)) }
 
-// Replace replaces the live document with v's key, as Collection.Replace
-// does. Errors: those of Collection.Replace.
+// Replace replaces the live document with v's key, as [Collection.Replace]
+// does. Errors: those of [Collection.Replace].
 func (t *Typed[T]) Replace(v T, opts ...WriteOption) (Item[T], error) {
 	return t.written(v)(t.c.Replace(v, opts...))
 }
 
 // Upsert replaces or creates the document with v's key, as
-// Collection.Upsert does. Errors: those of Collection.Upsert.
+// [Collection.Upsert] does. Errors: those of [Collection.Upsert].
 func (t *Typed[T]) Upsert(v T, opts ...WriteOption) (Item[T], error) {
 	return t.written(v)(t.c.Upsert(v, opts...))
 }
 
-// written makes the Item of a write of v: v itself, or v decoded again from
+// written makes the [Item] of a write of v: v itself, or v decoded again from
 // the stored document when T has fields for the system properties.
 func (t *Typed[T]) written(v T) func(Document, error) (Item[T], error) {
 	return func(d Document, err error) (Item[T], error) {
@@ -168,8 +168,8 @@ func (t *Typed[T]) written(v T) func(Document, error) (Item[T], error) {
 }
 
 // Get returns the live document with partition key pk and id id, decoded.
-// It costs Collection.Get plus encoding/json's decoding of the stored text.
-// Errors: those of Collection.Get, and ErrInvalidDocument when the document
+// It costs [Collection.Get] plus encoding/json's decoding of the stored text.
+// Errors: those of [Collection.Get], and [ErrInvalidDocument] when the document
 // does not decode into a T.
 func (t *Typed[T]) Get(pk PartitionKey, id string) (Item[T], error) {
 	d, err := t.c.Get(pk, id)
@@ -179,12 +179,12 @@ func (t *Typed[T]) Get(pk PartitionKey, id string) (Item[T], error) {
 	return t.item(d)
 }
 
-// Delete deletes the live document, as Collection.Delete does.
+// Delete deletes the live document, as [Collection.Delete] does.
 func (t *Typed[T]) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
 	return t.c.Delete(pk, id, opts...)
 }
 
-// Touch renews the live document's _ts and _etag, as Collection.Touch
+// Touch renews the live document's _ts and _etag, as [Collection.Touch]
 // does, and returns it decoded.
 func (t *Typed[T]) Touch(pk PartitionKey, id string, opts ...WriteOption) (Item[T], error) {
 	d, err := t.c.Touch(pk, id, opts...)
@@ -195,13 +195,13 @@ func (t *Typed[T]) Touch(pk PartitionKey, id string, opts ...WriteOption) (Item[
 }
 
 // ExpiresAt returns when the item expires, or expired, under the
-// collection's DefaultTTL, as Collection.ExpiresAt does for its Document.
+// collection's [DefaultTTL], as [Collection.ExpiresAt] does for its [Document].
 func (t *Typed[T]) ExpiresAt(it Item[T]) (at time.Time, ok bool) { return t.c.ExpiresAt(it.Document) }
 
 // All returns an iterator over the documents q selects, decoded, from one
-// snapshot, as Collection.All does; q.Filter sees the stored Document. A
-// document that does not decode yields its error (ErrInvalidDocument) with
-// the zero Item and ends the iteration, as other errors do.
+// snapshot, as [Collection.All] does; q.Filter sees the stored [Document]. A
+// document that does not decode yields its error ([ErrInvalidDocument]) with
+// the zero [Item] and ends the iteration, as other errors do.
 func (t *Typed[T]) All(q Query) iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {
 		for d, err := range t.c.All(q) {
@@ -217,7 +217,7 @@ func (t *Typed[T]) All(q Query) iter.Seq2[Item[T], error] {
 }
 
 // List returns one page of the documents q selects, decoded, and the
-// continuation for the next page, as Collection.List does.
+// continuation for the next page, as [Collection.List] does.
 func (t *Typed[T]) List(q Query) (items []Item[T], continuation string, err error) {
 	page, err := t.c.List(q)
 	if err != nil {
@@ -234,7 +234,7 @@ func (t *Typed[T]) List(q Query) (items []Item[T], continuation string, err erro
 	return items, page.Continuation, nil
 }
 
-// item decodes d into an Item.
+// item decodes d into an [Item].
 func (t *Typed[T]) item(d Document) (Item[T], error) {
 	it := Item[T]{Document: d}
 	if err := d.d.decode(&it.Value, t.system); err != nil {

@@ -9,11 +9,11 @@ type WriteOption struct {
 }
 
 // IfMatch makes a write succeed only if the document is live and its _etag
-// is etag (R10); otherwise it fails with ErrPreconditionFailed, or with
-// ErrNotFound when there is no live document (R4).
+// is etag (R10); otherwise it fails with [ErrPreconditionFailed], or with
+// [ErrNotFound] when there is no live document (R4).
 func IfMatch(etag string) WriteOption { return WriteOption{ifMatch: etag, set: true} }
 
-// condition returns the etag the options require; the last IfMatch wins.
+// condition returns the etag the options require; the last [IfMatch] wins.
 func condition(opts []WriteOption) (etag string, set bool) {
 	for _, o := range opts {
 		if o.set {
@@ -41,26 +41,26 @@ var intakeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // (a struct, a map). It must have an id and may have a ttl (R2); the
 // library adds _ts and _etag. Create returns the stored document.
 //
-// Errors: ErrConflict when a live document has the same partition key and
-// id (an expired one is replaced, R4); ErrInvalidDocument, ErrTooLarge,
-// ErrInvalidID, ErrInvalidPartitionKey or ErrInvalidTTL for bad input,
-// which changes nothing; ErrClosed. It takes O(log n + size of doc).
+// Errors: [ErrConflict] when a live document has the same partition key and
+// id (an expired one is replaced, R4); [ErrInvalidDocument], [ErrTooLarge],
+// [ErrInvalidID], [ErrInvalidPartitionKey] or [ErrInvalidTTL] for bad input,
+// which changes nothing; [ErrClosed]. It takes O(log n + size of doc).
 func (c *Collection) Create(doc any) (Document, error) { return c.write(create, doc, nil) }
 
 // Replace replaces a live document with doc, which names it by its id and
 // partition key. It takes the input and costs of Create.
 //
-// Errors: ErrNotFound when no live document has the key (R4);
-// ErrPreconditionFailed when an IfMatch etag differs; and the input errors
+// Errors: [ErrNotFound] when no live document has the key (R4);
+// [ErrPreconditionFailed] when an [IfMatch] etag differs; and the input errors
 // of Create.
 func (c *Collection) Replace(doc any, opts ...WriteOption) (Document, error) {
 	return c.write(replace, doc, opts)
 }
 
 // Upsert replaces the live document with doc's key, or creates it when
-// there is none (or it has expired, R4). With IfMatch it acts as Replace:
+// there is none (or it has expired, R4). With [IfMatch] it acts as Replace:
 // there must be a live document with that etag. It takes the input and
-// costs of Create, and returns its errors but ErrConflict.
+// costs of Create, and returns its errors but [ErrConflict].
 func (c *Collection) Upsert(doc any, opts ...WriteOption) (Document, error) {
 	return c.write(upsert, doc, opts)
 }
