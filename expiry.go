@@ -28,7 +28,10 @@ import (
 // own whose expiry is at or before ownCut, or a document of inherit whose
 // _ts is at or before the last cut's upTo, is expired whatever the setting.
 // Each cut of inherit remembers the [DefaultTTL] it was made under, so that a
-// document keeps the instant it expired at through later changes.
+// document keeps the instant it expired at through later changes, swept or
+// not: ExpiresAt answers for any Document a caller holds, so cuts are kept
+// for good. Adjacent cuts under the same setting are one, so they cost 16
+// bytes per change of the DefaultTTL's value, not per document.
 //
 // Guarded by Collection.mu.
 type expiryIndex struct {
@@ -36,7 +39,7 @@ type expiryIndex struct {
 	own     *btree.BTreeG[expItem]
 	inherit *btree.BTreeG[expItem]
 	ownCut  int64
-	cuts    []inheritCut // ascending upTo; pruned as the documents they cover go
+	cuts    []inheritCut // ascending upTo
 }
 
 // inheritCut is a part of the inherit tree frozen by R7: the documents whose
@@ -177,25 +180,16 @@ func (l limits) expired(d *doc) bool {
 // new one, then the setting changes. It takes O(1), plus the cuts it prunes.
 func (x *expiryIndex) setDefault(def DefaultTTL, now int64) {
 	l := x.limits(now)
-	if l.inherit > x.inheritCut() {
-		// Only a [DefaultTTL] of n seconds moves the inherit limit.
+	// Only a [DefaultTTL] of n seconds moves the inherit limit.
+	switch last := len(x.cuts) - 1; {
+	case l.inherit <= x.inheritCut():
+	case last >= 0 && x.cuts[last].ttl == x.def.seconds:
+		x.cuts[last].upTo = l.inherit // the same setting as the last cut's
+	default:
 		x.cuts = append(x.cuts, inheritCut{upTo: l.inherit, ttl: x.def.seconds})
 	}
 	x.ownCut = l.own
 	x.def = def
-	x.pruneCuts()
-}
-
-// pruneCuts drops the cuts that no document of inherit is under any more.
-func (x *expiryIndex) pruneCuts() {
-	first, found := x.inherit.Min()
-	n := 0
-	for n < len(x.cuts)-1 && (!found || first.d.ts > x.cuts[n].upTo) {
-		n++ // keep the last cut: it is the limit itself
-	}
-	if n > 0 {
-		x.cuts = append(x.cuts[:0], x.cuts[n:]...)
-	}
 }
 
 // expiresAt returns when d expires, or expired, at now, and ok false when it
@@ -257,9 +251,6 @@ func (x *expiryIndex) popExpired(l limits, max int, drop func(*doc)) int {
 			drop(it.d)
 			n++
 		}
-	}
-	if n > 0 && len(x.cuts) > 1 {
-		x.pruneCuts()
 	}
 	return n
 }

@@ -55,6 +55,25 @@ func TestExpiresAtAfterExpiry(t *testing.T) { // R7
 	require.False(t, ok, "after Close")
 }
 
+// TestCutsMerge: changes back and forth between off and one setting keep
+// one cut, not one per change, so that the cuts kept for ExpiresAt grow with
+// the settings a collection has had, not with the changes (R7).
+func TestCutsMerge(t *testing.T) { // R7
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	c, err := NewCollection("t", "/pk", &Options{DefaultTTL: TTLSeconds(100), Now: clk.Now, ManualSweep: true})
+	require.NoError(t, err)
+	defer c.Close()
+	a := mustCreate(t, c, `{"id":"a"}`)
+	for i := range 50 {
+		clk.Advance(100 * time.Second)
+		require.NoError(t, c.SetDefaultTTL([]DefaultTTL{TTLOff(), TTLSeconds(100)}[i%2]))
+	}
+	require.Len(t, c.exp.cuts, 1)
+	at, ok := c.ExpiresAt(a)
+	require.True(t, ok)
+	require.Equal(t, time.Unix(1100, 0), at)
+}
+
 // TestExpiresAtThroughSeveralChanges: a document keeps the instant it expired
 // at through any number of later changes of DefaultTTL, each cut of the
 // inherit tree remembering the setting it was made under (R7).
@@ -83,12 +102,20 @@ func TestExpiresAtThroughSeveralChanges(t *testing.T) { // R7
 				require.ErrorIs(t, err, ErrNotFound, "R7: expired stays gone")
 			}
 			if last.on {
-				// Once the documents are swept, the cuts they were under go.
+				// Swept, they keep the instants they expired at: a caller
+				// may hold them.
 				n, err := c.Sweep()
 				require.NoError(t, err)
 				require.Equal(t, 2, n)
-				require.Len(t, c.exp.cuts, 1, "only the last cut, the limit itself, is kept")
+				for _, d := range []Document{a, b} {
+					at, ok := c.ExpiresAt(d)
+					require.True(t, ok)
+					require.Equal(t, time.Unix(map[string]int64{"a": 1100, "b": 1180}[d.ID()], 0), at, "ExpiresAt(%s) after the sweep", d.ID())
+				}
 			}
+			// Three cuts: _ts up to 1050 under 100 s, up to 1170 under 30 s,
+			// up to 1190 under 10 s.
+			require.Equal(t, []inheritCut{{1050, 100}, {1170, 30}, {1190, 10}}, c.exp.cuts)
 		})
 	}
 }

@@ -155,7 +155,8 @@ func (c *Collection) nextWake() (wait time.Duration, ok bool) {
 	if c.unusable() {
 		return 0, false
 	}
-	now := c.now()
+	t := c.clock() // once: the wait below must be measured from the same reading
+	now := c.nowAt(t)
 	at, ok := c.exp.next(now)
 	if !ok {
 		c.wakeAt = math.MaxInt64
@@ -169,7 +170,7 @@ func (c *Collection) nextWake() (wait time.Duration, ok bool) {
 	// bounds of now (maxClock) reads past at while now stays below it:
 	// nothing becomes due while it stays there, so the sweeper sleeps, and
 	// looks again later, rather than wake at once, forever.
-	wait = time.Unix(at, 0).Sub(c.clock())
+	wait = time.Unix(at, 0).Sub(t)
 	if wait <= 0 || wait > maxSweepSleep {
 		wait = maxSweepSleep
 	}

@@ -530,3 +530,27 @@ func TestWritesHelpTheSweeper(t *testing.T) { // R5
 	require.NoError(t, err)
 	require.Equal(t, Stats{Live: 1, Expired: 1}, st)
 }
+
+// TestNextWakeReadsTheClockOnce: the sweeper plans its sleep from one
+// reading of the clock. With two, a clock that crossed the next expiry
+// second between them made the wait negative, taken for a clock beyond its
+// bounds: the sweeper slept an hour past a document's expiry (R5).
+func TestNextWakeReadsTheClockOnce(t *testing.T) { // R5
+	var calls atomic.Int64
+	var ticking atomic.Bool
+	base := time.Unix(1_000_000, 500_000_000)
+	clock := func() time.Time { // 300 ms later at each reading, once ticking
+		if ticking.Load() {
+			return base.Add(time.Duration(calls.Add(1)) * 300 * time.Millisecond)
+		}
+		return base
+	}
+	c, err := NewCollection("t", "/pk", &Options{DefaultTTL: TTLSeconds(1), Now: clock, ManualSweep: true})
+	require.NoError(t, err)
+	defer c.Close()
+	mustCreate(t, c, `{"id":"a"}`) // _ts 1,000,000: due at 1,000,001
+	ticking.Store(true)
+	wait, ok := c.nextWake() // reads 1,000,000.8: due in 200 ms
+	require.True(t, ok)
+	require.Equal(t, 200*time.Millisecond, wait)
+}
