@@ -39,7 +39,8 @@ type Collection struct {
 	seq       atomic.Uint64
 	swept     atomic.Uint64 // written under mu, read anywhere
 	lastSweep time.Duration
-	wakeAt    int64 // the instant the sweeper sleeps until; a write due earlier wakes it
+	sweeping  chan struct{} // holds a token while a sweep runs: one at a time (R5)
+	wakeAt    int64         // the instant the sweeper sleeps until; a write due earlier wakes it
 
 	wake      chan struct{} // nil with ManualSweep
 	stop      chan struct{}
@@ -102,6 +103,7 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		tokenID:  rand.Uint64(),
 		wakeAt:   math.MinInt64,
 		stop:     make(chan struct{}),
+		sweeping: make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
 	c.handoff.init()

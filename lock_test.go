@@ -43,9 +43,9 @@ func TestSweepLetsWritersIn(t *testing.T) { // R5
 	})
 }
 
-// TestConcurrentSweepsYield: two sweeps waiting for the same caller both go
-// on once it has the lock; neither waits for another caller that may never
-// come.
+// TestConcurrentSweepsYield: of two sweeps at once, one waits for the
+// other, which waits for the caller's turn and goes on once it has had it;
+// neither waits for another caller that may never come.
 func TestConcurrentSweepsYield(t *testing.T) { // R5
 	synctest.Test(t, func(t *testing.T) {
 		const batch, n = 16, 2000
@@ -64,7 +64,7 @@ func TestConcurrentSweepsYield(t *testing.T) { // R5
 				done <- sweepResult{swept, err}
 			}()
 		}
-		synctest.Wait() // both sweeps wait for the caller's turn
+		synctest.Wait() // one sweep waits for the caller's turn, the other for it
 		c.mu.Lock()     // the caller takes the lock, as lock does
 		c.handoff.took()
 		c.mu.Unlock()

@@ -66,8 +66,9 @@ func StringKey(s string) PartitionKey { return PartitionKey{kind: pkString, s: s
 func PartitionKeyOf(v any) (PartitionKey, error) {
 	var k PartitionKey
 	if n, ok := v.(json.Number); ok {
+		s := scanner{src: []byte(n)} // JSON's grammar: strconv would also take "0x1p4" and "Inf"
 		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil {
+		if len(n) == 0 || s.number() != nil || s.i != len(n) || err != nil {
 			return PartitionKey{}, errorf(ErrInvalidPartitionKey, "partition key %q is not a finite number", string(n))
 		}
 		k = NumberKey(f)

@@ -41,7 +41,10 @@ func TestPartitionKeys(t *testing.T) { // R10
 	k, err := PartitionKeyOf(7)
 	require.NoError(t, err)
 	require.Equal(t, NumberKey(7), k)
-	for v, want := range map[any]PartitionKey{nil: NullKey(), "s": StringKey("s"), true: BoolKey(true), json.Number("2.5"): NumberKey(2.5), uint8(3): NumberKey(3)} {
+	type tenant string
+	type shard uint16
+	for v, want := range map[any]PartitionKey{nil: NullKey(), "s": StringKey("s"), true: BoolKey(true), json.Number("2.5"): NumberKey(2.5), uint8(3): NumberKey(3),
+		tenant("t1"): StringKey("t1"), shard(7): NumberKey(7), float32(0.5): NumberKey(0.5), json.Number("-1e2"): NumberKey(-100)} {
 		k, err := PartitionKeyOf(v)
 		require.NoError(t, err)
 		require.Equal(t, want, k)
@@ -78,4 +81,14 @@ func TestKeyEncodingRoundTrip(t *testing.T) {
 		prev = enc
 	}
 	require.Equal(t, string(NumberKey(0).appendEncoded(nil)), string(NumberKey(math.Copysign(0, -1)).appendEncoded(nil)))
+}
+
+// TestPartitionKeyOfRefuses: values that are not a partition key of R10 are
+// refused with ErrInvalidPartitionKey, a json.Number by JSON's grammar.
+func TestPartitionKeyOfRefuses(t *testing.T) { // R10
+	for _, v := range []any{json.Number("0x1p4"), json.Number("Inf"), json.Number("NaN"), json.Number(""), json.Number("1e999"), json.Number("+1"),
+		math.NaN(), math.Inf(1), []byte("k"), struct{}{}, map[string]any{}, StringKey("k"), "\xff"} {
+		_, err := PartitionKeyOf(v)
+		require.ErrorIs(t, err, ErrInvalidPartitionKey, "%T %v", v, v)
+	}
 }

@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// Sweep deletes every expired document now, in batches of at most
+// Sweep deletes every expired document now, once the background sweeper's
+// sweep in progress, if any, is done, in batches of at most
 // [Options.SweepBatch] documents and about [MaxSweepHold], releasing the lock
 // between batches so that no other call waits for more than one batch
 // (R5). It does nothing while TTL is off. It returns how many documents it
@@ -16,8 +17,15 @@ import (
 // Errors: [ErrClosed].
 func (c *Collection) Sweep() (int, error) { return c.sweep(nil) }
 
-// sweep deletes batches until none is due or stop is closed.
+// sweep deletes batches until none is due or stop is closed. Sweeps run
+// one at a time: a Sweep call beside the background sweeper waits for it,
+// so that a foreground call waits for one batch, not for one of each.
 func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
+	if c.unusable() {
+		return 0, c.errClosed("Sweep")
+	}
+	c.sweeping <- struct{}{} // a channel, not a mutex: a sweep waiting here is asleep to testing/synctest too
+	defer func() { <-c.sweeping }()
 	start := time.Now()
 	total := 0
 	for {

@@ -1,8 +1,12 @@
 package ttldb
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
 	"iter"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -45,9 +49,11 @@ type Item[T any] struct {
 // NewTyped returns a typed view of c. It checks T once, so that the
 // mistakes encoding/json makes silently are caught before any write: a
 // field that encodes as "ID" or "Id" rather than "id" (an untagged ID
-// field), likewise "TTL" for "ttl", a struct without an "id" field, and a
+// field), likewise "TTL" for "ttl", a struct without an "id" field, a
 // non-pointer ttl field without omitempty, whose zero value would write
-// "ttl":0 and be refused on every write (R2).
+// "ttl":0 and be refused on every write (R2), and a field for _ts or _etag
+// of a type that cannot hold the number or string the library writes there.
+// Fields are found by encoding/json's rules for embedded structs.
 //
 // Errors: [ErrInvalidOption] for a T that cannot hold a document (not a
 // struct, a map with string keys, or a pointer to one of those) or that
@@ -67,7 +73,7 @@ func NewTyped[T any](c *Collection) (*Typed[T], error) {
 	case rt.Kind() != reflect.Struct:
 		return nil, errorf(ErrInvalidOption, "NewTyped[%v]: a document is a JSON object, so T must be a struct or a map with string keys", reflect.TypeFor[T]())
 	}
-	fields := jsonFields(rt, nil)
+	fields := jsonFields(rt)
 	for name, f := range fields {
 		for _, want := range [...]string{"id", "ttl"} {
 			if _, ok := fields[want]; !ok && name != want && strings.EqualFold(name, want) {
@@ -81,45 +87,104 @@ func NewTyped[T any](c *Collection) (*Typed[T], error) {
 	if f, ok := fields["ttl"]; ok && f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Interface && !hasTagOption(f, "omitempty") {
 		return nil, errorf(ErrInvalidOption, "NewTyped[%v]: field %s %v encodes its zero value as \"ttl\":0, which R2 refuses; use *int with `json:\"ttl,omitempty\"`", rt, f.Name, f.Type)
 	}
-	_, ts := fields["_ts"]
-	_, etag := fields["_etag"]
-	t.system = ts || etag
+	for _, name := range [...]string{"_ts", "_etag"} {
+		if f, ok := fields[name]; ok {
+			if p := systemFieldProblem(name, f); p != "" {
+				return nil, errorf(ErrInvalidOption, "NewTyped[%v]: field %s, for %s, %s", rt, f.Name, name, p)
+			}
+			t.system = true
+		}
+	}
 	return t, nil
 }
 
-// jsonFields adds the fields of struct type rt to into, by the member names
-// encoding/json gives them, following embedded structs; the first field of
-// a name wins.
-func jsonFields(rt reflect.Type, into map[string]reflect.StructField) map[string]reflect.StructField {
-	if into == nil {
-		into = make(map[string]reflect.StructField)
+// jsonFields returns the fields of struct type rt by the member names
+// encoding/json encodes them under, with its rules for embedded structs: of
+// the fields of one name, the least nested wins; among several at that
+// depth, the one with a json tag; if that leaves several, none does.
+func jsonFields(rt reflect.Type) map[string]reflect.StructField {
+	type candidate struct {
+		f      reflect.StructField
+		depth  int
+		tagged bool
 	}
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
+	type level struct {
+		t     reflect.Type
+		depth int
+	}
+	byName := make(map[string][]candidate)
+	seen := make(map[reflect.Type]bool)
+	for queue := []level{{rt, 0}}; len(queue) > 0; queue = queue[1:] {
+		l := queue[0]
+		if seen[l.t] {
+			continue // a type embedded again, deeper, adds nothing
 		}
-		name, _, _ := strings.Cut(tag, ",")
-		ft := f.Type
-		for ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-			jsonFields(ft, into) // promoted fields
-			continue
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if _, seen := into[name]; !seen {
-			into[name] = f
+		seen[l.t] = true
+		for i := range l.t.NumField() {
+			f := l.t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+				queue = append(queue, level{ft, l.depth + 1}) // its fields are promoted
+				continue
+			}
+			if !f.IsExported() {
+				continue
+			}
+			byName[cmp.Or(name, f.Name)] = append(byName[cmp.Or(name, f.Name)], candidate{f, l.depth, name != ""})
 		}
 	}
-	return into
+	fields := make(map[string]reflect.StructField)
+	for name, cs := range byName {
+		depth := slices.MinFunc(cs, func(a, b candidate) int { return cmp.Compare(a.depth, b.depth) }).depth
+		var top, tagged []candidate
+		for _, c := range cs {
+			if c.depth == depth {
+				top = append(top, c)
+				if c.tagged {
+					tagged = append(tagged, c)
+				}
+			}
+		}
+		switch {
+		case len(top) == 1:
+			fields[name] = top[0].f
+		case len(tagged) == 1:
+			fields[name] = tagged[0].f
+		} // else ambiguous: encoding/json encodes none of them
+	}
+	return fields
+}
+
+// systemFieldProblem says why field f, for the system property name (_ts
+// or _etag), cannot hold what the library writes there, or returns "".
+func systemFieldProblem(name string, f reflect.StructField) string {
+	if hasTagOption(f, "string") {
+		return "has the ,string option, and the library writes no quoted value"
+	}
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) || t == reflect.TypeFor[json.Number]() {
+		return ""
+	}
+	switch k := t.Kind(); {
+	case name == "_ts" && (k >= reflect.Int && k <= reflect.Uint64 || k == reflect.Float32 || k == reflect.Float64):
+		return ""
+	case name == "_etag" && k == reflect.String:
+		return ""
+	case name == "_ts":
+		return "is a " + t.String() + ", and _ts is a number (Unix seconds): use int64"
+	}
+	return "is a " + t.String() + ", and _etag is a string"
 }
 
 // hasTagOption reports whether the field's json tag has the option opt.
@@ -139,6 +204,11 @@ func (t *Typed[T]) Collection() *Collection { return t.c }
 // Create stores v as a new document, as [Collection.Create] does, and
 // returns it with its system properties. Errors: those of
 // [Collection.Create], and [ErrInvalidDocument] when v does not encode.
+// When T has fields for _ts or _etag, the stored document is decoded again
+// to fill them; should T's own UnmarshalJSON refuse what its MarshalJSON
+// wrote, the write is done all the same, and the error, wrapping
+// [ErrInvalidDocument], says so beside the Item of the stored document. The
+// same holds for Replace and Upsert.
 func (t *Typed[T]) Create(v T) (Item[T], error) { return t.written(v)(t.c.Create(v)) }
 
 // Replace replaces the live document with v's key, as [Collection.Replace]
@@ -160,10 +230,16 @@ func (t *Typed[T]) written(v T) func(Document, error) (Item[T], error) {
 		if err != nil {
 			return Item[T]{}, err
 		}
-		if t.system {
-			return t.item(d)
+		if !t.system {
+			return Item[T]{Value: v, Document: d}, nil
 		}
-		return Item[T]{Value: v, Document: d}, nil
+		it, err := t.item(d)
+		if err != nil {
+			// Only a custom UnmarshalJSON that refuses what its type's
+			// MarshalJSON wrote comes here: the write is done, say so.
+			return Item[T]{Value: v, Document: d}, fmt.Errorf("%w: the document was stored (_ts %d), but does not decode back into its type: %w", ErrInvalidDocument, d.TS(), err)
+		}
+		return it, nil
 	}
 }
 
