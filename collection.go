@@ -35,8 +35,9 @@ type Collection struct {
 	prim      primary
 	exp       expiryIndex // and the DefaultTTL it owns
 	etagBase  uint64
-	tokenID   uint64 // binds the continuation tokens the collection issues to it
-	seq       atomic.Uint64
+	tokenID   uint64        // binds the continuation tokens the collection issues to it
+	seq       uint64        // the write sequence number: the last write's; its etag is etagBase + seq
+	ver       versions      // the older documents open snapshots may read
 	swept     atomic.Uint64 // written under mu, read anywhere
 	lastSweep time.Duration
 	sweeping  chan struct{} // holds a token while a sweep runs: one at a time (R5)
@@ -204,7 +205,7 @@ func (c *Collection) Close() error {
 		close(c.stop)
 		<-c.done
 		c.mu.Lock()
-		c.prim, c.exp = primary{}, expiryIndex{def: c.exp.def} // the setting stays readable
+		c.prim, c.exp, c.ver = primary{}, expiryIndex{def: c.exp.def}, versions{} // the setting stays readable
 		c.mu.Unlock()
 	})
 	return nil

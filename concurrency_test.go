@@ -23,11 +23,12 @@ func checkInvariants(t *testing.T, c *Collection) {
 	p, x := &c.prim, &c.exp
 	require.Equal(t, p.tree.Len(), p.len(), "map and B-tree hold the same number of documents")
 	expiring := 0
-	p.tree.Ascend(func(d *doc) bool {
-		inNew := p.byKey.get([]byte(d.key())) == d
-		inOld := p.old != nil && p.old.get([]byte(d.key())) == d
+	p.tree.Ascend(func(e *entry) bool {
+		d := e.doc()
+		inNew := p.byKey.get([]byte(d.key())) == e
+		inOld := p.old != nil && p.old.get([]byte(d.key())) == e
 		require.True(t, inNew != inOld, "%q is in exactly one map", d.key())
-		require.Same(t, d, p.get([]byte(d.key())))
+		require.Same(t, e, p.get([]byte(d.key())))
 		if tr, it := x.tree(d); tr != nil {
 			expiring++
 			got, ok := tr.Get(it)

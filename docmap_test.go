@@ -13,15 +13,15 @@ import (
 func TestDocMapCollisions(t *testing.T) {
 	m := newDocMap()
 	m.mask = 3
-	want := map[string]*doc{}
+	want := map[string]*entry{}
 	r := rand.New(rand.NewPCG(1, 2))
 	for step := range 20000 {
 		key := fmt.Sprintf("k%d", r.IntN(64))
 		switch r.IntN(3) {
 		case 0, 1:
-			d := newDoc(key, keyLayout{}, "{}", 0, int64(step), uint64(step))
-			m.put(d)
-			want[key] = d
+			e := newEntry(newDoc(key, keyLayout{}, "{}", 0, int64(step), uint64(step)))
+			m.put(e)
+			want[key] = e
 		case 2:
 			_, had := want[key]
 			require.Equal(t, had, m.remove(key), "remove %q at step %d", key, step)
@@ -32,6 +32,7 @@ func TestDocMapCollisions(t *testing.T) {
 			for i := range 64 {
 				key := fmt.Sprintf("k%d", i)
 				require.Same(t, want[key], m.get([]byte(key)), "get %q at step %d", key, step)
+				require.Same(t, want[key], m.getString(key), "getString %q at step %d", key, step)
 			}
 			for k := range m.clash {
 				cur := m.byHash[m.hash(k)]

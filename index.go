@@ -1,13 +1,15 @@
 package ttldb
 
-import "github.com/google/btree"
+import (
+	"github.com/google/btree"
+)
 
 // btreeDegree is the degree of every B-tree: wide nodes, few levels.
 const btreeDegree = 32
 
-// primary is the primary index: every stored document, live or expired but
-// not yet swept, by key. The map answers point reads; the B-tree gives the
-// stable order of listings and, through its copy-on-write Clone, their
+// primary is the primary index: every stored key, its document live or
+// expired but not yet swept. The map answers point reads; the B-tree gives
+// the stable order of listings and, through its copy-on-write Clone, their
 // snapshots. Guarded by Collection.mu.
 //
 // A Go map never gives its memory back, so after most of its documents are
@@ -20,44 +22,54 @@ type primary struct {
 	old    *docMap // nil unless a move is under way
 	cursor string
 	peak   int // the most documents since the last move
-	tree   *btree.BTreeG[*doc]
+	tree   *btree.BTreeG[*entry]
 }
 
 // shrinkBelow is the smallest peak worth moving a map for.
 const shrinkBelow = 1024
 
-func keyLess(a, b *doc) bool { return a.key() < b.key() }
+func keyLess(a, b *entry) bool { return a.key() < b.key() }
 
 func newPrimary() primary {
 	return primary{byKey: newDocMap(), tree: btree.NewG(btreeDegree, keyLess)}
 }
 
-// get returns the document stored under key, live or not. It does not
-// allocate.
-func (p *primary) get(key []byte) *doc {
-	if d := p.byKey.get(key); d != nil || p.old == nil {
-		return d
+// get returns the entry of key, its document live or not, or nil. It does
+// not allocate.
+func (p *primary) get(key []byte) *entry {
+	if e := p.byKey.get(key); e != nil || p.old == nil {
+		return e
 	}
 	return p.old.get(key)
 }
 
-// put stores d, replacing any document with its key.
-func (p *primary) put(d *doc) {
-	p.byKey.put(d)
-	if p.old != nil {
-		p.old.remove(d.key())
-		p.move(8)
-	}
-	p.tree.ReplaceOrInsert(d)
+// insert stores d under its key, which has no entry, and returns the new
+// entry.
+func (p *primary) insert(d *doc) *entry {
+	e := newEntry(d)
+	p.byKey.put(e)
+	p.move(8)
+	p.tree.ReplaceOrInsert(e)
 	p.peak = max(p.peak, p.len())
+	return e
 }
 
-// remove drops d.
-func (p *primary) remove(d *doc) {
-	p.byKey.remove(d.key())
-	p.tree.Delete(d)
+// removeDoc drops the entry whose document is d.
+func (p *primary) removeDoc(d *doc) {
+	e := p.byKey.getString(d.key())
+	if e == nil && p.old != nil {
+		e = p.old.getString(d.key())
+	}
+	p.remove(e)
+}
+
+// remove drops e.
+func (p *primary) remove(e *entry) {
+	key := e.key()
+	p.byKey.remove(key)
+	p.tree.Delete(e)
 	if p.old != nil {
-		p.old.remove(d.key())
+		p.old.remove(key)
 		p.move(8)
 	} else if p.peak >= shrinkBelow && p.len() < p.peak/4 {
 		// No size hint: a map made for n entries allocates them all at once,
@@ -66,21 +78,21 @@ func (p *primary) remove(d *doc) {
 	}
 }
 
-// move moves up to n documents from old to byKey, in key order, and ends
-// the move when none is left.
+// move moves up to n entries from old to byKey, in key order, and ends the
+// move when none is left.
 func (p *primary) move(n int) {
 	if p.old == nil {
 		return
 	}
 	end := true
-	p.tree.AscendGreaterOrEqual(keyDoc(p.cursor), func(d *doc) bool {
-		key := d.key()
+	p.tree.AscendGreaterOrEqual(pivot(p.cursor), func(e *entry) bool {
+		key := e.key()
 		if n == 0 {
 			p.cursor, end = key, false
 			return false
 		}
 		if p.old.remove(key) {
-			p.byKey.put(d)
+			p.byKey.put(e)
 			n--
 		}
 		return true

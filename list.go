@@ -3,8 +3,6 @@ package ttldb
 import (
 	"iter"
 	"strings"
-
-	"github.com/google/btree"
 )
 
 // Query selects documents for List, All and Count. The zero [Query] selects
@@ -76,41 +74,6 @@ func (c *Collection) plan(op string, q Query) (plan, error) {
 	return p, nil
 }
 
-// snapshot is a consistent view of the collection: its documents and
-// which of them were expired at one instant.
-type snapshot struct {
-	tree *btree.BTreeG[*doc]
-	lim  limits
-}
-
-// snapshot takes a snapshot in O(1): google/btree's Clone is copy-on-write.
-func (c *Collection) snapshot(op string) (snapshot, error) {
-	c.lock() // Clone writes to the tree's copy-on-write state
-	defer c.mu.Unlock()
-	if c.unusable() {
-		return snapshot{}, c.errClosed(op)
-	}
-	return snapshot{tree: c.prim.tree.Clone(), lim: c.limits()}, nil
-}
-
-// scan calls fn for each live document of p, in key order, until fn returns
-// false.
-func (s snapshot) scan(p plan, fn func(*doc) bool) {
-	pivot := keyDoc(p.prefix)
-	if p.resume {
-		pivot = keyDoc(p.after)
-	}
-	s.tree.AscendGreaterOrEqual(pivot, func(d *doc) bool {
-		switch {
-		case !strings.HasPrefix(d.key(), p.prefix):
-			return false
-		case p.resume && d.key() == p.after, s.lim.expired(d):
-			return true
-		}
-		return fn(d)
-	})
-}
-
 // List returns one page of the documents q selects, from a snapshot taken
 // when it is called: expired documents never appear (R4). It takes
 // O(log n + k) for the k documents it visits, and blocks no writer while it
@@ -128,6 +91,7 @@ func (c *Collection) List(q Query) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
+	defer s.release()
 	var page Page
 	s.scan(p, func(d *doc) bool {
 		if q.Filter != nil && !q.Filter(Document{d}) {
@@ -161,6 +125,7 @@ func (c *Collection) All(q Query) iter.Seq2[Document, error] {
 			yield(Document{}, err)
 			return
 		}
+		defer s.release()
 		n := 0
 		s.scan(p, func(d *doc) bool {
 			if c.unusable() {
@@ -199,6 +164,7 @@ func (c *Collection) Count(q Query) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer s.release()
 	n := 0
 	s.scan(p, func(d *doc) bool {
 		if q.Filter == nil || q.Filter(Document{d}) {

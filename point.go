@@ -29,14 +29,14 @@ func (c *Collection) lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, 
 	return keyFor(buf, pk, id, c.byID), nil
 }
 
-// live returns the live document stored under key, or nil. Call with mu
-// held.
-func (c *Collection) live(key []byte) *doc {
-	d := c.prim.get(key)
-	if d == nil || c.limits().expired(d) {
+// live returns the entry of key when its document is live, or nil. Call
+// with mu held.
+func (c *Collection) live(key []byte) *entry {
+	e := c.prim.get(key)
+	if e == nil || c.limits().expired(e.doc()) {
 		return nil
 	}
-	return d
+	return e
 }
 
 // Get returns the live document with partition key pk and id id. It takes
@@ -58,7 +58,10 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 		c.mu.RUnlock()
 		return Document{}, c.errClosed("Get")
 	}
-	d := c.live(key)
+	var d *doc
+	if e := c.live(key); e != nil {
+		d = e.doc()
+	}
 	c.mu.RUnlock()
 	if d == nil {
 		return Document{}, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", id, pk)
@@ -73,9 +76,9 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 // [ErrPreconditionFailed] when an [IfMatch] etag differs;
 // [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
 func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
-	_, err := c.modify("Delete", pk, id, opts, func(old *doc) *doc {
-		c.prim.remove(old)
-		c.exp.remove(old)
+	_, err := c.modify("Delete", pk, id, opts, func(e *entry) *doc {
+		c.prim.remove(e)
+		c.exp.remove(e.doc())
 		return nil
 	})
 	return err
@@ -87,16 +90,18 @@ func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) err
 //
 // Errors: those of Delete.
 func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
-	return c.modify("Touch", pk, id, opts, func(old *doc) *doc {
-		d := newDoc(old.key(), old.at, old.body(), old.ttl, c.now(), c.nextETag())
-		c.store(old, d)
+	return c.modify("Touch", pk, id, opts, func(e *entry) *doc {
+		old := e.doc()
+		d := newDoc(old.key(), old.at, old.body(), old.ttl, 0, 0)
+		c.stamp(d, c.now())
+		c.store(e, d)
 		return d
 	})
 }
 
 // modify runs change on the live document with the key, under the lock and
 // the write's condition.
-func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(old *doc) *doc) (Document, error) {
+func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry) *doc) (Document, error) {
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}
@@ -110,15 +115,15 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}
-	old := c.live(key)
+	e := c.live(key)
 	etag, cond := condition(opts)
 	switch {
-	case old == nil:
+	case e == nil:
 		return Document{}, errorf(ErrNotFound, "%s: document %q in partition %v is not there or has expired", op, id, pk)
-	case cond && !old.hasETag(etag):
-		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, old.etag(), etag)
+	case cond && !e.doc().hasETag(etag):
+		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, e.doc().etag(), etag)
 	}
-	return Document{change(old)}, nil
+	return Document{change(e)}, nil
 }
 
 // ExpiresAt returns the instant d expires, or expired, under the

@@ -85,9 +85,9 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	if err != nil {
 		return Document{}, err
 	}
-	// Build the document before taking the lock, and stamp its _ts under
-	// the lock (R4: _ts is the second of the write).
-	d := newDoc(key, in.at, in.out, in.ttl, 0, c.nextETag())
+	// Build the document before taking the lock, and stamp it under the
+	// lock (R4: _ts is the second of the write).
+	d := newDoc(key, in.at, in.out, in.ttl, 0, 0)
 
 	c.lock()
 	defer c.mu.Unlock()
@@ -95,7 +95,11 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 		return Document{}, c.errClosed(kind.String())
 	}
 	now := c.now()
-	old := c.prim.get(key)
+	e := c.prim.get(key)
+	var old *doc
+	if e != nil {
+		old = e.doc()
+	}
 	live := old != nil && !c.exp.limits(now).expired(old)
 	etag, cond := condition(opts)
 	switch {
@@ -106,22 +110,24 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 	case cond && !old.hasETag(etag):
 		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.at), old.etag(), etag)
 	}
-	d.ts = now // d is not yet shared
-	c.store(old, d)
+	c.stamp(d, now) // d is not yet shared
+	c.store(e, d)
 	return Document{d}, nil
 }
 
-// nextETag returns a fresh etag: unique within the collection, and unlikely
-// to equal one of another collection.
-func (c *Collection) nextETag() uint64 { return c.etagBase + c.seq.Add(1) }
-
-// store puts d in place of old (nil when the key was free), and helps the
-// sweeper (see help). Call with mu held; d.ts is now.
-func (c *Collection) store(old, d *doc) {
-	if old != nil {
+// store puts d, stamped, under its key, in e's place (nil when the key has
+// no entry), and helps the sweeper (see help). Call with mu held; d.ts is
+// now.
+func (c *Collection) store(e *entry, d *doc) {
+	if e != nil {
+		old := e.doc()
 		c.exp.remove(old)
+		c.ver.keep(e, old, c.seqOf(old))
+		e.cur.Store(d)
+		c.prim.move(8) // a shrinking map moves on with every write
+	} else {
+		c.prim.insert(d)
 	}
-	c.prim.put(d)
 	c.exp.add(d)
 	if at, ok := c.exp.due(d); ok && at < c.wakeAt {
 		c.poke()

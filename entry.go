@@ -1,0 +1,28 @@
+package ttldb
+
+import "sync/atomic"
+
+// entry is a key's place in the primary index. The map and the key tree
+// hold one entry per stored key, and a write of the key stores its new
+// document in that entry: an overwrite changes neither the map nor the tree,
+// which cost most of a write when it did. Writers store cur under
+// Collection.mu; listings load it without the lock, through a snapshot,
+// which finds the version it may read (snapshot.go).
+type entry struct {
+	cur atomic.Pointer[doc]
+}
+
+func newEntry(d *doc) *entry {
+	e := new(entry)
+	e.cur.Store(d)
+	return e
+}
+
+// doc returns the document stored under the entry's key now.
+func (e *entry) doc() *doc { return e.cur.Load() }
+
+// key returns the entry's key, which every version of its document shares.
+func (e *entry) key() string { return e.cur.Load().key() }
+
+// pivot returns an entry that holds only a key, to search the tree with.
+func pivot(key string) *entry { return newEntry(keyDoc(key)) }

@@ -1,0 +1,125 @@
+package ttldb
+
+import (
+	"strings"
+
+	"github.com/google/btree"
+)
+
+// A snapshot is a consistent view of the collection for a listing: the key
+// tree as it was (google/btree's Clone is copy-on-write), which documents
+// were expired at that instant, and seq, the last write it sees. It is read
+// without the collection's lock.
+//
+// A write of an existing key stores the new document in the key's entry, in
+// place, and the snapshot's tree holds the same entry. So the snapshot reads
+// an entry's document only if it was written at or before seq; otherwise it
+// reads the older version the collection kept for it: while snapshots are
+// open, a write that replaces a document some of them may read keeps it in
+// versions. Entries created after the snapshot are not in its tree; entries
+// deleted after it still are, with their last document.
+type snapshot struct {
+	c    *Collection
+	tree *btree.BTreeG[*entry]
+	lim  limits
+	seq  uint64
+}
+
+// versions are the older documents of entries written while snapshots are
+// open. Guarded by Collection.mu.
+type versions struct {
+	open   map[uint64]int    // the seq of each open snapshot, and how many are open at it
+	newest uint64            // the largest seq in open
+	kept   map[*entry][]*doc // older documents, oldest first; nil while no snapshot is open
+}
+
+// keep records that old, which was e's document, is replaced: it is kept if
+// an open snapshot may read it, one taken since old was written. seq is the
+// write sequence number of old.
+func (v *versions) keep(e *entry, old *doc, seq uint64) {
+	if len(v.open) == 0 || v.newest < seq {
+		return
+	}
+	if v.kept == nil {
+		v.kept = make(map[*entry][]*doc)
+	}
+	v.kept[e] = append(v.kept[e], old)
+}
+
+// snapshot takes a snapshot in O(1). Release it when done.
+func (c *Collection) snapshot(op string) (snapshot, error) {
+	c.lock() // Clone writes to the tree's copy-on-write state
+	defer c.mu.Unlock()
+	if c.unusable() {
+		return snapshot{}, c.errClosed(op)
+	}
+	v := &c.ver
+	if v.open == nil {
+		v.open = make(map[uint64]int)
+	}
+	v.open[c.seq]++
+	v.newest = max(v.newest, c.seq)
+	return snapshot{c: c, tree: c.prim.tree.Clone(), lim: c.limits(), seq: c.seq}, nil
+}
+
+// release ends the snapshot. Once no snapshot is open, no version is kept.
+func (s snapshot) release() {
+	c := s.c
+	c.lock()
+	defer c.mu.Unlock()
+	v := &c.ver
+	if v.open == nil {
+		return // closed: Close dropped every version
+	}
+	if v.open[s.seq]--; v.open[s.seq] <= 0 {
+		delete(v.open, s.seq)
+		v.newest = 0
+		for seq := range v.open {
+			v.newest = max(v.newest, seq)
+		}
+	}
+	if len(v.open) == 0 {
+		v.kept = nil
+	}
+}
+
+// doc returns e's document as of the snapshot, or nil when there is none
+// to read (only after Close, which drops the kept versions).
+func (s snapshot) doc(e *entry) *doc {
+	d := e.doc()
+	if s.c.seqOf(d) <= s.seq {
+		return d
+	}
+	s.c.mu.RLock()
+	defer s.c.mu.RUnlock()
+	kept := s.c.ver.kept[e]
+	for i := len(kept) - 1; i >= 0; i-- {
+		if s.c.seqOf(kept[i]) <= s.seq {
+			return kept[i]
+		}
+	}
+	return nil
+}
+
+// scan calls fn for each live document of p, in key order, until fn returns
+// false.
+func (s snapshot) scan(p plan, fn func(*doc) bool) {
+	from := pivot(p.prefix)
+	if p.resume {
+		from = pivot(p.after)
+	}
+	s.tree.AscendGreaterOrEqual(from, func(e *entry) bool {
+		key := e.key()
+		switch {
+		case !strings.HasPrefix(key, p.prefix):
+			return false
+		case p.resume && key == p.after:
+			return true
+		}
+		d := s.doc(e)
+		if d == nil || s.lim.expired(d) {
+			return true
+		}
+		return fn(d)
+	})
+}

@@ -1,0 +1,74 @@
+package ttldb
+
+import (
+	"iter"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSnapshotKeepsVersions: a listing reads the collection as it was when
+// it started, although writes now replace a key's document in place: an
+// overwrite, a touch or a delete made during the listing does not show in
+// it, nor does a create; two listings open at different times each see their
+// own instant; once none is open, no older version is kept (R4).
+func TestSnapshotKeepsVersions(t *testing.T) { // R4
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	for _, id := range []string{"a", "b", "c", "d", "e"} {
+		mustCreate(t, c, `{"id":"`+id+`","v":0}`)
+	}
+	bodies := func(next func() (Document, error, bool)) []string {
+		var out []string
+		for {
+			d, err, ok := next()
+			if !ok {
+				return out
+			}
+			require.NoError(t, err)
+			out = append(out, d.Body())
+		}
+	}
+	first, stop1 := iter.Pull2(c.All(Query{}))
+	defer stop1()
+	d, err, ok := first()
+	require.True(t, ok)
+	require.NoError(t, err)
+	require.Equal(t, `{"id":"a","v":0}`, d.Body())
+
+	_, err = c.Upsert([]byte(`{"id":"b","v":1}`))
+	require.NoError(t, err)
+	_, err = c.Replace([]byte(`{"id":"b","v":2}`))
+	require.NoError(t, err)
+	require.NoError(t, c.Delete(NoPartitionKey(), "c"))
+	_, err = c.Touch(NoPartitionKey(), "d")
+	require.NoError(t, err)
+	mustCreate(t, c, `{"id":"f","v":1}`)
+
+	second, stop2 := iter.Pull2(c.All(Query{}))
+	defer stop2()
+	d, _, _ = second() // the second listing starts: a
+	require.Equal(t, `{"id":"a","v":0}`, d.Body())
+	_, err = c.Upsert([]byte(`{"id":"b","v":3}`))
+	require.NoError(t, err)
+	require.NoError(t, c.Delete(NoPartitionKey(), "f"))
+
+	require.Equal(t, []string{`{"id":"b","v":0}`, `{"id":"c","v":0}`, `{"id":"d","v":0}`, `{"id":"e","v":0}`}, bodies(first),
+		"the first listing: as before any write")
+	require.Equal(t, []string{`{"id":"b","v":2}`, `{"id":"d","v":0}`, `{"id":"e","v":0}`, `{"id":"f","v":1}`}, bodies(second),
+		"the second: after the first writes, before the last")
+	c.mu.RLock()
+	require.Nil(t, c.ver.kept, "no listing open: nothing kept")
+	require.Empty(t, c.ver.open)
+	c.mu.RUnlock()
+
+	// With no listing open, writes keep nothing.
+	_, err = c.Upsert([]byte(`{"id":"b","v":4}`))
+	require.NoError(t, err)
+	c.mu.RLock()
+	require.Nil(t, c.ver.kept)
+	c.mu.RUnlock()
+	page, err := c.List(Query{})
+	require.NoError(t, err)
+	require.Len(t, page.Documents, 4)
+	require.Equal(t, `{"id":"b","v":4}`, page.Documents[1].Body())
+}
