@@ -29,15 +29,17 @@ func checkInvariants(t *testing.T, c *Collection) {
 		inOld := p.old != nil && p.old.get([]byte(d.key())) == e
 		require.True(t, inNew != inOld, "%q is in exactly one map", d.key())
 		require.Same(t, e, p.get([]byte(d.key())))
-		if tr, it := x.tree(d); tr != nil {
+		if bs := x.side(d); bs != nil {
 			expiring++
-			got, ok := tr.Get(it)
-			require.True(t, ok, "%q is in its expiry tree", d.key())
-			require.Same(t, d, got.d)
+			b := bs.find(expAt(d))
+			require.NotNil(t, b, "%q has a bucket", d.key())
+			require.Same(t, e, b.items[e.slot], "%q is at its slot in the bucket of its second", d.key())
+		} else {
+			require.Equal(t, int32(-1), e.slot, "%q never expires: in no bucket", d.key())
 		}
 		return true
 	})
-	require.Equal(t, expiring, x.own.Len()+x.inherit.Len(), "the expiry trees hold exactly the documents that can expire")
+	require.Equal(t, expiring, x.own.n+x.inherit.n, "the buckets hold exactly the documents that can expire")
 	total := p.len()
 	c.mu.RUnlock()
 

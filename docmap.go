@@ -34,14 +34,6 @@ func (m *docMap) get(key []byte) *entry {
 	return m.clash[string(key)]
 }
 
-// getString is get for a key held as a string.
-func (m *docMap) getString(key string) *entry {
-	if e := m.byHash[m.hash(key)]; e != nil && e.key() == key {
-		return e
-	}
-	return m.clash[key] // nil when clash is
-}
-
 // put stores e, replacing any entry of its key.
 func (m *docMap) put(e *entry) {
 	key := e.key()

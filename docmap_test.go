@@ -32,7 +32,6 @@ func TestDocMapCollisions(t *testing.T) {
 			for i := range 64 {
 				key := fmt.Sprintf("k%d", i)
 				require.Same(t, want[key], m.get([]byte(key)), "get %q at step %d", key, step)
-				require.Same(t, want[key], m.getString(key), "getString %q at step %d", key, step)
 			}
 			for k := range m.clash {
 				cur := m.byHash[m.hash(k)]

@@ -9,7 +9,8 @@ import "sync/atomic"
 // Collection.mu; listings load it without the lock, through a snapshot,
 // which finds the version it may read (snapshot.go).
 type entry struct {
-	cur atomic.Pointer[doc]
+	cur  atomic.Pointer[doc]
+	slot int32 // its index in its expiry bucket, or -1 in none (buckets.go)
 }
 
 func newEntry(d *doc) *entry {

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-
-	"github.com/google/btree"
 )
 
 // expiryIndex finds the documents that expire, in the order they expire,
@@ -20,7 +18,10 @@ import (
 //     DefaultTTL n they expire at _ts + n, so this order is their expiry
 //     order under every n.
 //
-// Documents with ttl -1 never expire and are in neither tree.
+// Documents with ttl -1 never expire and are in neither tree. Each tree is
+// a set of buckets, one per second (buckets.go), which hold entries: an
+// entry's document changes in place, so the index is told of the document
+// an entry leaves (remove) and of the one it holds (add).
 //
 // Rule R7 also says that a document already expired when [DefaultTTL] changes
 // stays gone. Those documents are prefixes of the two trees at the moment of
@@ -36,8 +37,8 @@ import (
 // Guarded by Collection.mu.
 type expiryIndex struct {
 	def     DefaultTTL
-	own     *btree.BTreeG[expItem]
-	inherit *btree.BTreeG[expItem]
+	own     buckets // by _ts + ttl
+	inherit buckets // by _ts
 	ownCut  int64
 	cuts    []inheritCut // ascending upTo
 }
@@ -47,41 +48,8 @@ type expiryIndex struct {
 // _ts + ttl, under the [DefaultTTL] of ttl seconds in force until the cut.
 type inheritCut struct{ upTo, ttl int64 }
 
-// expItem is a document in an expiry tree. It carries a sort key, so that
-// comparisons, O(log n) of them per write, almost never load the document,
-// in 16 bytes: k packs the document's instant in its tree (expAt) with the
-// low 24 bits of its etag number. Items order by k, and only when k ties by
-// (instant, etag number) read from the documents, which is unique. So they
-// are in the order of their instants, and k ties only for two documents of
-// one instant whose etag numbers agree in 24 bits, or for instants beyond
-// the ±2^39 seconds (17,000 years) that k holds, which it clamps.
-type expItem struct {
-	k uint64
-	d *doc
-}
-
-// The layout of expItem.k: the instant, offset to be positive, above the
-// etag bits; the lowest high part and the highest are for clamped instants.
-const (
-	expTagBits = 24
-	expAtBits  = 40
-	expAtMin   = -(1 << (expAtBits - 1)) + 1 // k's high part 1
-	expAtMax   = 1<<(expAtBits-1) - 2        // k's high part 2^40 - 2
-)
-
-func newExpItem(d *doc) expItem {
-	switch at := expAt(d); {
-	case at < expAtMin:
-		return expItem{0, d}
-	case at > expAtMax:
-		return expItem{(1<<expAtBits - 1) << expTagBits, d}
-	default:
-		return expItem{uint64(at-expAtMin+1)<<expTagBits | d.tag&(1<<expTagBits-1), d}
-	}
-}
-
-// expAt is the instant that orders d in its expiry tree: _ts + ttl in own,
-// _ts in inherit.
+// expAt is the second that orders d in its tree: _ts + ttl in own, _ts in
+// inherit.
 func expAt(d *doc) int64 {
 	if d.ttl > 0 {
 		return d.ts + int64(d.ttl)
@@ -89,24 +57,8 @@ func expAt(d *doc) int64 {
 	return d.ts
 }
 
-func expLess(a, b expItem) bool {
-	if a.k != b.k {
-		return a.k < b.k
-	}
-	if a.d == b.d {
-		return false
-	}
-	x, y := expAt(a.d), expAt(b.d)
-	return x < y || (x == y && a.d.tag < b.d.tag)
-}
-
 func newExpiryIndex(def DefaultTTL) expiryIndex {
-	return expiryIndex{
-		def:     def,
-		own:     btree.NewG(btreeDegree, expLess),
-		inherit: btree.NewG(btreeDegree, expLess),
-		ownCut:  math.MinInt64,
-	}
+	return expiryIndex{def: def, own: newBuckets(), inherit: newBuckets(), ownCut: math.MinInt64}
 }
 
 // inheritCut returns the _ts at or before which a document of inherit is
@@ -118,27 +70,33 @@ func (x *expiryIndex) inheritCut() int64 {
 	return x.cuts[len(x.cuts)-1].upTo
 }
 
-// tree returns the tree d belongs in, and its item there, or a nil tree for
-// a document that never expires.
-func (x *expiryIndex) tree(d *doc) (*btree.BTreeG[expItem], expItem) {
+// side returns the tree d belongs in, or nil for a document that never
+// expires.
+func (x *expiryIndex) side(d *doc) *buckets {
 	switch {
 	case d.ttl > 0:
-		return x.own, newExpItem(d)
+		return &x.own
 	case d.ttl == ttlInherit:
-		return x.inherit, newExpItem(d)
+		return &x.inherit
 	}
-	return nil, expItem{}
+	return nil
 }
 
-func (x *expiryIndex) add(d *doc) {
-	if t, it := x.tree(d); t != nil {
-		t.ReplaceOrInsert(it)
+// add puts e in the index, by its document.
+func (x *expiryIndex) add(e *entry) {
+	d := e.doc()
+	if bs := x.side(d); bs != nil {
+		bs.add(e, expAt(d))
+	} else {
+		e.slot = -1
 	}
 }
 
-func (x *expiryIndex) remove(d *doc) {
-	if t, it := x.tree(d); t != nil {
-		t.Delete(it)
+// remove takes e out of the index, where its document d put it. Call it
+// before e's document changes.
+func (x *expiryIndex) remove(e *entry, d *doc) {
+	if bs := x.side(d); bs != nil {
+		bs.remove(e, expAt(d))
 	}
 }
 
@@ -210,20 +168,19 @@ func (x *expiryIndex) expiresAt(d *doc, now int64) (at int64, ok bool) {
 // when none will (always while TTL is off). Documents past a cut-off are due
 // at once.
 func (x *expiryIndex) next(now int64) (at int64, ok bool) {
-	at = math.MaxInt64
 	if !x.def.on {
-		return at, false // R5: nothing expires while TTL is off
+		return math.MaxInt64, false // R5: nothing expires while TTL is off
 	}
-	for _, t := range [...]*btree.BTreeG[expItem]{x.own, x.inherit} {
-		it, found := t.Min()
-		if !found {
-			continue
-		}
-		if it.d.ttl == ttlInherit && it.d.ts <= x.inheritCut() {
+	at = math.MaxInt64
+	if first, found := x.own.first(); found { // R3: own ttls count whenever TTL is on
+		at, ok = first, true
+	}
+	if ts, found := x.inherit.first(); found {
+		if ts <= x.inheritCut() {
 			return now, true
 		}
-		if e, on := x.due(it.d); on {
-			at, ok = min(at, e), true
+		if n, on := effectiveTTL(x.def, ttlInherit); on {
+			at, ok = min(at, ts+n), true
 		}
 	}
 	return at, ok
@@ -236,49 +193,17 @@ func (x *expiryIndex) due(d *doc) (at int64, ok bool) {
 	return d.ts + e, ok
 }
 
-// popExpired removes up to max expired documents from the index, calling
-// drop for each, and returns how many it removed: those with a ttl of their
-// own first, then those that inherit, each in the order they expired.
-func (x *expiryIndex) popExpired(l limits, max int, drop func(*doc)) int {
-	n := 0
-	for _, t := range [...]*btree.BTreeG[expItem]{x.own, x.inherit} {
-		for n < max {
-			it, found := t.Min()
-			if !found || !l.expired(it.d) {
-				break
-			}
-			t.DeleteMin()
-			drop(it.d)
-			n++
-		}
-	}
-	return n
+// popExpired takes up to max entries whose documents are expired under l
+// out of the index, calling drop for each, and returns how many it took:
+// those with a ttl of their own first, then those that inherit, each the
+// earliest first.
+func (x *expiryIndex) popExpired(l limits, max int, drop func(*entry)) int {
+	n := x.own.pop(l.own, max, drop)
+	return n + x.inherit.pop(l.inherit, max-n, drop)
 }
 
-// countExpired counts the expired documents under l, up to max of them
-// (-1: no limit). all is false when it stopped at max with more to count.
-// It takes O(log n + e) for e expired documents.
-func (x *expiryIndex) countExpired(l limits, max int) (n int, all bool) {
-	all = true
-	for _, t := range [...]*btree.BTreeG[expItem]{x.own, x.inherit} {
-		t.Ascend(func(it expItem) bool {
-			switch {
-			case !l.expired(it.d):
-				return false
-			case n == max:
-				all = false
-				return false
-			}
-			n++
-			return true
-		})
-	}
-	return n, all
-}
-
-// clone returns a copy-on-write snapshot of the index.
-func (x *expiryIndex) clone() expiryIndex {
-	c := *x
-	c.own, c.inherit = x.own.Clone(), x.inherit.Clone()
-	return c
+// countExpired counts the documents expired under l, in O(log b + k) for
+// the k seconds they fall due at.
+func (x *expiryIndex) countExpired(l limits) int {
+	return x.own.count(l.own) + x.inherit.count(l.inherit)
 }

@@ -1,12 +1,9 @@
 package ttldb
 
 import (
-	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
-	"github.com/google/btree"
 	"github.com/stretchr/testify/require"
 )
 
@@ -118,40 +115,4 @@ func TestExpiresAtThroughSeveralChanges(t *testing.T) { // R7
 			require.Equal(t, []inheritCut{{1050, 100}, {1170, 30}, {1190, 10}}, c.exp.cuts)
 		})
 	}
-}
-
-// TestExpiryItemOrder: expiry trees order by instant, with every document
-// an item of its own, also where the packed sort key ties: instants beyond
-// its range, and etag numbers alike in their low bits.
-func TestExpiryItemOrder(t *testing.T) {
-	var docs []*doc
-	tag := uint64(1)
-	for _, ts := range []int64{math.MinInt64 / 2, expAtMin - 2, expAtMin - 1, expAtMin, -1, 0, 1, expAtMax, expAtMax + 1, expAtMax + 2, math.MaxInt64 / 2} {
-		for _, ttl := range []int32{ttlInherit, 1, 2} {
-			for _, hi := range []uint64{0, 1 << expTagBits, 5 << expTagBits} { // same low bits
-				docs = append(docs, newDoc("k", keyLayout{}, "{}", ttl, ts, hi|tag))
-			}
-			tag++
-		}
-	}
-	x := newExpiryIndex(TTLOff())
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, i := range r.Perm(len(docs)) {
-		x.add(docs[i])
-	}
-	for _, tr := range []*btree.BTreeG[expItem]{x.own, x.inherit} {
-		var prev *doc
-		tr.Ascend(func(it expItem) bool {
-			if prev != nil {
-				require.LessOrEqual(t, expAt(prev), expAt(it.d))
-			}
-			prev = it.d
-			return true
-		})
-	}
-	require.Equal(t, len(docs), x.own.Len()+x.inherit.Len(), "no two documents compare equal")
-	for _, i := range r.Perm(len(docs)) {
-		x.remove(docs[i])
-	}
-	require.Zero(t, x.own.Len()+x.inherit.Len(), "every item is found again to be removed")
 }

@@ -54,15 +54,6 @@ func (p *primary) insert(d *doc) *entry {
 	return e
 }
 
-// removeDoc drops the entry whose document is d.
-func (p *primary) removeDoc(d *doc) {
-	e := p.byKey.getString(d.key())
-	if e == nil && p.old != nil {
-		e = p.old.getString(d.key())
-	}
-	p.remove(e)
-}
-
 // remove drops e.
 func (p *primary) remove(e *entry) {
 	key := e.key()

@@ -58,7 +58,7 @@ func TestBadKeyThatIsTheID(t *testing.T) { // R10
 		require.ErrorIs(t, err, ErrInvalidID, path)
 	}
 	require.Equal(t, 32, docHeader, "a document's header")
-	require.Equal(t, 16, int(unsafe.Sizeof(expItem{})), "an expiry item")
+	require.Equal(t, 16, int(unsafe.Sizeof(entry{})), "an entry")
 }
 
 // TestLimitsMeasureWhatIsStored: the _ts and _etag members the library drops

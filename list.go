@@ -146,7 +146,8 @@ func (c *Collection) All(q Query) iter.Seq2[Document, error] {
 
 // Count returns how many live documents q selects; expired documents are
 // never counted (R4). Without Partition and Filter it takes
-// O(log n + e) for the e expired documents the sweeper has not yet deleted;
+// O(log b + k) for the k distinct seconds the expired documents not yet
+// deleted fell due at, under the read lock, as Stats does;
 // otherwise it scans like List. It blocks no writer while it counts.
 //
 // Errors: those of List.

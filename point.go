@@ -78,7 +78,7 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
 	_, err := c.modify("Delete", pk, id, opts, func(e *entry) *doc {
 		c.prim.remove(e)
-		c.exp.remove(e.doc())
+		c.exp.remove(e, e.doc())
 		return nil
 	})
 	return err

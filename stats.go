@@ -18,39 +18,21 @@ type Stats struct {
 }
 
 // Stats returns the collection's statistics, all at one instant, in
-// O(log n + e) for the e expired documents not yet deleted. It blocks no
-// writer for longer than one sweep batch.
+// O(log b + k) for the k distinct seconds at which the expired documents
+// not yet deleted fell due (b seconds in all), under the read lock.
 //
 // Errors: [ErrClosed].
 func (c *Collection) Stats() (Stats, error) { return c.census("Stats") }
 
-// census returns the collection's [Stats], all read at one instant. A
-// backlog of expired documents of at most [DefaultSweepBatch] is counted under
-// the read lock; a larger one on a copy-on-write snapshot of the expiry index,
-// outside the lock. (A snapshot costs writers: each node a write then
-// touches is copied once, so it is kept for backlogs worth it.)
+// census returns the collection's [Stats], all read at one instant, under
+// the read lock: the expired documents are counted by the seconds they fell
+// due at, O(log b + k) for k such seconds, however many documents each holds.
 func (c *Collection) census(op string) (Stats, error) {
 	c.mu.RLock()
+	defer c.mu.RUnlock()
 	if c.unusable() {
-		c.mu.RUnlock()
 		return Stats{}, c.errClosed(op)
 	}
-	total, lim := c.prim.len(), c.limits()
-	st := Stats{Swept: c.swept.Load(), LastSweep: c.lastSweep}
-	expired, all := c.exp.countExpired(lim, DefaultSweepBatch)
-	c.mu.RUnlock()
-	if !all {
-		c.lock()
-		if c.unusable() {
-			c.mu.Unlock()
-			return Stats{}, c.errClosed(op)
-		}
-		total, lim = c.prim.len(), c.limits()
-		st = Stats{Swept: c.swept.Load(), LastSweep: c.lastSweep}
-		x := c.exp.clone()
-		c.mu.Unlock()
-		expired, _ = x.countExpired(lim, -1)
-	}
-	st.Expired, st.Live = expired, total-expired
-	return st, nil
+	expired := c.exp.countExpired(c.limits())
+	return Stats{Live: c.prim.len() - expired, Expired: expired, Swept: c.swept.Load(), LastSweep: c.lastSweep}, nil
 }

@@ -72,7 +72,7 @@ func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 	start, lim := time.Now(), c.limits()
 	for {
 		want := min(sweepChunk, c.batch-n)
-		got := c.exp.popExpired(lim, want, c.prim.removeDoc)
+		got := c.exp.popExpired(lim, want, c.prim.remove)
 		n += got
 		if got < want {
 			break // none left
@@ -111,7 +111,7 @@ func (c *Collection) help(now int64) {
 	if c.wake == nil || !c.exp.def.on {
 		return
 	}
-	if n := c.exp.popExpired(c.exp.limits(now), helpBatch, c.prim.removeDoc); n > 0 {
+	if n := c.exp.popExpired(c.exp.limits(now), helpBatch, c.prim.remove); n > 0 {
 		c.swept.Add(uint64(n))
 	}
 }

@@ -121,14 +121,14 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 func (c *Collection) store(e *entry, d *doc) {
 	if e != nil {
 		old := e.doc()
-		c.exp.remove(old)
+		c.exp.remove(e, old)
 		c.ver.keep(e, old, c.seqOf(old))
 		e.cur.Store(d)
 		c.prim.move(8) // a shrinking map moves on with every write
 	} else {
-		c.prim.insert(d)
+		e = c.prim.insert(d)
 	}
-	c.exp.add(d)
+	c.exp.add(e)
 	if at, ok := c.exp.due(d); ok && at < c.wakeAt {
 		c.poke()
 	}
