@@ -33,7 +33,8 @@ type Collection struct {
 	mu        sync.RWMutex
 	mode      IndexingMode
 	prim      primary
-	exp       expiryIndex // and the DefaultTTL it owns
+	exp       expiryIndex                 // and the DefaultTTL it owns
+	rules     atomic.Pointer[expiryRules] // exp's rules, for point reads, which take no lock
 	etagBase  uint64
 	tokenID   uint64        // binds the continuation tokens the collection issues to it
 	seq       uint64        // the write sequence number: the last write's; its etag is etagBase + seq
@@ -98,7 +99,6 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		clock:    o.Now,
 		batch:    o.SweepBatch,
 		mode:     o.Indexing,
-		prim:     newPrimary(),
 		exp:      newExpiryIndex(o.DefaultTTL),
 		etagBase: rand.Uint64(),
 		tokenID:  rand.Uint64(),
@@ -108,6 +108,8 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		done:     make(chan struct{}),
 	}
 	c.handoff.init()
+	c.prim.init()
+	c.publish()
 	c.last.Store(-maxClock) // a clock before 1970 is no less valid
 	if o.ManualSweep {
 		close(c.done)
@@ -148,6 +150,7 @@ func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
 		return err
 	}
 	c.exp.setDefault(d, c.now())
+	c.publish()
 	c.poke()
 	return nil
 }
@@ -205,8 +208,16 @@ func (c *Collection) Close() error {
 		close(c.stop)
 		<-c.done
 		c.mu.Lock()
-		c.prim, c.exp, c.ver = primary{}, expiryIndex{def: c.exp.def}, versions{} // the setting stays readable
+		c.prim.clear()
+		c.exp, c.ver = expiryIndex{def: c.exp.def}, versions{} // the setting stays readable
 		c.mu.Unlock()
 	})
 	return nil
+}
+
+// publish makes the expiry index's rules those point reads decide by. Call
+// it with mu held, whenever they change.
+func (c *Collection) publish() {
+	r := c.exp.rules()
+	c.rules.Store(&r)
 }

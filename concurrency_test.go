@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -25,9 +26,11 @@ func checkInvariants(t *testing.T, c *Collection) {
 	expiring := 0
 	p.tree.Ascend(func(e *entry) bool {
 		d := e.doc()
-		inNew := p.byKey.get([]byte(d.key())) == e
-		inOld := p.old != nil && p.old.get([]byte(d.key())) == e
-		require.True(t, inNew != inOld, "%q is in exactly one map", d.key())
+		h := maphash.String(p.seed, d.key())
+		sh := p.shard(h)
+		inNew := sh.byKey.get(h, []byte(d.key())) == slot{d, e}
+		inOld := sh.old != nil && sh.old.get(h, []byte(d.key())) == slot{d, e}
+		require.True(t, inNew != inOld, "%q is in exactly one map, its slot holding its entry and the entry's document", d.key())
 		require.Same(t, e, p.get([]byte(d.key())))
 		if bs := x.side(d); bs != nil {
 			expiring++

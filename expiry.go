@@ -111,12 +111,27 @@ type limits struct {
 func (c *Collection) limits() limits { return c.exp.limits(c.now()) }
 
 // limits returns the limits at now.
-func (x *expiryIndex) limits(now int64) limits {
-	l := limits{own: x.ownCut, inherit: x.inheritCut()}
-	if _, on := effectiveTTL(x.def, 1); on { // R3: ttl m counts whenever TTL is on
+func (x *expiryIndex) limits(now int64) limits { return x.rules().limits(now) }
+
+// expiryRules decide, with the time, which documents are expired: the
+// setting and R7's cut-offs. The collection publishes them whenever they
+// change (Collection.rules), so that a point read decides with no lock.
+type expiryRules struct {
+	def                DefaultTTL
+	ownCut, inheritCut int64
+}
+
+func (x *expiryIndex) rules() expiryRules {
+	return expiryRules{def: x.def, ownCut: x.ownCut, inheritCut: x.inheritCut()}
+}
+
+// limits returns the limits at now under r.
+func (r expiryRules) limits(now int64) limits {
+	l := limits{own: r.ownCut, inherit: r.inheritCut}
+	if _, on := effectiveTTL(r.def, 1); on { // R3: ttl m counts whenever TTL is on
 		l.own = max(l.own, now)
 	}
-	if n, on := effectiveTTL(x.def, ttlInherit); on { // R3: no ttl inherits n
+	if n, on := effectiveTTL(r.def, ttlInherit); on { // R3: no ttl inherits n
 		l.inherit = max(l.inherit, now-n)
 	}
 	return l

@@ -62,7 +62,7 @@ func TestMapShrinks(t *testing.T) {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p","ttl":%d}`, i, ttl))
 	}
 	clk.Advance(5 * time.Second)
-	first := c.prim.byKey
+	first := c.prim.shards[0].byKey
 	for {
 		n, _, _, err := c.sweepBatch()
 		require.NoError(t, err)
@@ -72,10 +72,10 @@ func TestMapShrinks(t *testing.T) {
 			break
 		}
 	}
-	require.NotSame(t, first, c.prim.byKey, "the map was moved to a new one")
+	require.NotSame(t, first, c.prim.shards[0].byKey, "the map was moved to a new one")
 	// Writes and deletes during a move keep the maps right: start one by hand.
 	c.mu.Lock()
-	c.prim.old, c.prim.byKey, c.prim.cursor = c.prim.byKey, newDocMap(), ""
+	c.prim.startMove()
 	c.mu.Unlock()
 	mustCreate(t, c, `{"id":"new","pk":"p"}`)
 	require.NoError(t, c.Delete(StringKey("p"), "d00000"))
@@ -83,15 +83,25 @@ func TestMapShrinks(t *testing.T) {
 	require.NoError(t, err)
 	checkInvariants(t, c)
 	c.mu.RLock()
-	require.NotNil(t, c.prim.old, "the move goes on a few entries per write")
+	require.True(t, c.prim.moving, "the move goes on a few entries per write")
 	c.mu.RUnlock()
 	for range n {
 		_, err := c.Touch(StringKey("p"), "new")
 		require.NoError(t, err)
 	}
 	c.mu.RLock()
-	require.Nil(t, c.prim.old, "the move ends")
-	require.Equal(t, n/8, c.prim.byKey.len(), "one created, one deleted")
+	require.False(t, c.prim.moving, "the move ends")
+	require.Equal(t, n/8, inNewMaps(c), "one created, one deleted")
 	c.mu.RUnlock()
 	checkInvariants(t, c)
+}
+
+// inNewMaps returns how many keys the shards' byKey maps hold. Call it
+// holding c.mu.
+func inNewMaps(c *Collection) int {
+	n := 0
+	for i := range c.prim.shards {
+		n += c.prim.shards[i].byKey.len()
+	}
+	return n
 }

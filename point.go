@@ -40,7 +40,9 @@ func (c *Collection) live(key []byte) *entry {
 }
 
 // Get returns the live document with partition key pk and id id. It takes
-// O(1) on average and does not allocate when it finds the document.
+// O(1) on average and does not allocate when it finds the document. It
+// takes no collection-wide lock: it waits for neither writers nor the
+// sweeper, but for one change of the key map at most.
 //
 // Errors: [ErrNotFound] when there is none or it has expired (R4);
 // [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
@@ -53,17 +55,12 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	c.mu.RLock()
-	if c.unusable() {
-		c.mu.RUnlock()
+	// No collection lock: the maps' own, shared, and the published rules.
+	d, open := c.prim.lookup(key)
+	if !open || c.unusable() {
 		return Document{}, c.errClosed("Get")
 	}
-	var d *doc
-	if e := c.live(key); e != nil {
-		d = e.doc()
-	}
-	c.mu.RUnlock()
-	if d == nil {
+	if d == nil || c.rules.Load().limits(c.now()).expired(d) {
 		return Document{}, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", id, pk)
 	}
 	return Document{d}, nil

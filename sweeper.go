@@ -84,7 +84,7 @@ func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 	}
 	// Give back the memory of a shrinking map: a chunk at least, so that
 	// the move ends, and more while the hold allows.
-	for moved := 0; moved < c.batch && c.prim.old != nil; moved += sweepChunk {
+	for moved := 0; moved < c.batch && c.prim.moving; moved += sweepChunk {
 		c.prim.move(min(sweepChunk, c.batch-moved))
 		if time.Since(start) >= MaxSweepHold {
 			break

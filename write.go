@@ -123,8 +123,7 @@ func (c *Collection) store(e *entry, d *doc) {
 		old := e.doc()
 		c.exp.remove(e, old)
 		c.ver.keep(e, old, c.seqOf(old))
-		e.cur.Store(d)
-		c.prim.move(8) // a shrinking map moves on with every write
+		c.prim.swap(e, d)
 	} else {
 		e = c.prim.insert(d)
 	}
