@@ -16,11 +16,55 @@ type buckets struct {
 	n     int     // the entries in all buckets
 }
 
-// bucket holds the entries due at the second at; entry.slot is each one's
-// index in items.
+// bucket holds the entries due at the second at, in chunks of chunkSize
+// (the first grows to it from a few), all full but the last: entry.slot is
+// each one's index in them. Chunks, not one slice, so that a bucket of a
+// busy second never copies itself to grow, under the lock.
 type bucket struct {
-	at    int64
-	items []*entry
+	at     int64
+	chunks [][]*entry
+	n      int
+}
+
+// chunkSize is the size of a bucket's chunks.
+const chunkSize = 256
+
+// entryAt returns the entry at slot i.
+func (b *bucket) entryAt(i int32) *entry { return b.chunks[i/chunkSize][i%chunkSize] }
+
+// push appends e, which takes slot n.
+func (b *bucket) push(e *entry) {
+	last := len(b.chunks) - 1
+	if last < 0 || len(b.chunks[last]) == chunkSize {
+		size := chunkSize
+		if last < 0 {
+			size = 4 // most seconds hold few entries
+		}
+		b.chunks = append(b.chunks, make([]*entry, 0, size))
+		last++
+	}
+	b.chunks[last] = append(b.chunks[last], e)
+	e.slot = int32(b.n)
+	b.n++
+}
+
+// pop takes the entry of the last slot out. A chunk it empties stays, a
+// spare, until the next pop: a bucket whose size goes back and forth across
+// a chunk's end does not allocate and free a chunk each time.
+func (b *bucket) pop() *entry {
+	last := len(b.chunks) - 1
+	if len(b.chunks[last]) == 0 {
+		b.chunks[last] = nil
+		b.chunks = b.chunks[:last]
+		last--
+	}
+	c := b.chunks[last]
+	e := c[len(c)-1]
+	c[len(c)-1] = nil
+	b.chunks[last] = c[:len(c)-1]
+	b.n--
+	e.slot = -1
+	return e
 }
 
 func bucketLess(a, b *bucket) bool { return a.at < b.at }
@@ -46,8 +90,7 @@ func (bs *buckets) add(e *entry, at int64) {
 		bs.tree.ReplaceOrInsert(b)
 	}
 	bs.hot = b
-	e.slot = int32(len(b.items))
-	b.items = append(b.items, e)
+	b.push(e)
 	bs.n++
 }
 
@@ -55,18 +98,14 @@ func (bs *buckets) add(e *entry, at int64) {
 // last entry of the bucket takes its slot.
 func (bs *buckets) remove(e *entry, at int64) {
 	b := bs.find(at)
-	i, last := e.slot, len(b.items)-1
-	moved := b.items[last]
-	b.items[i], moved.slot = moved, i
-	b.items[last] = nil
-	b.items = b.items[:last]
-	e.slot = -1
+	i := e.slot
+	if moved := b.pop(); moved != e {
+		b.chunks[i/chunkSize][i%chunkSize], moved.slot = moved, i
+		e.slot = -1
+	}
 	bs.n--
-	switch {
-	case last == 0:
+	if b.n == 0 {
 		bs.drop(b)
-	case cap(b.items) > 64 && last < cap(b.items)/4:
-		b.items = append([]*entry(nil), b.items...) // give back most of the room
 	}
 }
 
@@ -88,17 +127,13 @@ func (bs *buckets) pop(limit int64, max int, drop func(*entry)) int {
 		if !ok || b.at > limit {
 			break
 		}
-		for n < max && len(b.items) > 0 {
-			last := len(b.items) - 1
-			e := b.items[last]
-			b.items[last] = nil
-			b.items = b.items[:last]
-			e.slot = -1
+		for n < max && b.n > 0 {
+			e := b.pop()
 			bs.n--
 			drop(e)
 			n++
 		}
-		if len(b.items) == 0 {
+		if b.n == 0 {
 			bs.drop(b)
 		}
 	}
@@ -113,7 +148,7 @@ func (bs *buckets) count(limit int64) int {
 		if b.at > limit {
 			return false
 		}
-		n += len(b.items)
+		n += b.n
 		return true
 	})
 	return n

@@ -19,17 +19,23 @@ func TestBuckets(t *testing.T) {
 	bs := newBuckets()
 	at := map[*entry]int64{} // the model
 	r := rand.New(rand.NewPCG(5, 6))
+	mostChunks := 0
 	check := func(step int) {
 		t.Helper()
 		require.Equal(t, len(at), bs.n, "step %d", step)
 		n := 0
 		bs.tree.Ascend(func(b *bucket) bool {
-			require.NotEmpty(t, b.items, "step %d: an empty bucket at %d", step, b.at)
-			for i, e := range b.items {
-				require.Equal(t, int32(i), e.slot, "step %d", step)
+			require.Positive(t, b.n, "step %d: an empty bucket at %d", step, b.at)
+			for k, c := range b.chunks {
+				require.True(t, len(c) == chunkSize || k == len(b.chunks)-1 && (len(c) > 0 || k > 0), "step %d: every chunk but the last is full; the last is empty only as a spare after a full one", step)
+			}
+			for i := range int32(b.n) {
+				e := b.entryAt(i)
+				require.Equal(t, i, e.slot, "step %d", step)
 				require.Equal(t, at[e], b.at, "step %d", step)
 			}
-			n += len(b.items)
+			n += b.n
+			mostChunks = max(mostChunks, len(b.chunks))
 			return true
 		})
 		require.Equal(t, len(at), n, "step %d", step)
@@ -38,13 +44,17 @@ func TestBuckets(t *testing.T) {
 			require.True(t, ok && b == bs.hot, "step %d: the hot bucket is in the tree", step)
 		}
 	}
-	for step := range 5000 {
-		switch k := r.IntN(10); {
+	for step := range 20000 {
+		k := r.IntN(10)
+		if step < 3000 && k >= 6 && k < 9 {
+			k = 0 // a growth phase first: buckets fill several chunks
+		}
+		switch {
 		case k < 6 || len(at) == 0: // add, often to one second, as writes do
 			e := &entry{}
 			s := seconds[r.IntN(len(seconds))]
-			if k < 3 {
-				s = 1
+			if k < 4 {
+				s = 1 // one busy second, which fills several chunks
 			}
 			bs.add(e, s)
 			at[e] = s
@@ -81,6 +91,10 @@ func TestBuckets(t *testing.T) {
 				}
 			}
 		}
-		check(step)
+		if len(at) < 300 || step%25 == 0 {
+			check(step)
+		}
 	}
+	check(-1)
+	require.GreaterOrEqual(t, mostChunks, 3, "a bucket grew to several chunks")
 }

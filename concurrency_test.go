@@ -36,7 +36,7 @@ func checkInvariants(t *testing.T, c *Collection) {
 			expiring++
 			b := bs.find(expAt(d))
 			require.NotNil(t, b, "%q has a bucket", d.key())
-			require.Same(t, e, b.items[e.slot], "%q is at its slot in the bucket of its second", d.key())
+			require.Same(t, e, b.entryAt(e.slot), "%q is at its slot in the bucket of its second", d.key())
 		} else {
 			require.Equal(t, int32(-1), e.slot, "%q never expires: in no bucket", d.key())
 		}

@@ -92,6 +92,17 @@ func (x *expiryIndex) add(e *entry) {
 	}
 }
 
+// move moves e, whose document was old and is now e.doc(), to its new
+// place; a document due at the same second as the old one stays where it is.
+func (x *expiryIndex) move(e *entry, old *doc) {
+	d := e.doc()
+	if x.side(d) == x.side(old) && expAt(d) == expAt(old) {
+		return
+	}
+	x.remove(e, old)
+	x.add(e)
+}
+
 // remove takes e out of the index, where its document d put it. Call it
 // before e's document changes.
 func (x *expiryIndex) remove(e *entry, d *doc) {

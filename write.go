@@ -44,8 +44,9 @@ var intakeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // Errors: [ErrConflict] when a live document has the same partition key and
 // id (an expired one is replaced, R4); [ErrInvalidDocument], [ErrTooLarge],
 // [ErrInvalidID], [ErrInvalidPartitionKey] or [ErrInvalidTTL] for bad input,
-// which changes nothing; [ErrClosed]. It takes O(log n + size of doc).
-func (c *Collection) Create(doc any) (Document, error) { return c.write(create, doc, nil) }
+// which changes nothing; [ErrClosed]. It takes O(log n + size of doc). For
+// JSON text in a []byte, [Collection.CreateJSON] saves an allocation.
+func (c *Collection) Create(doc any) (Document, error) { return c.writeAny(create, doc, nil) }
 
 // Replace replaces a live document with doc, which names it by its id and
 // partition key. It takes the input and costs of Create.
@@ -54,7 +55,7 @@ func (c *Collection) Create(doc any) (Document, error) { return c.write(create, 
 // [ErrPreconditionFailed] when an [IfMatch] etag differs; and the input errors
 // of Create.
 func (c *Collection) Replace(doc any, opts ...WriteOption) (Document, error) {
-	return c.write(replace, doc, opts)
+	return c.writeAny(replace, doc, opts)
 }
 
 // Upsert replaces the live document with doc's key, or creates it when
@@ -62,16 +63,43 @@ func (c *Collection) Replace(doc any, opts ...WriteOption) (Document, error) {
 // there must be a live document with that etag. It takes the input and
 // costs of Create, and returns its errors but [ErrConflict].
 func (c *Collection) Upsert(doc any, opts ...WriteOption) (Document, error) {
+	return c.writeAny(upsert, doc, opts)
+}
+
+// CreateJSON is [Collection.Create] for JSON text, which it reads and does
+// not keep. Passing a []byte to Create converts it to an interface, which
+// allocates; CreateJSON's only allocation, when it succeeds, is the stored
+// document.
+func (c *Collection) CreateJSON(doc []byte) (Document, error) { return c.write(create, doc, nil) }
+
+// ReplaceJSON is [Collection.Replace] for JSON text, with the one
+// allocation of CreateJSON.
+func (c *Collection) ReplaceJSON(doc []byte, opts ...WriteOption) (Document, error) {
+	return c.write(replace, doc, opts)
+}
+
+// UpsertJSON is [Collection.Upsert] for JSON text, with the one allocation
+// of CreateJSON.
+func (c *Collection) UpsertJSON(doc []byte, opts ...WriteOption) (Document, error) {
 	return c.write(upsert, doc, opts)
 }
 
-func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document, error) {
+// writeAny writes what a caller passed as any, once it is JSON text.
+func (c *Collection) writeAny(kind writeKind, v any, opts []WriteOption) (Document, error) {
 	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}
 	src, err := encodeInput(v)
 	if err != nil {
 		return Document{}, err
+	}
+	return c.write(kind, src, opts)
+}
+
+// write writes the JSON text src.
+func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (Document, error) {
+	if c.unusable() {
+		return Document{}, c.errClosed(kind.String())
 	}
 	bufp := intakeBuffers.Get().(*[]byte)
 	defer func() {
@@ -121,13 +149,13 @@ func (c *Collection) write(kind writeKind, v any, opts []WriteOption) (Document,
 func (c *Collection) store(e *entry, d *doc) {
 	if e != nil {
 		old := e.doc()
-		c.exp.remove(e, old)
 		c.ver.keep(e, old, c.seqOf(old))
 		c.prim.swap(e, d)
+		c.exp.move(e, old)
 	} else {
 		e = c.prim.insert(d)
+		c.exp.add(e)
 	}
-	c.exp.add(e)
 	if at, ok := c.exp.due(d); ok && at < c.wakeAt {
 		c.poke()
 	}

@@ -123,3 +123,37 @@ func TestETags(t *testing.T) { // R10
 	_, err = c.Touch(pk, "a", IfMatch("x"), IfMatch(""))
 	require.ErrorIs(t, err, ErrPreconditionFailed)
 }
+
+// TestRawJSONWrites: CreateJSON, ReplaceJSON and UpsertJSON behave as
+// Create, Replace and Upsert do with a []byte, and a raw write allocates
+// once: the stored document (R10).
+func TestRawJSONWrites(t *testing.T) { // R10
+	c, _ := newTestCollection(t, "/pk", TTLSeconds(60))
+	d, err := c.CreateJSON([]byte(`{"id":"a","pk":"p","v":1}`))
+	require.NoError(t, err)
+	_, err = c.CreateJSON([]byte(`{"id":"a","pk":"p","v":2}`))
+	require.ErrorIs(t, err, ErrConflict)
+	_, err = c.ReplaceJSON([]byte(`{"id":"a","pk":"p","v":3}`), IfMatch("stale"))
+	require.ErrorIs(t, err, ErrPreconditionFailed)
+	r, err := c.ReplaceJSON([]byte(`{"id":"a","pk":"p","v":3}`), IfMatch(d.ETag()))
+	require.NoError(t, err)
+	require.Equal(t, `{"id":"a","pk":"p","v":3}`, r.Body())
+	_, err = c.ReplaceJSON([]byte(`{"id":"b","pk":"p"}`))
+	require.ErrorIs(t, err, ErrNotFound)
+	_, err = c.UpsertJSON([]byte(`{"id":"b","pk":"p"}`))
+	require.NoError(t, err)
+	_, err = c.UpsertJSON([]byte(`not json`))
+	require.ErrorIs(t, err, ErrInvalidDocument)
+	_, err = c.CreateJSON(nil)
+	require.ErrorIs(t, err, ErrInvalidDocument)
+
+	doc := []byte(`{"id":"a","pk":"p","ttl":30,"note":"` + strings.Repeat("x", 150) + `"}`)
+	require.Equal(t, 1.0, testing.AllocsPerRun(200, func() {
+		if _, err := c.UpsertJSON(doc); err != nil {
+			panic(err)
+		}
+	}), "an overwrite allocates its document only")
+	require.NoError(t, c.Close())
+	_, err = c.UpsertJSON(doc)
+	require.ErrorIs(t, err, ErrClosed)
+}
