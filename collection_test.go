@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -249,4 +251,10 @@ func TestTTLIsPerDocument(t *testing.T) { // R9
 	}
 	_, err := c.Get(StringKey("o1"), "order-payment")
 	require.ErrorIs(t, err, ErrNotFound, "the linked document expires on its own")
+}
+
+// raceDetector reports whether the test binary was built with -race.
+func raceDetector() bool {
+	bi, ok := debug.ReadBuildInfo()
+	return ok && slices.ContainsFunc(bi.Settings, func(s debug.BuildSetting) bool { return s.Key == "-race" && s.Value == "true" })
 }

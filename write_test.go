@@ -148,11 +148,14 @@ func TestRawJSONWrites(t *testing.T) { // R10
 	require.ErrorIs(t, err, ErrInvalidDocument)
 
 	doc := []byte(`{"id":"a","pk":"p","ttl":30,"note":"` + strings.Repeat("x", 150) + `"}`)
-	require.Equal(t, 1.0, testing.AllocsPerRun(200, func() {
+	allocs := testing.AllocsPerRun(200, func() {
 		if _, err := c.UpsertJSON(doc); err != nil {
 			panic(err)
 		}
-	}), "an overwrite allocates its document only")
+	})
+	if !raceDetector() { // under -race, sync.Pool drops what it holds at random, on purpose
+		require.Equal(t, 1.0, allocs, "an overwrite allocates its document only")
+	}
 	require.NoError(t, c.Close())
 	_, err = c.UpsertJSON(doc)
 	require.ErrorIs(t, err, ErrClosed)
