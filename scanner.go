@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 )
@@ -23,6 +24,8 @@ type scanner struct {
 	// is thrown away as it goes.
 	dropping bool
 	dropAt   int
+
+	escaped bool // the last string scanned held an escape
 }
 
 // maxDroppedDepth bounds the nesting of a dropped member's value, which
@@ -130,7 +133,7 @@ func (s *scanner) object(depth int) error {
 		drop := false
 		if depth == 1 {
 			name = s.out[keyAt+1 : keyEnd-1]
-			if bytes.IndexByte(name, '\\') >= 0 {
+			if s.escaped {
 				if n, ok := unquote(s.out[keyAt:keyEnd]); ok {
 					name = n
 				} // else a name with a lone surrogate escape, kept escaped: none the library reads
@@ -238,12 +241,16 @@ func (s *scanner) array(depth int) error {
 }
 
 // str scans a string: escapes must be valid, control characters escaped,
-// and the text valid UTF-8.
+// and the text valid UTF-8. It notes in escaped whether it held an escape.
 func (s *scanner) str() error {
 	start := s.i
 	s.i++
+	s.escaped = false
 	for s.i < len(s.src) {
-		i, src := s.i, s.src // the common case, fast: plain bytes
+		i, src := s.i, s.src // the common case, fast: plain bytes, eight at a time
+		for i+8 <= len(src) && plain8(binary.LittleEndian.Uint64(src[i:])) {
+			i += 8
+		}
 		for i < len(src) && plain[src[i]] {
 			i++
 		}
@@ -258,6 +265,7 @@ func (s *scanner) str() error {
 			return nil
 		case c == '\\':
 			s.i++
+			s.escaped = true
 			if s.i >= len(s.src) {
 				return s.syntax("an escape")
 			}
@@ -288,6 +296,16 @@ func (s *scanner) str() error {
 		}
 	}
 	return s.syntax("'\"'")
+}
+
+// plain8 reports whether the eight bytes of x are all plain: none is a
+// quote, a backslash, a control character or a byte of a multi-byte
+// character (the high bit), by the usual word-at-a-time tests.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := x^('"'*ones), x^('\\'*ones) // zero where x has one
+	control := x - 0x20*ones                        // high bit where x has a byte below 0x20
+	return (x|(control & ^x)|((quote-ones) & ^quote)|((backslash-ones) & ^backslash))&highs == 0
 }
 
 // plain marks the bytes a string holds as they are: ASCII, neither a
