@@ -137,7 +137,7 @@ func newTTLDB(cfg Config) Store {
 }
 
 func (s *ttldbStore) Set(_ string, doc []byte, _ time.Duration) {
-	if _, err := s.c.Upsert(doc); err != nil {
+	if _, err := s.c.UpsertJSON(doc); err != nil {
 		panic(err)
 	}
 }

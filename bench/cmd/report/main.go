@@ -9,11 +9,13 @@
 //
 // It builds the benchmark binary once and runs it in rounds: each round runs,
 // for each store in turn (the order rotates), the fast group (Heap, whose
-// fill makes the full store that Write, Read, Mixed and RemovalNone then
-// share, and DefaultTTL) with -benchtime, and the slow group (Removal10k,
-// Stall, Lag), whose operations build their own stores or wait on real
-// time, with -slowtime; each group in its own process, so that a process
-// holds one store's heap at a time. A figure is the median over the rounds.
+// fill makes the full store that Write, Read, ReadScale, Mixed and
+// RemovalNone then share, and DefaultTTL) with -benchtime, the size group
+// (WriteSize: writes into stores of a hundredth and five times -items) with
+// -benchtime, and the slow group (Removal10k, Stall, Lag), whose operations
+// build their own stores or wait on real time, with -slowtime; each group
+// in its own process, so that a process holds one store's heap at a time. A
+// figure is the median over the rounds.
 package main
 
 import (
@@ -35,7 +37,7 @@ import (
 
 var (
 	count     = flag.Int("count", 5, "rounds: each figure is the median of this many runs")
-	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, Mixed, RemovalNone, DefaultTTL)")
+	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, DefaultTTL) and of the size group (WriteSize)")
 	slowtime  = flag.String("slowtime", "1x", "-benchtime of the slow group (Removal10k, Stall, Lag), whose operations build their own stores or wait on real time")
 	items     = flag.Int("items", 1_000_000, "items in a full store")
 	storeList = flag.String("stores", "ttldb,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated")
@@ -48,7 +50,8 @@ var (
 )
 
 const (
-	fastGroup = "Heap|Write|Read|Mixed|RemovalNone|DefaultTTL"
+	fastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|DefaultTTL"
+	sizeGroup = "WriteSize"
 	slowGroup = "Removal10k|Stall|Lag"
 )
 
@@ -129,7 +132,7 @@ func runAll(stores []string) string {
 	for r := range *count {
 		for i := range stores {
 			store := stores[(i+r)%len(stores)]
-			for _, g := range []struct{ group, time string }{{fastGroup, *benchtime}, {slowGroup, *slowtime}} {
+			for _, g := range []struct{ group, time string }{{fastGroup, *benchtime}, {sizeGroup, *benchtime}, {slowGroup, *slowtime}} {
 				log.Printf("round %d/%d, %s: %s", r+1, *count, store, g.group)
 				all.WriteString(runBench(bin, store, g.group, g.time))
 			}
@@ -206,7 +209,9 @@ func runBench(bin, store, group, benchtime string) string {
 
 // ---- parsing ----
 
-// results holds every sample: bench -> store -> metric -> values.
+// results holds every sample: bench -> store -> metric -> values. A
+// benchmark with a level below the store's, such as WriteSize/ttldb/n=10000,
+// is filed as bench WriteSize/n=10000, store ttldb.
 type results map[string]map[string]map[string][]float64
 
 func (r results) values(bench, store, metric string) []float64 {
@@ -243,6 +248,7 @@ func (r results) spread(bench, store, metric string) (lo, hi float64, n int) {
 // parse reads the lines of `go test -bench` output:
 //
 //	BenchmarkWrite/ttldb-2   123456   2291 ns/op   512 B/op   4 allocs/op
+//	BenchmarkReadScale/ttldb/g=8-2   123456   1290 ns/op   5012 ns/read   775000 reads/s
 func parse(raw string) results {
 	res := results{}
 	sc := bufio.NewScanner(strings.NewReader(raw))
@@ -274,15 +280,16 @@ func parseLine(line string) (bench, store string, metrics map[string]float64, ok
 		return "", "", nil, false
 	}
 	name := strings.TrimPrefix(f[0], "Benchmark")
-	bench, store, found := strings.Cut(name, "/")
-	if !found {
-		return "", "", nil, false
-	}
-	if i := strings.LastIndexByte(store, '-'); i > 0 {
-		if _, err := strconv.Atoi(store[i+1:]); err == nil {
-			store = store[:i] // the GOMAXPROCS suffix
+	if i := strings.LastIndexByte(name, '-'); i > 0 && !strings.Contains(name[i:], "/") {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			name = name[:i] // the GOMAXPROCS suffix
 		}
 	}
+	parts := strings.Split(name, "/")
+	if len(parts) < 2 || parts[1] == "" {
+		return "", "", nil, false
+	}
+	bench, store = strings.Join(append(parts[:1:1], parts[2:]...), "/"), parts[1]
 	metrics = map[string]float64{}
 	for i := 2; i+1 < len(f); i += 2 {
 		v, err := strconv.ParseFloat(f[i], 64)

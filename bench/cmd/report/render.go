@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -32,24 +33,36 @@ const (
 	bytesPerItem
 	plain
 	millis
+	fraction // of 1, shown as a percentage
+	perSec   // a count per second
 )
 
-// A row is one figure of the report: a benchmark's metric.
+// A row is one figure of the report: a benchmark's metric. Titles and
+// bench names hold the run's sizes as {N}, {M}, {S} and {L} (see sized).
 type row struct {
 	bench, metric, title string
 	unit                 unit
 	chart                bool
 }
 
+// at returns the row with the run's sizes in its bench name and title.
+func (r row) at(items int) row {
+	r.bench, r.title = benchName(r.bench, items), sized(r.title, items)
+	return r
+}
+
 // rows are the report's main figures, one per workload, lower is better.
 var rows = []row{
-	{"Write", "ns/op", "1. Write with a TTL into a full store", nanos, true},
+	{"Write", "ns/op", "1. Write with a TTL into a full store of {N}", nanos, true},
+	{"WriteSize/n={S}", "ns/op", "1. Write with a TTL into a full store of {S}", nanos, true},
+	{"WriteSize/n={L}", "ns/op", "1. Write with a TTL into a full store of {L}", nanos, true},
 	{"Read", "ns/op", "2. Point read of a live item", nanos, true},
 	{"Read", "allocs/op", "2. Point read: allocations per read", plain, false},
 	{"Mixed", "ns/op", "3. 90% read / 10% write, all cores (per op)", nanos, true},
 	{"Removal10k", "ns/sweep", "4. Remove {M} expired of {N}", nanos, true},
 	{"RemovalNone", "ns/op", "4. Removal pass, nothing expired", nanos, true},
 	{"Stall", "max-stall-ns", "5. Longest read stall, {N} expiring at once", nanos, true},
+	{"Stall", "blocked-frac", "5. Reader's time blocked, {N} expiring at once", fraction, false},
 	{"Heap", "B/item", "6. Heap per item beyond key and value", bytesPerItem, true},
 	{"DefaultTTL", "ns/op", "7. Change DefaultTTL on {N} documents", nanos, false},
 	{"Lag", "lag-ns", "8. Expiry lag when idle (mean of the probes)", nanos, true},
@@ -59,10 +72,15 @@ var rows = []row{
 var details = []row{
 	{"Write", "B/op", "Write: bytes allocated per write", plain, false},
 	{"Write", "allocs/op", "Write: allocations per write", plain, false},
+	{"WriteSize/n={S}", "allocs/op", "Write at {S}: allocations per write", plain, false},
+	{"WriteSize/n={L}", "allocs/op", "Write at {L}: allocations per write", plain, false},
+	{"WriteSize/n={L}", "gc-cycles", "Write at {L}: collections during the timed writes", plain, false},
 	{"Mixed", "allocs/op", "Mixed: allocations per op", plain, false},
 	{"Stall", "quiet-max-ns", "Stall: longest read in the quiet second before (noise floor)", nanos, false},
-	{"Stall", "slow-reads/s", "Stall: reads over 1 ms per second, after the expiry", plain, false},
-	{"Stall", "quiet-slow-reads/s", "Stall: reads over 1 ms per second, in the quiet second", plain, false},
+	{"Stall", "slow-reads/s", "Stall: reads over 1 ms per second, after the expiry", perSec, false},
+	{"Stall", "quiet-slow-reads/s", "Stall: reads over 1 ms per second, in the quiet second", perSec, false},
+	{"Stall", "quiet-p50-ns", "Stall: median read in the quiet second", nanos, false},
+	{"Stall", "quiet-blocked-frac", "Stall: the quiet second's reads beyond their median (noise left out of the time blocked)", fraction, false},
 	{"Stall", "sweep-ms", "Stall: expiry to all removed (100 ms polls)", millis, false},
 	{"Stall", "reads", "Stall: reads during the removal", plain, false},
 	{"Heap", "fill-ns/item", "Heap: time to fill, per item", nanos, false},
@@ -81,29 +99,6 @@ var notApplicable = map[string]string{
 }
 
 // A target is one of the issue's goals for ttldb.
-type target struct {
-	label         string
-	bench, metric string
-	peer          string  // compare with this peer's median; "" for an absolute limit
-	limit         float64 // the ratio, or the absolute value
-	strict        bool    // below the limit, not at it
-	unit          unit
-}
-
-var targets = []target{
-	{"Write with TTL at most 0.5x buntdb", "Write", "ns/op", "buntdb", 0.5, false, nanos},
-	{"Write with TTL within 2x go-cache", "Write", "ns/op", "gocache", 2, false, nanos},
-	{"Point read at most 0.5x buntdb", "Read", "ns/op", "buntdb", 0.5, false, nanos},
-	{"Point read no slower than 1.2x go-cache", "Read", "ns/op", "gocache", 1.2, false, nanos},
-	{"Point read with zero allocations (raw document)", "Read", "allocs/op", "", 0, false, plain},
-	{"Remove {M} expired of {N} at most 0.5x buntdb", "Removal10k", "ns/sweep", "buntdb", 0.5, false, nanos},
-	{"Removal pass with nothing expired under 1 µs", "RemovalNone", "ns/op", "", 1e3, true, nanos},
-	{"Longest read stall during a mass expiry under 1 ms", "Stall", "max-stall-ns", "", 1e6, true, nanos},
-	{"Heap per item beyond key and value at most 150 B", "Heap", "B/item", "", 150, false, bytesPerItem},
-	{"DefaultTTL change on {N} documents under 10 µs", "DefaultTTL", "ns/op", "", 1e4, true, nanos},
-	{"Expiry lag when idle under 10 ms", "Lag", "lag-ns", "", 1e7, true, nanos},
-}
-
 func format(v float64, u unit) string {
 	switch u {
 	case nanos:
@@ -121,6 +116,17 @@ func format(v float64, u unit) string {
 		return fmt.Sprintf("%.0f ms", v)
 	case bytesPerItem:
 		return fmt.Sprintf("%.0f B", v)
+	case fraction:
+		return fmt.Sprintf("%.2g%%", v*100)
+	case perSec:
+		switch {
+		case v >= 1e6:
+			return fmt.Sprintf("%.3g M/s", v/1e6)
+		case v >= 1e4:
+			return fmt.Sprintf("%.3g k/s", v/1e3)
+		default:
+			return fmt.Sprintf("%.3g/s", v)
+		}
 	}
 	if v == math.Trunc(v) {
 		return fmt.Sprintf("%.0f", v)
@@ -149,45 +155,6 @@ func bestPeer(res results, bench, metric string) (name string, v float64, ok boo
 		}
 	}
 	return name, v, ok
-}
-
-// check evaluates a target: the figure shown, the comparison, and whether
-// it is met; known is false when a figure is missing.
-func (t target) check(res results) (shown, against string, met, known bool) {
-	v, ok := res.median(t.bench, "ttldb", t.metric)
-	if !ok {
-		return "missing", "", false, false
-	}
-	shown = format(v, t.unit)
-	limit := t.limit
-	if t.peer != "" {
-		p, ok := res.median(t.bench, t.peer, t.metric)
-		if !ok || p == 0 {
-			return shown, display(t.peer) + " missing", false, false
-		}
-		shown = fmt.Sprintf("%s = %s of %s (%s)", shown, ratio(v/p), display(t.peer), format(p, t.unit))
-		against = "≤ " + ratio(t.limit)
-		v, limit = v/p, t.limit
-	} else {
-		op := "≤ "
-		if t.strict {
-			op = "< "
-		}
-		against = op + format(t.limit, t.unit)
-	}
-	if t.strict {
-		return shown, against, v < limit, true
-	}
-	return shown, against, v <= limit, true
-}
-
-// sized replaces {N} and {M} in a title with the run's store size and its
-// hundredth.
-func sized(s string, items int) string {
-	if items == 0 {
-		items = 1_000_000
-	}
-	return strings.NewReplacer("{N}", thousands(items), "{M}", thousands(items/100)).Replace(s)
 }
 
 func renderMarkdown(res results, run runInfo, m machineInfo) string {
@@ -223,7 +190,8 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	}
 	w("| Go | %s |\n", m.Go)
 	w("| peers | %s |\n", strings.Join(m.Peers, ", "))
-	w("| settings | -count %d, -benchtime %s (fast group: Heap, Write, Read, Mixed, RemovalNone, DefaultTTL), %s (slow group: Removal10k, Stall, Lag) |\n\n", run.Count, run.Benchtime, run.Slowtime)
+	w("| settings | -count %d, -benchtime %s (fast group: %s; size group: %s), %s (slow group: %s) |\n\n",
+		run.Count, run.Benchtime, groupList(fastGroup), groupList(sizeGroup), run.Slowtime, groupList(slowGroup))
 
 	w("![ttldb relative to the best peer](bench/chart.svg)\n\n")
 
@@ -231,7 +199,7 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	w("| target | ttldb (median) | goal | met |\n|---|---|---|---|\n")
 	metN, knownN := 0, 0
 	for _, t := range targets {
-		shown, against, met, known := t.check(res)
+		shown, against, met, known := t.check(res, run.Items)
 		mark := "**no**"
 		switch {
 		case !known:
@@ -267,14 +235,15 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	w("## Medians\n\n")
 	head("workload", "ttldb / best peer")
 	for _, r := range rows {
-		writeRow(&b, res, r, run.Items)
+		writeRow(&b, res, r.at(run.Items))
 	}
 	w("\nn/a: the store cannot do the workload (see the notes); —: no figure in this run.\n\n")
 
 	w("## Spread (lowest – highest of the runs)\n\n")
 	head("workload", "")
 	for _, r := range rows {
-		w("| %s |", sized(r.title, run.Items))
+		r = r.at(run.Items)
+		w("| %s |", r.title)
 		for _, s := range stores {
 			lo, hi, n := res.spread(r.bench, s.name, r.metric)
 			if n == 0 {
@@ -286,9 +255,13 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 		w("\n")
 	}
 
+	w("\n## Read scaling\n\n")
+	writeReadScale(&b, res)
+
 	w("\n## Context\n\n")
 	head("figure", "")
 	for _, r := range details {
+		r = r.at(run.Items)
 		w("| %s |", r.title)
 		for _, s := range stores {
 			if v, ok := res.median(r.bench, s.name, r.metric); ok {
@@ -302,7 +275,7 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 
 	w("\n## Notes\n\n")
 	for _, n := range notes {
-		w("- %s\n", n)
+		w("- %s\n", sized(n, run.Items))
 	}
 	w("\nWhere a store cannot do a workload:\n\n")
 	for _, r := range []string{"RemovalNone", "Removal10k", "DefaultTTL"} {
@@ -315,8 +288,9 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	return b.String()
 }
 
-func writeRow(b *strings.Builder, res results, r row, items int) {
-	fmt.Fprintf(b, "| %s |", sized(r.title, items))
+// writeRow writes a row of the medians table; r has the run's sizes (at).
+func writeRow(b *strings.Builder, res results, r row) {
+	fmt.Fprintf(b, "| %s |", r.title)
 	for _, s := range stores {
 		if v, ok := res.median(r.bench, s.name, r.metric); ok {
 			fmt.Fprintf(b, " %s |", format(v, r.unit))
@@ -346,9 +320,11 @@ var notes = []string{
 	"ttlcache: `New` with `WithDisableTouchOnHit` (reads do not extend the TTL, as in every other store) and `go Start()`; *Remove 10,000 expired* leaves it unstarted and calls `DeleteExpired`.",
 	"golang-lru expirable: `NewLRU(0, nil, ttl)`, unlimited size; one TTL for the whole cache, an hour here. Its cleanup goroutine cannot be stopped. In *Stall* its items expire over the time it took to write them, not at once, and in *Lag* its TTL is the probe's second.",
 	"*Write* overwrites a random item of a full store; *Read* reads a random one; *Mixed* runs `b.RunParallel` with one goroutine per CPU, 90% reads and 10% writes.",
+	"*Write … of {S}* and *of {L}* (`WriteSize`): the writes of *Write* on full stores of a hundredth and five times the run's size, each filled once per process (the size group: its own process per store). In a large heap a collection comes only every few million writes, so a run may catch none: see the collections counted in the context table.",
+	"*Read scaling* (`ReadScale`): the reads of *Read* by 1, 2, 4 and 8 goroutines at once on the full store, all reads; each goroutine times its own share of the reads. On a machine with fewer cores than goroutines the time per read grows at least with goroutines/cores even when nothing is shared: compare the growth with go-cache's.",
 	"*Remove 10,000 expired*: 990,000 live items plus 10,000 (every hundredth key) written again each operation with a short TTL (the peers: 1 ns real time; ttldb: `ttl` 1 s and a simulated clock moved on by 2 s), then removed by the store's removal call (ttldb: `Sweep` on a `ManualSweep` collection). The figure is the time of that call alone.",
 	"*Removal pass, nothing expired*: the same call on the full store of the foreground workloads, in which nothing has expired.",
-	"*Stall*: 1,000,000 items that all expire at the same whole second D and 10,000 live ones; a goroutine reads the live ones in a loop from D-1 s, timing each read, until the store's own removal (ttldb: its background sweeper) has removed the expired items. On a shared 2-core machine the operating system also deschedules the reader: compare with the quiet second's longest read and rate of slow reads in the context table (for go-cache the quiet second also holds its janitor's scan of the whole map). If a store's fill runs too late to leave the quiet second, it is tried once more with the fill rate it showed, then given up (no figure).",
+	"*Stall*: 1,000,000 items that all expire at the same whole second D and 10,000 live ones; a goroutine reads the live ones in a loop from D-1 s, timing each read, until the store's own removal (ttldb: its background sweeper) has removed the expired items. On a shared 2-core machine the operating system also deschedules the reader: compare with the quiet second's longest read and rate of slow reads in the context table (for go-cache the quiet second also holds its janitor's scan of the whole map). *Reader's time blocked*: with m the median read of the quiet second, the time each read after the expiry took beyond m, less what as many reads took beyond m in the quiet second (reads vary about their median when nothing blocks them), divided by the time from the expiry to the reader's last read (which ends when a 100 ms poll sees the items gone); 0 when reads took as long as when idle. *Slow reads … within 2x of the quiet second* compares ttldb's median slow-reads/s with twice its median quiet-slow-reads/s, the latter taken as at least 1/s (a quiet second often has none). If a store's fill runs too late to leave the quiet second, it is tried once more with the fill rate it showed, then given up (no figure).",
 	"*Heap*: the growth of the live heap (after two GCs) from an empty store to a full one, less the bytes of the keys and the values, per item.",
 	"*DefaultTTL*: a ttldb collection of 1,000,000 documents without their own `ttl`, its DefaultTTL switched between one and two hours.",
 	"*Lag*: an item with a one-second TTL written at a random phase into an empty store; the time from its expiry (the store's own, where it says) to its physical removal, which the harness polls without sleeping from 20 ms before the expiry to 20 ms after it, then every 100 µs (so the figure is an upper bound).",
@@ -381,100 +357,76 @@ func thousands(n int) string {
 	return b.String()
 }
 
-// ---- the chart ----
+// groupList writes a benchmark group's regular expression as a list.
+func groupList(g string) string { return strings.ReplaceAll(g, "|", ", ") }
 
-// renderSVG draws, for each workload the peers also run, ttldb's figure as
-// a ratio to the best peer's on a log scale: bars to the left of 1x are
-// workloads where ttldb beats every peer.
-func renderSVG(res results, run runInfo) string {
-	type bar struct {
-		label, peer string
-		ratio       float64
-	}
-	var bars []bar
-	for _, r := range rows {
-		if !r.chart {
-			continue
-		}
-		v, ok := res.median(r.bench, "ttldb", r.metric)
-		p, pv, pok := bestPeer(res, r.bench, r.metric)
-		if !ok || !pok || v <= 0 || pv <= 0 {
-			continue
-		}
-		bars = append(bars, bar{sized(r.title, run.Items), display(p), v / pv})
-	}
-	const (
-		width   = 900
-		left    = 380 // where the plot starts
-		right   = 860
-		top     = 70
-		rowH    = 34
-		barH    = 20
-		fontCSS = `font-family="Helvetica, Arial, sans-serif"`
-	)
-	// The scale: whole decades around the ratios, at least 0.1x to 10x, at
-	// most 0.0001x to 10000x.
-	minDec, maxDec := -1.0, 1.0
-	for _, br := range bars {
-		d := math.Log10(br.ratio)
-		minDec, maxDec = math.Min(minDec, math.Floor(d)), math.Max(maxDec, math.Ceil(d))
-	}
-	minDec, maxDec = math.Max(minDec, -4), math.Min(maxDec, 4)
-	height := top + rowH*len(bars) + 60
-	x := func(r float64) float64 {
-		d := math.Log10(r)
-		d = math.Max(minDec, math.Min(maxDec, d))
-		return left + (d-minDec)/(maxDec-minDec)*(right-left)
-	}
-	var b strings.Builder
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	w(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" %s font-size="13">`+"\n", width, height, width, height, fontCSS)
-	w(`<rect width="100%%" height="100%%" fill="white"/>` + "\n")
-	title := "ttldb ÷ best peer, median of the runs (log scale; left of 1x: ttldb is ahead)"
-	w(`<text x="20" y="28" font-size="16" font-weight="bold">%s</text>`+"\n", esc(title))
-	sub := fmt.Sprintf("%s items, %d runs", thousands(run.Items), run.Count)
-	if run.Quick {
-		sub += ", quick run"
-	}
-	if !run.Start.IsZero() {
-		sub += ", " + run.Start.UTC().Format("2006-01-02")
-	}
-	w(`<text x="20" y="48" fill="#555">%s</text>`+"\n", esc(sub))
-	// Grid: one line per decade.
-	for d := minDec; d <= maxDec; d++ {
-		gx := x(math.Pow(10, d))
-		stroke, sw := "#ddd", 1
-		if d == 0 {
-			stroke, sw = "#333", 2
-		}
-		w(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="%d"/>`+"\n", gx, top-8, gx, top+rowH*len(bars), stroke, sw)
-		w(`<text x="%.1f" y="%d" text-anchor="middle" fill="#555" font-size="11">%s</text>`+"\n", gx, top+rowH*len(bars)+16, decade(d))
-	}
-	for i, br := range bars {
-		y := top + i*rowH
-		w(`<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-10, y+barH/2+5, esc(br.label))
-		x0, x1 := x(1), x(br.ratio)
-		color := "#2e7d32" // ahead
-		if br.ratio > 1 {
-			color = "#c62828"
-		}
-		lo, hi := math.Min(x0, x1), math.Max(x0, x1)
-		w(`<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", lo, y, math.Max(hi-lo, 1), barH, color)
-		label := ratio(br.ratio) + " " + br.peer
-		if br.ratio <= 1 {
-			w(`<text x="%.1f" y="%d" text-anchor="start" font-size="11">%s</text>`+"\n", x0+6, y+barH/2+4, esc(label))
+// readScaleGoroutines are BenchmarkReadScale's numbers of goroutines
+// (bench/foreground_test.go).
+var readScaleGoroutines = []int{1, 2, 4, 8}
+
+// writeReadScale writes the read-scaling table: a row per store, a column
+// per number of goroutines, each cell the time a read takes as a goroutine
+// sees it and all the goroutines' reads per second; then the growth from
+// one goroutine to the most, and ttldb's figures as ratios to go-cache's.
+func writeReadScale(b *strings.Builder, res results) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	bench := func(g int) string { return "ReadScale/g=" + strconv.Itoa(g) }
+	gs := readScaleGoroutines
+	w("Point reads of a random live item by 1 to %d goroutines at once on the full store, all reads: "+
+		"the time per read in each goroutine (ns/read), and in brackets all the goroutines' reads per second.\n\n", gs[len(gs)-1])
+	w("| store |")
+	for _, g := range gs {
+		if g == 1 {
+			w(" 1 goroutine |")
 		} else {
-			w(`<text x="%.1f" y="%d" text-anchor="end" font-size="11">%s</text>`+"\n", x0-6, y+barH/2+4, esc(label))
+			w(" %d goroutines |", g)
 		}
 	}
-	w(`<text x="20" y="%d" fill="#555" font-size="11">%s</text>`+"\n", height-14,
-		esc("Lower is better in every workload; green: ttldb ahead of every peer, red: behind the best one. Source: BENCHMARKS.md, made by bench/cmd/report."))
-	w("</svg>\n")
-	return b.String()
-}
-
-func decade(d float64) string { return fmt.Sprintf("%gx", math.Pow(10, d)) }
-
-func esc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+	w(" per read, %d ÷ 1 |\n|---|", gs[len(gs)-1])
+	for range gs {
+		w("---|")
+	}
+	w("---|\n")
+	growth := func(store string) (float64, bool) {
+		a, ok1 := res.median(bench(gs[0]), store, "ns/read")
+		z, ok2 := res.median(bench(gs[len(gs)-1]), store, "ns/read")
+		return z / a, ok1 && ok2 && a > 0
+	}
+	for _, s := range stores {
+		w("| %s |", s.display)
+		for _, g := range gs {
+			v, ok := res.median(bench(g), s.name, "ns/read")
+			if !ok {
+				w(" — |")
+				continue
+			}
+			w(" %s", format(v, nanos))
+			if t, ok := res.median(bench(g), s.name, "reads/s"); ok {
+				w(" (%s)", format(t, perSec))
+			}
+			w(" |")
+		}
+		if x, ok := growth(s.name); ok {
+			w(" %s |\n", ratio(x))
+		} else {
+			w(" |\n")
+		}
+	}
+	w("| ttldb ÷ go-cache |")
+	for _, g := range gs {
+		v, ok1 := res.median(bench(g), "ttldb", "ns/read")
+		p, ok2 := res.median(bench(g), "gocache", "ns/read")
+		if ok1 && ok2 && p > 0 {
+			w(" %s |", ratio(v/p))
+		} else {
+			w(" |")
+		}
+	}
+	x, ok1 := growth("ttldb")
+	y, ok2 := growth("gocache")
+	if ok1 && ok2 && y > 0 {
+		w(" %s |\n", ratio(x/y))
+	} else {
+		w(" |\n")
+	}
 }

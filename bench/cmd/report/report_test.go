@@ -12,7 +12,20 @@ BenchmarkWrite/ttldb-2     	  100	      1000 ns/op	     512 B/op	       4 allocs
 BenchmarkWrite/buntdb-2    	  100	      4000 ns/op	     512 B/op	       4 allocs/op
 BenchmarkWrite/gocache-2   	  100	       400 ns/op	     512 B/op	       4 allocs/op
 BenchmarkWrite/ttldb-2     	  100	      3000 ns/op	     512 B/op	       4 allocs/op
-BenchmarkStall/ttldb-2     	    1	   5 ns/op	  900000 max-stall-ns	 20 sweep-ms
+BenchmarkStall/ttldb-2     	    1	   5 ns/op	  900000 max-stall-ns	 20 sweep-ms	0.03 blocked-frac	1.5 slow-reads/s	0 quiet-slow-reads/s
+BenchmarkWriteSize/ttldb/n=10-2    	  100	      1000 ns/op	     0 gc-cycles
+BenchmarkWriteSize/buntdb/n=10-2   	  100	      3000 ns/op	     0 gc-cycles
+BenchmarkWriteSize/gocache/n=10-2  	  100	       600 ns/op	     0 gc-cycles
+BenchmarkWriteSize/ttldb/n=5000-2  	  100	      2500 ns/op	     1 gc-cycles
+BenchmarkWriteSize/buntdb/n=5000-2 	  100	      5000 ns/op	     1 gc-cycles
+BenchmarkWriteSize/gocache/n=5000-2	  100	      1000 ns/op	     1 gc-cycles
+BenchmarkReadScale/ttldb/g=1-2     	  100	       100 ns/op	   100 ns/read	  10000000 reads/s
+BenchmarkReadScale/ttldb/g=8-2     	  100	       200 ns/op	   400 ns/read	   5000000 reads/s
+BenchmarkReadScale/gocache/g=1-2   	  100	        80 ns/op	    80 ns/read	  12500000 reads/s
+BenchmarkReadScale/gocache/g=8-2   	  100	        80 ns/op	   160 ns/read	  12500000 reads/s
+BenchmarkRemoval10k/ttldb-2        	    1	         5 ns/op	  25000000 ns/sweep
+BenchmarkRemoval10k/buntdb-2       	    1	         5 ns/op	  72000000 ns/sweep
+BenchmarkRemoval10k/ttlcache-2     	    1	         5 ns/op	  20000000 ns/sweep
 --- BENCH: BenchmarkStall/ttldb-2
     bench_test.go:1: filled
 PASS
@@ -29,20 +42,55 @@ func TestParseAndMedian(t *testing.T) {
 	if p, v, _ := bestPeer(res, "Write", "ns/op"); p != "gocache" || v != 400 {
 		t.Errorf("best peer = %s %v", p, v)
 	}
+	if v, _ := res.median("WriteSize/n=10", "ttldb", "ns/op"); v != 1000 {
+		t.Errorf("WriteSize/n=10 = %v, want 1000", v)
+	}
 	run := runInfoFromRaw(sample)
 	if run.Count != 2 || run.Benchtime != "300ms" || !run.Quick || run.Items != 1000 || run.Args != "-quick" ||
 		!run.Start.Equal(time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)) || run.LoadAfter != "2.0 2.0 2.0 1/100 1" {
 		t.Errorf("run = %+v", run)
 	}
 	md := renderMarkdown(res, run, machineInfo{CPU: "cpu", NumCPU: 2})
-	for _, want := range []string{"A quick run", "| Write with TTL at most 0.5x buntdb | 2 µs = 0.50x of buntdb (4 µs) | ≤ 0.50x | yes |",
-		"| Write with TTL within 2x go-cache | 2 µs = 5.00x of go-cache (400 ns) | ≤ 2.00x | **no** |",
-		"| Longest read stall during a mass expiry under 1 ms | 900 µs | < 1 ms | yes |"} {
+	for _, want := range []string{"A quick run",
+		"| Write with TTL at most 0.35x buntdb at 1,000 | 2 µs = 0.50x of buntdb (4 µs) | ≤ 0.35x | **no** |",
+		"| Write with TTL within 2x go-cache at 1,000 | 2 µs = 5.00x of go-cache (400 ns) | ≤ 2.00x | **no** |",
+		"| Write with TTL at most 0.35x buntdb at 10 | 1 µs = 0.33x of buntdb (3 µs) | ≤ 0.35x | yes |",
+		"| Write with TTL within 2x go-cache at 10 | 1 µs = 1.67x of go-cache (600 ns) | ≤ 2.00x | yes |",
+		"| Write with TTL at most 0.35x buntdb at 5,000 | 2.5 µs = 0.50x of buntdb (5 µs) | ≤ 0.35x | **no** |",
+		"| Write with TTL within 2x go-cache at 5,000 | 2.5 µs = 2.50x of go-cache (1 µs) | ≤ 2.00x | **no** |",
+		"| 1. Write with a TTL into a full store of 5,000 | 2.5 µs | 5 µs | 1 µs | — | — | 2.50x (vs go-cache) |",
+		"| A write of raw JSON allocates once | 4 | ≤ 1 | **no** |",
+		"| Mixed 90/10 on all cores within 1.2x go-cache | missing |",
+		"| Remove 10 expired of 1,000 at most 0.5x the best peer | 25 ms = 1.25x of ttlcache, the best peer (20 ms) | ≤ 0.50x | **no** |",
+		"| Longest read stall during a mass expiry under 1 ms | 900 µs | < 1 ms | yes |",
+		"| Reads blocked by the sweeper during a mass expiry under 5% of the reader's time | 3% | < 5% | yes |",
+		"| Slow reads per second during the sweep within 2x of the quiet second | 1.5/s = 1.50x of quiet-slow-reads/s (0/s) | ≤ 2.00x of max(quiet-slow-reads/s, 1/s) | yes |",
+		"| Write at 5,000: collections during the timed writes | 1 | 1 | 1 | | |",
+		"| ttldb | 100 ns (10 M/s) | — | — | 400 ns (5 M/s) | 4.00x |",
+		"| go-cache | 80 ns (12.5 M/s) | — | — | 160 ns (12.5 M/s) | 2.00x |",
+		"| ttldb ÷ go-cache | 1.25x | | | 2.50x | 2.00x |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
 		}
 	}
-	if svg := renderSVG(res, run); !strings.Contains(svg, "5.00x go-cache") {
-		t.Errorf("the chart lacks the write bar:\n%s", svg)
+	if svg := renderSVG(res, run); !strings.Contains(svg, "5.00x go-cache") || !strings.Contains(svg, "store of 5,000") {
+		t.Errorf("the chart lacks the write bars:\n%s", svg)
+	}
+}
+
+func TestParseLine(t *testing.T) {
+	for _, c := range []struct{ line, bench, store string }{
+		{"BenchmarkWrite/ttldb-2   100   5 ns/op", "Write", "ttldb"},
+		{"BenchmarkWrite/ttldb   100   5 ns/op", "Write", "ttldb"}, // GOMAXPROCS 1: no suffix
+		{"BenchmarkWriteSize/gocache/n=5000000-8   100   5 ns/op", "WriteSize/n=5000000", "gocache"},
+		{"BenchmarkReadScale/ttldb/g=8   100   5 ns/op   9 ns/read", "ReadScale/g=8", "ttldb"},
+	} {
+		bench, store, m, ok := parseLine(c.line)
+		if !ok || bench != c.bench || store != c.store || m["ns/op"] != 5 {
+			t.Errorf("parseLine(%q) = %q, %q, %v, %v; want %q, %q", c.line, bench, store, m, ok, c.bench, c.store)
+		}
+	}
+	if _, _, _, ok := parseLine("BenchmarkHeap-2   1   5 ns/op"); ok {
+		t.Error("a line without a store was parsed")
 	}
 }

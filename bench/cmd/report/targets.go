@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A target is one of the goals for ttldb: ttldb's median of
+// bench/metric against an absolute limit, against a ratio of a peer's
+// median (or of the best peer's), or against a ratio of another of ttldb's
+// own metrics of the same benchmark.
+type target struct {
+	label         string
+	bench, metric string
+	peer          string  // compare with this peer's median (bestPeerName: the best peer's); "" otherwise
+	base          string  // or compare with ttldb's own median of this metric of bench,
+	floor         float64 // taken as at least floor
+	limit         float64 // the ratio, or the absolute value
+	strict        bool    // below the limit, not at it
+	unit          unit
+}
+
+// bestPeerName in target.peer compares with the peer with the lowest median.
+const bestPeerName = "*"
+
+// vsPeer: ttldb's median at most limit times peer's.
+func vsPeer(label, bench, metric, peer string, limit float64, u unit) target {
+	return target{label: label, bench: bench, metric: metric, peer: peer, limit: limit, unit: u}
+}
+
+// absolute: ttldb's median at most (strict: under) limit.
+func absolute(label, bench, metric string, limit float64, strict bool, u unit) target {
+	return target{label: label, bench: bench, metric: metric, limit: limit, strict: strict, unit: u}
+}
+
+// vsOwn: ttldb's median at most limit times max(its median of base, floor).
+func vsOwn(label, bench, metric, base string, floor, limit float64, u unit) target {
+	return target{label: label, bench: bench, metric: metric, base: base, floor: floor, limit: limit, unit: u}
+}
+
+// targets are in the order of the workloads. {N}, {M}, {S} and {L} are the
+// run's sizes (see sized); in bench names, plain digits.
+var targets = []target{
+	vsPeer("Write with TTL at most 0.35x buntdb at {N}", "Write", "ns/op", "buntdb", 0.35, nanos),
+	vsPeer("Write with TTL within 2x go-cache at {N}", "Write", "ns/op", "gocache", 2, nanos),
+	vsPeer("Write with TTL at most 0.35x buntdb at {S}", "WriteSize/n={S}", "ns/op", "buntdb", 0.35, nanos),
+	vsPeer("Write with TTL within 2x go-cache at {S}", "WriteSize/n={S}", "ns/op", "gocache", 2, nanos),
+	vsPeer("Write with TTL at most 0.35x buntdb at {L}", "WriteSize/n={L}", "ns/op", "buntdb", 0.35, nanos),
+	vsPeer("Write with TTL within 2x go-cache at {L}", "WriteSize/n={L}", "ns/op", "gocache", 2, nanos),
+	absolute("A write of raw JSON allocates once", "Write", "allocs/op", 1, false, plain),
+	vsPeer("Point read at most 0.5x buntdb", "Read", "ns/op", "buntdb", 0.5, nanos),
+	vsPeer("Point read no slower than 1.2x go-cache", "Read", "ns/op", "gocache", 1.2, nanos),
+	absolute("Point read with zero allocations (raw document)", "Read", "allocs/op", 0, false, plain),
+	vsPeer("Mixed 90/10 on all cores within 1.2x go-cache", "Mixed", "ns/op", "gocache", 1.2, nanos),
+	vsPeer("Remove {M} expired of {N} at most 0.5x the best peer", "Removal10k", "ns/sweep", bestPeerName, 0.5, nanos),
+	absolute("Removal pass with nothing expired under 1 µs", "RemovalNone", "ns/op", 1e3, true, nanos),
+	absolute("Longest read stall during a mass expiry under 1 ms", "Stall", "max-stall-ns", 1e6, true, nanos),
+	absolute("Reads blocked by the sweeper during a mass expiry under 5% of the reader's time", "Stall", "blocked-frac", 0.05, true, fraction),
+	vsOwn("Slow reads per second during the sweep within 2x of the quiet second", "Stall", "slow-reads/s", "quiet-slow-reads/s", 1, 2, perSec),
+	absolute("Heap per item beyond key and value at most 150 B", "Heap", "B/item", 150, false, bytesPerItem),
+	absolute("DefaultTTL change on {N} documents under 10 µs", "DefaultTTL", "ns/op", 1e4, true, nanos),
+	absolute("Expiry lag when idle under 10 ms", "Lag", "lag-ns", 1e7, true, nanos),
+}
+
+// check evaluates a target: the figure shown, the comparison, and whether
+// it is met; known is false when a figure is missing.
+func (t target) check(res results, items int) (shown, against string, met, known bool) {
+	bench := benchName(t.bench, items)
+	v, ok := res.median(bench, "ttldb", t.metric)
+	if !ok {
+		return "missing", "", false, false
+	}
+	shown = format(v, t.unit)
+	limit := t.limit
+	switch {
+	case t.peer != "":
+		peer, p := t.peer, 0.0
+		if peer == bestPeerName {
+			peer, p, ok = bestPeer(res, bench, t.metric)
+		} else {
+			p, ok = res.median(bench, peer, t.metric)
+		}
+		if !ok || p == 0 {
+			if t.peer == bestPeerName {
+				return shown, "peers missing", false, false
+			}
+			return shown, display(peer) + " missing", false, false
+		}
+		of := display(peer)
+		if t.peer == bestPeerName {
+			of += ", the best peer"
+		}
+		shown = fmt.Sprintf("%s = %s of %s (%s)", shown, ratio(v/p), of, format(p, t.unit))
+		against = "≤ " + ratio(t.limit)
+		v = v / p
+	case t.base != "":
+		p, ok := res.median(bench, "ttldb", t.base)
+		if !ok {
+			return shown, t.base + " missing", false, false
+		}
+		shown = fmt.Sprintf("%s = %s of %s (%s)", shown, ratio(v/max(p, t.floor)), t.base, format(p, t.unit))
+		against = fmt.Sprintf("≤ %s of max(%s, %s)", ratio(t.limit), t.base, format(t.floor, t.unit))
+		v = v / max(p, t.floor)
+	default:
+		op := "≤ "
+		if t.strict {
+			op = "< "
+		}
+		against = op + format(t.limit, t.unit)
+	}
+	if t.strict {
+		return shown, against, v < limit, true
+	}
+	return shown, against, v <= limit, true
+}
+
+// The run's sizes: {N} is -items (1,000,000 when unknown), {M} its
+// hundredth (Removal10k's expired items), {S} and {L} the sizes of
+// WriteSize, as the benchmarks compute them (bench/writesize_test.go): a
+// hundredth of -items (at least 1) and five times it.
+func sizes(items int) (n, m, s, l int) {
+	if items == 0 {
+		items = 1_000_000
+	}
+	return items, items / 100, max(items/100, 1), 5 * items
+}
+
+// sized replaces {N}, {M}, {S} and {L} in a title with the run's sizes,
+// written with thousands separators.
+func sized(s string, items int) string {
+	n, m, sm, l := sizes(items)
+	return strings.NewReplacer("{N}", thousands(n), "{M}", thousands(m), "{S}", thousands(sm), "{L}", thousands(l)).Replace(s)
+}
+
+// benchName replaces the sizes in a benchmark's name with plain digits, as
+// the benchmarks write them (WriteSize/n=10000).
+func benchName(s string, items int) string {
+	n, m, sm, l := sizes(items)
+	i := strconv.Itoa
+	return strings.NewReplacer("{N}", i(n), "{M}", i(m), "{S}", i(sm), "{L}", i(l)).Replace(s)
+}

@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// ---- workload 1 at other sizes: write with a TTL into a small and a large store ----
+
+// writeSizes are the store sizes of BenchmarkWriteSize: a hundredth of
+// -items and five times it, 10,000 and 5,000,000 by default. cmd/report
+// names the sub-benchmarks from -items the same way.
+func writeSizes() []int { return []int{max(items()/100, 1), 5 * items()} }
+
+// BenchmarkWriteSize is BenchmarkWrite (overwrite a random item with a new
+// value and a TTL of an hour) on full stores of the writeSizes:
+// sub-benchmarks <store>/n=10000 and <store>/n=5000000. Each store is
+// filled once per process, the small one first; the large one replaces it.
+// Besides the usual figures it reports gc-cycles, the garbage collections
+// completed during the timed writes: in a large heap a collection comes
+// only every few million writes, so a short run may catch none.
+func BenchmarkWriteSize(b *testing.B) {
+	for _, k := range Kinds {
+		b.Run(k.Name, func(b *testing.B) {
+			for _, n := range writeSizes() {
+				b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+					s := sizedStore(b, k, n)
+					gc0 := gcCycles()
+					writes(b, s, n)
+					b.StopTimer()
+					b.ReportMetric(float64(gcCycles()-gc0), "gc-cycles")
+				})
+			}
+		})
+	}
+}
+
+// sizedStore is a full store of n items loaded with Keys(n), TTL an hour,
+// the store of workload 1 at size n. It logs the fill's time and the heap
+// it left (after a collection).
+func sizedStore(b *testing.B, k Kind, n int) Store {
+	return cached(b, "size"+strconv.Itoa(n)+"/"+k.Name, func() Store {
+		s := k.New(Config{Mode: Live, TTL: longTTL})
+		keys, doc := Keys(n), DocFor(longTTL)
+		start := time.Now()
+		Fill(s, n, func(i int, buf []byte) (string, []byte, time.Duration) {
+			return keys[i], doc.Append(buf, i), longTTL
+		})
+		took := time.Since(start)
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.Logf("filled %s with %d items in %v (%.2f µs per item); heap %.0f MB, from the OS %.0f MB",
+			k.Name, n, took.Round(time.Millisecond), float64(took.Nanoseconds())/float64(n)/1e3,
+			float64(ms.HeapAlloc)/(1<<20), float64(ms.Sys)/(1<<20))
+		return s
+	})
+}
+
+// gcCycles is the number of garbage collections the process has completed.
+func gcCycles() uint64 {
+	m := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(m)
+	return m[0].Value.Uint64()
+}
