@@ -30,7 +30,9 @@
 //	}
 //
 // A write takes JSON text ([]byte, [encoding/json.RawMessage]) or any value
-// that encoding/json encodes to an object. A [Document] is the stored,
+// that encoding/json encodes to an object; [Collection.UpsertJSON] and its
+// siblings take JSON text without converting it to an interface, and
+// allocate only the stored document. A [Document] is the stored,
 // immutable result: [Document.Body] is the text as written, without
 // copying; [Document.Decode] decodes it. For documents that are Go structs,
 // [NewTyped] gives a [Typed] view whose methods take and return values of
@@ -91,11 +93,14 @@
 //
 // # Concurrency
 //
-// Every method of Collection and Typed is safe for concurrent use. Reads
-// share a lock; a write holds it alone for O(log n). [Options.Now], when
-// set, is called concurrently and must be safe for that. Documents are
-// immutable values: a Document stays valid, unchanged, after later writes
-// and after Close.
+// Every method of Collection and Typed is safe for concurrent use. A point
+// read takes no collection-wide lock, only its shard of the key map's,
+// shared, so it waits for no writer, listing or sweep. A write holds the
+// collection's lock: an overwrite for O(1), storing the new document in
+// place; a create or a delete for O(log n). Listings read a snapshot and
+// hold no lock. [Options.Now], when set, is called concurrently and must be
+// safe for that. Documents are immutable values: a Document stays valid,
+// unchanged, after later writes and after Close.
 //
 // [the specification]: https://github.com/ttldb/ttldb/blob/main/docs/SPEC.md
 package ttldb
