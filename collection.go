@@ -209,7 +209,9 @@ func (c *Collection) Close() error {
 		<-c.done
 		c.mu.Lock()
 		c.prim.clear()
-		c.exp, c.ver = expiryIndex{def: c.exp.def}, versions{} // the setting stays readable
+		c.exp = expiryIndex{def: c.exp.def} // the setting stays readable
+		// c.ver stays: listings in progress read the versions kept for them,
+		// which go when the last of them ends.
 		c.mu.Unlock()
 	})
 	return nil

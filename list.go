@@ -93,7 +93,7 @@ func (c *Collection) List(q Query) (Page, error) {
 	}
 	defer s.release()
 	var page Page
-	s.scan(p, func(d *doc) bool {
+	closed := s.scan(p, func(d *doc) bool {
 		if q.Filter != nil && !q.Filter(Document{d}) {
 			return true
 		}
@@ -104,6 +104,9 @@ func (c *Collection) List(q Query) (Page, error) {
 		page.Documents = append(page.Documents, Document{d})
 		return true
 	})
+	if closed {
+		return Page{}, c.errClosed("List")
+	}
 	return page, nil
 }
 
@@ -126,21 +129,22 @@ func (c *Collection) All(q Query) iter.Seq2[Document, error] {
 			return
 		}
 		defer s.release()
-		n := 0
-		s.scan(p, func(d *doc) bool {
-			if c.unusable() {
-				yield(Document{}, c.errClosed("All"))
-				return false
-			}
+		n, failed := 0, false
+		closed := s.scan(p, func(d *doc) bool {
 			if q.Filter != nil && !q.Filter(Document{d}) {
 				return true
 			}
-			if q.Limit > 0 && n == q.Limit {
+			if c.unusable() { // closed since the iteration began: ErrClosed in place of this document
+				failed = true
+				yield(Document{}, c.errClosed("All"))
 				return false
 			}
 			n++
-			return yield(Document{d}, nil)
+			return yield(Document{d}, nil) && (q.Limit == 0 || n < q.Limit)
 		})
+		if closed && !failed {
+			yield(Document{}, c.errClosed("All"))
+		}
 	}
 }
 
@@ -167,11 +171,14 @@ func (c *Collection) Count(q Query) (int, error) {
 	}
 	defer s.release()
 	n := 0
-	s.scan(p, func(d *doc) bool {
+	closed := s.scan(p, func(d *doc) bool {
 		if q.Filter == nil || q.Filter(Document{d}) {
 			n++
 		}
 		return true
 	})
+	if closed {
+		return 0, c.errClosed("Count")
+	}
 	return n, nil
 }

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -483,7 +484,20 @@ type modelHarness struct {
 	etags      map[mKey][]string // every etag each key has had, oldest first
 	tokens     []modelToken      // continuation tokens kept for later steps
 	kept       []keptDoc         // Documents returned earlier, which must never change
+	open       []*openListing    // All iterations started in one step, finished in another
 	log        []string
+}
+
+// openListing is an All iteration started in one step and finished in a
+// later one: whatever happened between, it yields the collection as it was
+// when it started (R4: a listing is a snapshot), or ErrClosed once the
+// collection is closed.
+type openListing struct {
+	desc string
+	next func() (ttldb.Document, error, bool)
+	stop func()
+	want []mKey         // the documents still to come
+	docs map[mKey]*mDoc // the model's documents when it started
 }
 
 // modelToken is a continuation token and what it resumes.
@@ -961,6 +975,12 @@ func (h *modelHarness) checkDoc(op string, got ttldb.Document, k mKey, want *mDo
 			want.checked = got.JSON()
 		}
 	}
+	if _, live := h.m.docs[k]; !live || h.m.docs[k].etag != want.etag {
+		// A version an open listing read: it may have expired since, under
+		// a setting since changed, and then keeps the instant it expired at
+		// (R7), which only a live document's expiry below predicts.
+		return nil
+	}
 	at, ok := h.c.ExpiresAt(got) // R3 under the current DefaultTTL
 	t, wok := effectiveTTL(h.m.def, want.ttl)
 	if ok != wok || (ok && at.Unix() != want.ts+t) {
@@ -1038,6 +1058,8 @@ var modelOps = []struct {
 	{"List", 4, (*modelHarness).genList},
 	{"Resume", 2, (*modelHarness).genResume},
 	{"All", 3, (*modelHarness).genAll},
+	{"OpenListing", 2, (*modelHarness).genOpenListing},
+	{"FinishListing", 2, (*modelHarness).genFinishListing},
 	{"Count", 3, (*modelHarness).genCount},
 	{"SetDefaultTTL", 5, (*modelHarness).genSetDefault},
 	{"SetIndexingMode", 2, (*modelHarness).genSetIndexing},
@@ -1392,6 +1414,94 @@ func (h *modelHarness) genAll() modelStep {
 	}}
 }
 
+// genOpenListing starts an All iteration, takes its first document, and
+// keeps it open for genFinishListing. Its filter, if any, reads only the
+// document: one that calls the collection would see the collection of the
+// later step.
+func (h *modelHarness) genOpenListing() modelStep {
+	if len(h.open) >= 3 {
+		return h.genFinishListing()
+	}
+	mq := h.genQuery()
+	if modelFilters[mq.filter].name == "Get inside" {
+		mq.filter, mq.q.Filter = 0, nil
+	}
+	return modelStep{"OpenListing " + mq.desc, func() (string, error) {
+		if h.m.closed && mq.class == okClass {
+			mq.class = classClosed
+		}
+		if mq.class != okClass {
+			return h.iterate("OpenListing", mq, nil, -1) // refused at once: nothing to keep open
+		}
+		want := h.m.list(mq.part, modelFilters[mq.filter].model, nil)
+		if mq.q.Limit > 0 && len(want) > mq.q.Limit {
+			want = want[:mq.q.Limit]
+		}
+		ol := &openListing{desc: mq.desc, want: want, docs: make(map[mKey]*mDoc, len(want))}
+		for _, k := range want {
+			d := *h.m.docs[k] // a copy: the model's document may change later
+			ol.docs[k] = &d
+		}
+		ol.next, ol.stop = iter.Pull2(h.c.All(mq.q))
+		d, err, ok := ol.next() // the snapshot is taken now
+		switch {
+		case len(want) == 0:
+			ol.stop()
+			if ok {
+				return "", fmt.Errorf("OpenListing: yielded %v, %v; the model has no document", d.JSON(), err)
+			}
+			return "ok 0 documents", nil
+		case !ok || err != nil:
+			ol.stop()
+			return "", fmt.Errorf("OpenListing: first document: ok=%v err=%v; the model has %v", ok, err, want[0])
+		}
+		if err := h.checkDoc("OpenListing #0", d, want[0], ol.docs[want[0]]); err != nil {
+			ol.stop()
+			return "", err
+		}
+		ol.want = want[1:]
+		h.open = append(h.open, ol)
+		return fmt.Sprintf("ok, open with %d to come", len(ol.want)), nil
+	}}
+}
+
+// genFinishListing finishes a listing genOpenListing opened some steps
+// before, and checks that it yields what the model had then.
+func (h *modelHarness) genFinishListing() modelStep {
+	if len(h.open) == 0 {
+		return h.genOpenListing()
+	}
+	i := h.r.IntN(len(h.open))
+	ol := h.open[i]
+	h.open = slices.Delete(h.open, i, i+1)
+	return modelStep{"FinishListing " + ol.desc, func() (string, error) {
+		defer ol.stop()
+		if h.m.closed && len(ol.want) > 0 { // closed since it started: the rest is one ErrClosed
+			_, err, ok := ol.next()
+			if !ok || !errors.Is(err, ttldb.ErrClosed) {
+				return "", fmt.Errorf("FinishListing after Close: ok=%v err=%v, want ErrClosed", ok, err)
+			}
+			if d, err, ok := ol.next(); ok {
+				return "", fmt.Errorf("FinishListing after Close: then %v, %v; want the end", d.JSON(), err)
+			}
+			return classClosed, nil
+		}
+		for j, k := range ol.want {
+			d, err, ok := ol.next()
+			if !ok || err != nil {
+				return "", fmt.Errorf("FinishListing #%d: ok=%v err=%v; the model had %v when it started", j+1, ok, err, k)
+			}
+			if err := h.checkDoc(fmt.Sprintf("FinishListing #%d", j+1), d, k, ol.docs[k]); err != nil {
+				return "", err
+			}
+		}
+		if d, err, ok := ol.next(); ok {
+			return "", fmt.Errorf("FinishListing: then %v, %v; the model had no more when it started", d.JSON(), err)
+		}
+		return fmt.Sprintf("ok %d more documents, as when it started", len(ol.want)), nil
+	}}
+}
+
 func (h *modelHarness) genCount() modelStep {
 	mq := h.genQuery()
 	if mq.class == classInvalidOpt {
@@ -1693,6 +1803,11 @@ func runModelSequence(seed uint64, steps int) (path string, err error) {
 	}
 	path = h.path
 	defer h.c.Close()
+	defer func() {
+		for _, ol := range h.open {
+			ol.stop()
+		}
+	}()
 	total := 0
 	for _, op := range modelOps {
 		total += op.weight
@@ -1767,6 +1882,8 @@ func envInt(t *testing.T, name string, def uint64) uint64 {
 
 // TestModel runs random sequences of every operation against a Collection
 // and the reference model, and compares them after every step (R1-R10).
+// Listings are also opened in one step and finished steps later, to check
+// that they read the collection as it was when they started.
 func TestModel(t *testing.T) {
 	def := uint64(modelDefaultSequences)
 	if raceEnabled() {

@@ -68,9 +68,6 @@ func (s snapshot) release() {
 	c.lock()
 	defer c.mu.Unlock()
 	v := &c.ver
-	if v.open == nil {
-		return // closed: Close dropped every version
-	}
 	if v.open[s.seq]--; v.open[s.seq] <= 0 {
 		delete(v.open, s.seq)
 		v.newest = 0
@@ -84,7 +81,7 @@ func (s snapshot) release() {
 }
 
 // doc returns e's document as of the snapshot, or nil when there is none
-// to read (only after Close, which drops the kept versions).
+// to read, which only a bug could make happen.
 func (s snapshot) doc(e *entry) *doc {
 	d := e.doc()
 	if s.c.seqOf(d) <= s.seq {
@@ -102,8 +99,9 @@ func (s snapshot) doc(e *entry) *doc {
 }
 
 // scan calls fn for each live document of p, in key order, until fn returns
-// false.
-func (s snapshot) scan(p plan, fn func(*doc) bool) {
+// false. closed is true when it stopped at a document whose version it
+// could not find: it reports ErrClosed rather than skip it silently.
+func (s snapshot) scan(p plan, fn func(*doc) bool) (closed bool) {
 	from := pivot(p.prefix)
 	if p.resume {
 		from = pivot(p.after)
@@ -117,9 +115,14 @@ func (s snapshot) scan(p plan, fn func(*doc) bool) {
 			return true
 		}
 		d := s.doc(e)
-		if d == nil || s.lim.expired(d) {
+		if d == nil {
+			closed = true
+			return false
+		}
+		if s.lim.expired(d) {
 			return true
 		}
 		return fn(d)
 	})
+	return closed
 }
