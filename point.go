@@ -56,11 +56,16 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 		return Document{}, err
 	}
 	// No collection lock: the maps' own, shared, and the published rules.
+	// The clock and the rules are read before the document: a document
+	// written since is no older than that instant, and is judged by them
+	// as it would have been then; read after, the instant could be one at
+	// which the older document found had expired while its key was renewed.
+	now, rules := c.now(), c.rules.Load()
 	d, open := c.prim.lookup(key)
 	if !open || c.unusable() {
 		return Document{}, c.errClosed("Get")
 	}
-	if d == nil || c.rules.Load().limits(c.now()).expired(d) {
+	if d == nil || rules.limits(now).expired(d) {
 		return Document{}, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", id, pk)
 	}
 	return Document{d}, nil

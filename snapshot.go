@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"math"
 	"strings"
 
 	"github.com/google/btree"
@@ -26,17 +27,27 @@ type snapshot struct {
 }
 
 // versions are the older documents of entries written while snapshots are
-// open. Guarded by Collection.mu.
+// open. A document is kept while an open snapshot may read it: one taken
+// after it was written and before it was replaced. Guarded by
+// Collection.mu.
 type versions struct {
 	open   map[uint64]int    // the seq of each open snapshot, and how many are open at it
 	newest uint64            // the largest seq in open
-	kept   map[*entry][]*doc // older documents, oldest first; nil while no snapshot is open
+	kept   map[*entry][]*doc // older documents, oldest first
+	log    []replaced        // the kept documents, in the order they were replaced: log[head:]
+	head   int
 }
 
-// keep records that old, which was e's document, is replaced: it is kept if
-// an open snapshot may read it, one taken since old was written. seq is the
-// write sequence number of old.
-func (v *versions) keep(e *entry, old *doc, seq uint64) {
+// replaced is a kept document: entry e's, until the write of seq by.
+type replaced struct {
+	e  *entry
+	by uint64
+}
+
+// keep records that old, e's document written at seq, is replaced by the
+// write of seq by; it is kept if an open snapshot may read it, one taken
+// since old was written.
+func (v *versions) keep(e *entry, old *doc, seq, by uint64) {
 	if len(v.open) == 0 || v.newest < seq {
 		return
 	}
@@ -44,6 +55,38 @@ func (v *versions) keep(e *entry, old *doc, seq uint64) {
 		v.kept = make(map[*entry][]*doc)
 	}
 	v.kept[e] = append(v.kept[e], old)
+	v.log = append(v.log, replaced{e, by})
+}
+
+// prune drops the kept documents that no open snapshot can read any more:
+// those replaced at or before the oldest open snapshot was taken, which
+// reads their replacements or later. So what is kept is bounded by the
+// writes since the oldest listing still open began, however listings
+// overlap; nothing, once none is open.
+func (v *versions) prune() {
+	if len(v.open) == 0 {
+		v.kept, v.log, v.head = nil, nil, 0
+		return
+	}
+	oldest := uint64(math.MaxUint64)
+	for seq := range v.open {
+		oldest = min(oldest, seq)
+	}
+	for ; v.head < len(v.log) && v.log[v.head].by <= oldest; v.head++ {
+		e := v.log[v.head].e
+		v.log[v.head] = replaced{}
+		if ks := v.kept[e]; len(ks) > 1 { // the first is the one replaced first
+			ks[0] = nil
+			v.kept[e] = ks[1:]
+		} else {
+			delete(v.kept, e)
+		}
+	}
+	if v.head > len(v.log)/2 {
+		n := copy(v.log, v.log[v.head:])
+		clear(v.log[n:])
+		v.log, v.head = v.log[:n], 0
+	}
 }
 
 // snapshot takes a snapshot in O(1). Release it when done.
@@ -62,7 +105,7 @@ func (c *Collection) snapshot(op string) (snapshot, error) {
 	return snapshot{c: c, tree: c.prim.tree.Clone(), lim: c.limits(), seq: c.seq}, nil
 }
 
-// release ends the snapshot. Once no snapshot is open, no version is kept.
+// release ends the snapshot, and drops the versions it was the last to need.
 func (s snapshot) release() {
 	c := s.c
 	c.lock()
@@ -75,9 +118,7 @@ func (s snapshot) release() {
 			v.newest = max(v.newest, seq)
 		}
 	}
-	if len(v.open) == 0 {
-		v.kept = nil
-	}
+	v.prune()
 }
 
 // doc returns e's document as of the snapshot, or nil when there is none

@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"fmt"
 	"iter"
 	"testing"
 
@@ -71,4 +72,48 @@ func TestSnapshotKeepsVersions(t *testing.T) { // R4
 	require.NoError(t, err)
 	require.Len(t, page.Documents, 4)
 	require.Equal(t, `{"id":"b","v":4}`, page.Documents[1].Body())
+}
+
+// TestKeptVersionsAreBounded: listings that overlap, so that one is always
+// open, keep only the versions some open listing may read: bounded by the
+// writes since the oldest open one began, not by every write since the
+// first (R15: memory is given back).
+func TestKeptVersionsAreBounded(t *testing.T) { // R4, R15
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	for i := range 10 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"k%d","pk":"p"}`, i))
+	}
+	open := func() (func() (Document, error, bool), func()) {
+		next, stop := iter.Pull2(c.All(Query{}))
+		_, err, ok := next() // the snapshot is taken
+		require.True(t, ok)
+		require.NoError(t, err)
+		return next, stop
+	}
+	prevNext, prevStop := open()
+	for round := range 2000 {
+		next, stop := open() // a new listing before the last one ends
+		if round%500 == 0 {  // the older one still reads its own instant
+			d, err, ok := prevNext()
+			require.True(t, ok)
+			require.NoError(t, err)
+			require.Equal(t, "k1", d.ID())
+		}
+		prevStop()
+		prevNext, prevStop = next, stop
+		_, err := c.UpsertJSON(fmt.Appendf(nil, `{"id":"k%d","pk":"p","v":%d}`, round%10, round))
+		require.NoError(t, err)
+		c.mu.RLock()
+		kept := 0
+		for _, ks := range c.ver.kept {
+			kept += len(ks)
+		}
+		c.mu.RUnlock()
+		require.LessOrEqual(t, kept, 2, "round %d: kept versions, with one listing open and one write since", round)
+	}
+	prevStop()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	require.Nil(t, c.ver.kept)
+	require.Empty(t, c.ver.log)
 }

@@ -149,7 +149,7 @@ func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (Docu
 func (c *Collection) store(e *entry, d *doc) {
 	if e != nil {
 		old := e.doc()
-		c.ver.keep(e, old, c.seqOf(old))
+		c.ver.keep(e, old, c.seqOf(old), c.seqOf(d))
 		c.prim.swap(e, d)
 		c.exp.move(e, old)
 	} else {
