@@ -3,6 +3,8 @@ package ttldb
 import (
 	"math"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/btree"
 )
@@ -28,9 +30,13 @@ type snapshot struct {
 
 // versions are the older documents of entries written while snapshots are
 // open. A document is kept while an open snapshot may read it: one taken
-// after it was written and before it was replaced. Guarded by
-// Collection.mu.
+// after it was written and before it was replaced. Guarded by mu, its own
+// lock, so that listings reading versions and ending never take the
+// collection's: writers take mu (under Collection.mu) only while a snapshot
+// is open, which nopen tells them without a lock.
 type versions struct {
+	mu     sync.RWMutex
+	nopen  atomic.Int32
 	open   map[uint64]int    // the seq of each open snapshot, and how many are open at it
 	newest uint64            // the largest seq in open
 	kept   map[*entry][]*doc // older documents, oldest first
@@ -48,6 +54,11 @@ type replaced struct {
 // write of seq by; it is kept if an open snapshot may read it, one taken
 // since old was written.
 func (v *versions) keep(e *entry, old *doc, seq, by uint64) {
+	if v.nopen.Load() == 0 {
+		return // snapshots open under Collection.mu, which the writer holds
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if len(v.open) == 0 || v.newest < seq {
 		return
 	}
@@ -97,20 +108,24 @@ func (c *Collection) snapshot(op string) (snapshot, error) {
 		return snapshot{}, c.errClosed(op)
 	}
 	v := &c.ver
+	v.mu.Lock()
 	if v.open == nil {
 		v.open = make(map[uint64]int)
 	}
 	v.open[c.seq]++
 	v.newest = max(v.newest, c.seq)
+	v.nopen.Add(1)
+	v.mu.Unlock()
 	return snapshot{c: c, tree: c.prim.tree.Clone(), lim: c.limits(), seq: c.seq}, nil
 }
 
 // release ends the snapshot, and drops the versions it was the last to need.
+// It takes no collection lock.
 func (s snapshot) release() {
-	c := s.c
-	c.lock()
-	defer c.mu.Unlock()
-	v := &c.ver
+	v := &s.c.ver
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.nopen.Add(-1)
 	if v.open[s.seq]--; v.open[s.seq] <= 0 {
 		delete(v.open, s.seq)
 		v.newest = 0
@@ -128,8 +143,8 @@ func (s snapshot) doc(e *entry) *doc {
 	if s.c.seqOf(d) <= s.seq {
 		return d
 	}
-	s.c.mu.RLock()
-	defer s.c.mu.RUnlock()
+	s.c.ver.mu.RLock()
+	defer s.c.ver.mu.RUnlock()
 	kept := s.c.ver.kept[e]
 	for i := len(kept) - 1; i >= 0; i-- {
 		if s.c.seqOf(kept[i]) <= s.seq {

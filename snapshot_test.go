@@ -57,17 +57,17 @@ func TestSnapshotKeepsVersions(t *testing.T) { // R4
 		"the first listing: as before any write")
 	require.Equal(t, []string{`{"id":"b","v":2}`, `{"id":"d","v":0}`, `{"id":"e","v":0}`, `{"id":"f","v":1}`}, bodies(second),
 		"the second: after the first writes, before the last")
-	c.mu.RLock()
+	c.ver.mu.RLock()
 	require.Nil(t, c.ver.kept, "no listing open: nothing kept")
 	require.Empty(t, c.ver.open)
-	c.mu.RUnlock()
+	c.ver.mu.RUnlock()
 
 	// With no listing open, writes keep nothing.
 	_, err = c.Upsert([]byte(`{"id":"b","v":4}`))
 	require.NoError(t, err)
-	c.mu.RLock()
+	c.ver.mu.RLock()
 	require.Nil(t, c.ver.kept)
-	c.mu.RUnlock()
+	c.ver.mu.RUnlock()
 	page, err := c.List(Query{})
 	require.NoError(t, err)
 	require.Len(t, page.Documents, 4)
@@ -103,17 +103,17 @@ func TestKeptVersionsAreBounded(t *testing.T) { // R4, R15
 		prevNext, prevStop = next, stop
 		_, err := c.UpsertJSON(fmt.Appendf(nil, `{"id":"k%d","pk":"p","v":%d}`, round%10, round))
 		require.NoError(t, err)
-		c.mu.RLock()
+		c.ver.mu.RLock()
 		kept := 0
 		for _, ks := range c.ver.kept {
 			kept += len(ks)
 		}
-		c.mu.RUnlock()
+		c.ver.mu.RUnlock()
 		require.LessOrEqual(t, kept, 2, "round %d: kept versions, with one listing open and one write since", round)
 	}
 	prevStop()
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.ver.mu.RLock()
+	defer c.ver.mu.RUnlock()
 	require.Nil(t, c.ver.kept)
 	require.Empty(t, c.ver.log)
 }
