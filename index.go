@@ -25,12 +25,13 @@ const btreeDegree = 32
 // deleted (a mass expiry), every shard's map is moved to a new one of the
 // right size, a few entries per write and a batch per sweep, never all at
 // once: each key is then in exactly one of its shard's byKey and old, and
-// cursor is the key from which the B-tree still has entries to move.
+// cursor is the entry from which the B-tree still has entries to move (nil:
+// from the first); one removed since still orders by its key.
 type primary struct {
 	shards [1 << shardBits]shard
 	seed   maphash.Seed // of every key's hash: the top bits pick the shard
 	moving bool
-	cursor string
+	cursor *entry
 	peak   int // the most entries since the last move
 	count  int // the entries
 	tree   *btree.BTreeG[*entry]
@@ -70,7 +71,7 @@ func (p *primary) clear() {
 		sh.byKey, sh.old = nil, nil
 		sh.mu.Unlock()
 	}
-	p.tree, p.moving, p.cursor, p.peak, p.count = nil, false, "", 0, 0
+	p.tree, p.moving, p.cursor, p.peak, p.count = nil, false, nil, 0, 0
 }
 
 // shard returns the shard of the key whose hash is h.
@@ -99,18 +100,18 @@ func (p *primary) lookup(key []byte) (d *doc, open bool) {
 	return sh.slotOf(h, key).d, true
 }
 
-// get returns the entry of key, its document live or not, or nil. Call it
-// holding Collection.mu. It does not allocate.
-func (p *primary) get(key []byte) *entry {
-	h := maphash.Bytes(p.seed, key)
-	return p.shard(h).slotOf(h, key).e
+// get returns the entry of key, its document live or not, or nil, and the
+// key's hash, which insert and swap take, so that a write hashes its key
+// once. Call it holding Collection.mu. It does not allocate.
+func (p *primary) get(key []byte) (e *entry, h uint64) {
+	h = maphash.Bytes(p.seed, key)
+	return p.shard(h).slotOf(h, key).e, h
 }
 
-// insert stores d under its key, which has no entry, and returns the new
-// entry.
-func (p *primary) insert(d *doc) *entry {
+// insert stores d under its key, whose hash is h and which has no entry,
+// and returns the new entry.
+func (p *primary) insert(d *doc, h uint64) *entry {
 	e := newEntry(d)
-	h := maphash.String(p.seed, d.key())
 	sh := p.shard(h)
 	sh.mu.Lock()
 	sh.byKey.put(h, slot{d, e})
@@ -122,11 +123,10 @@ func (p *primary) insert(d *doc) *entry {
 	return e
 }
 
-// swap stores d, a new document of e's key, in e and in e's slot. It takes
-// O(1): the tree is not touched.
-func (p *primary) swap(e *entry, d *doc) {
+// swap stores d, a new document of e's key, whose hash is h, in e and in
+// e's slot. It takes O(1): the tree is not touched.
+func (p *primary) swap(e *entry, d *doc, h uint64) {
 	e.cur.Store(d)
-	h := maphash.String(p.seed, d.key())
 	sh := p.shard(h)
 	sh.mu.Lock()
 	if !sh.byKey.replace(h, slot{d, e}) && sh.old != nil {
@@ -164,7 +164,7 @@ func (p *primary) startMove() {
 		sh.old, sh.byKey = sh.byKey, newDocMap(p.seed)
 		sh.mu.Unlock()
 	}
-	p.moving, p.cursor = true, ""
+	p.moving, p.cursor = true, nil
 }
 
 // move moves up to n entries from their shard's old map to its byKey, in
@@ -174,12 +174,12 @@ func (p *primary) move(n int) {
 		return
 	}
 	end := true
-	p.tree.AscendGreaterOrEqual(pivot(p.cursor), func(e *entry) bool {
-		key := e.key()
+	step := func(e *entry) bool {
 		if n == 0 {
-			p.cursor, end = key, false
+			p.cursor, end = e, false
 			return false
 		}
+		key := e.key()
 		h := maphash.String(p.seed, key)
 		sh := p.shard(h)
 		sh.mu.Lock()
@@ -189,7 +189,12 @@ func (p *primary) move(n int) {
 		}
 		sh.mu.Unlock()
 		return true
-	})
+	}
+	if p.cursor == nil {
+		p.tree.Ascend(step)
+	} else {
+		p.tree.AscendGreaterOrEqual(p.cursor, step)
+	}
 	if end || p.moved() {
 		for i := range p.shards {
 			sh := &p.shards[i]
@@ -197,7 +202,7 @@ func (p *primary) move(n int) {
 			sh.old = nil
 			sh.mu.Unlock()
 		}
-		p.moving, p.cursor, p.peak = false, "", p.count
+		p.moving, p.cursor, p.peak = false, nil, p.count
 	}
 }
 

@@ -29,14 +29,14 @@ func (c *Collection) lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, 
 	return keyFor(buf, pk, id, c.byID), nil
 }
 
-// live returns the entry of key when its document is live, or nil. Call
-// with mu held.
-func (c *Collection) live(key []byte) *entry {
-	e := c.prim.get(key)
+// live returns the entry of key when its document is live, or nil, and
+// the key's hash. Call with mu held.
+func (c *Collection) live(key []byte) (*entry, uint64) {
+	e, h := c.prim.get(key)
 	if e == nil || c.limits().expired(e.doc()) {
-		return nil
+		return nil, h
 	}
-	return e
+	return e, h
 }
 
 // Get returns the live document with partition key pk and id id. It takes
@@ -78,7 +78,7 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 // [ErrPreconditionFailed] when an [IfMatch] etag differs;
 // [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
 func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
-	_, err := c.modify("Delete", pk, id, opts, func(e *entry) *doc {
+	_, err := c.modify("Delete", pk, id, opts, func(e *entry, _ uint64) *doc {
 		c.prim.remove(e)
 		c.exp.remove(e, e.doc())
 		return nil
@@ -92,18 +92,18 @@ func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) err
 //
 // Errors: those of Delete.
 func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
-	return c.modify("Touch", pk, id, opts, func(e *entry) *doc {
+	return c.modify("Touch", pk, id, opts, func(e *entry, h uint64) *doc {
 		old := e.doc()
 		d := newDoc(old.key(), old.at, old.body(), old.ttl, 0, 0)
 		c.stamp(d, c.now())
-		c.store(e, d)
+		c.store(e, d, h)
 		return d
 	})
 }
 
 // modify runs change on the live document with the key, under the lock and
 // the write's condition.
-func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry) *doc) (Document, error) {
+func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64) *doc) (Document, error) {
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}
@@ -117,7 +117,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}
-	e := c.live(key)
+	e, h := c.live(key)
 	etag, cond := condition(opts)
 	switch {
 	case e == nil:
@@ -125,7 +125,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	case cond && !e.doc().hasETag(etag):
 		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, e.doc().etag(), etag)
 	}
-	return Document{change(e)}, nil
+	return Document{change(e, h)}, nil
 }
 
 // ExpiresAt returns the instant d expires, or expired, under the

@@ -123,7 +123,7 @@ func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (Docu
 		return Document{}, c.errClosed(kind.String())
 	}
 	now := c.now()
-	e := c.prim.get(key)
+	e, h := c.prim.get(key)
 	var old *doc
 	if e != nil {
 		old = e.doc()
@@ -139,21 +139,21 @@ func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (Docu
 		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.at), old.etag(), etag)
 	}
 	c.stamp(d, now) // d is not yet shared
-	c.store(e, d)
+	c.store(e, d, h)
 	return Document{d}, nil
 }
 
-// store puts d, stamped, under its key, in e's place (nil when the key has
-// no entry), and helps the sweeper (see help). Call with mu held; d.ts is
-// now.
-func (c *Collection) store(e *entry, d *doc) {
+// store puts d, stamped, under its key, whose hash is h, in e's place (nil
+// when the key has no entry), and helps the sweeper (see help). Call with
+// mu held; d.ts is now.
+func (c *Collection) store(e *entry, d *doc, h uint64) {
 	if e != nil {
 		old := e.doc()
 		c.ver.keep(e, old, c.seqOf(old), c.seqOf(d))
-		c.prim.swap(e, d)
+		c.prim.swap(e, d, h)
 		c.exp.move(e, old)
 	} else {
-		e = c.prim.insert(d)
+		e = c.prim.insert(d, h)
 		c.exp.add(e)
 	}
 	if at, ok := c.exp.due(d); ok && at < c.wakeAt {
