@@ -37,7 +37,8 @@ type Collection struct {
 	rules     atomic.Pointer[expiryRules] // exp's rules, for point reads, which take no lock
 	etagBase  uint64
 	tokenID   uint64        // binds the continuation tokens the collection issues to it
-	seq       uint64        // the write sequence number: the last write's; its etag is etagBase + seq
+	seq       uint64        // the last LSN given out (R11); a document's etag is etagBase + its LSN
+	feed      feed          // the change feed (R11)
 	ver       versions      // the older documents open snapshots may read
 	swept     atomic.Uint64 // written under mu, read anywhere
 	lastSweep time.Duration
@@ -82,6 +83,10 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 	if err := ttlNeedsIndexing(o.DefaultTTL, o.Indexing); err != nil {
 		return nil, err
 	}
+	keep, err := o.Feed.retention()
+	if err != nil {
+		return nil, err
+	}
 	if o.SweepBatch < 0 {
 		return nil, errorf(ErrInvalidOption, "SweepBatch %d is negative", o.SweepBatch)
 	}
@@ -108,6 +113,7 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		done:     make(chan struct{}),
 	}
 	c.handoff.init()
+	c.feed.init(!o.Feed.Off, keep)
 	c.prim.init()
 	c.publish()
 	c.last.Store(-maxClock) // a clock before 1970 is no less valid
@@ -210,6 +216,7 @@ func (c *Collection) Close() error {
 		c.mu.Lock()
 		c.prim.clear()
 		c.exp = expiryIndex{def: c.exp.def} // the setting stays readable
+		c.feed.clear()
 		// c.ver stays: listings in progress read the versions kept for them,
 		// which go when the last of them ends.
 		c.mu.Unlock()

@@ -44,6 +44,7 @@ func checkInvariants(t *testing.T, c *Collection) {
 		return true
 	})
 	require.Equal(t, expiring, x.own.n+x.inherit.n, "the buckets hold exactly the documents that can expire")
+	checkFeedInvariants(t, c)
 	total := p.len()
 	c.mu.RUnlock()
 

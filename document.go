@@ -13,7 +13,22 @@ import (
 // it was. The zero [Document] is empty: its methods return zero values and
 // Decode reports [ErrNotFound].
 type Document struct {
-	d *doc
+	d    *doc
+	base uint64 // the collection's etag base: _etag is base + LSN
+}
+
+// LSN returns the log sequence number of the write that stored this
+// version of the document (R11): the position of that write in the change
+// feed; 0 for the zero [Document]. It is tied to the etag: _etag is the
+// 16 hexadecimal digits of (E + LSN) mod 2^64, where E is a number drawn at
+// random for each collection and fixed for its life. So two versions have
+// the same etag exactly when they have the same LSN, and the etag of a
+// [Change]'s Document is that of its LSN.
+func (d Document) LSN() uint64 {
+	if d.d == nil {
+		return 0
+	}
+	return d.d.tag - d.base
 }
 
 // ID returns the document's id.

@@ -8,9 +8,15 @@ import "sync/atomic"
 // which cost most of a write when it did. Writers store cur under
 // Collection.mu; listings load it without the lock, through a snapshot,
 // which finds the version it may read (snapshot.go).
+//
+// prev and next link the entries in the order of their last writes, for the
+// latest-version change feed (latest.go); finger marks an entry a feed
+// reader resumes from.
 type entry struct {
-	cur  atomic.Pointer[doc]
-	slot int32 // its index in its expiry bucket, or -1 in none (buckets.go)
+	cur        atomic.Pointer[doc]
+	prev, next *entry
+	slot       int32 // its index in its expiry bucket, or -1 in none (buckets.go)
+	finger     atomic.Bool
 }
 
 func newEntry(d *doc) *entry {

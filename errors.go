@@ -50,6 +50,12 @@ var (
 	// partitions).
 	ErrInvalidContinuation = errors.New("ttldb: invalid continuation token")
 
+	// ErrFeedTrimmed: a read of the all-versions-and-deletes feed resumes
+	// after a change older than the oldest record its retention keeps
+	// (R11): changes between were dropped. The error is a [*TrimmedError],
+	// which says where to resume.
+	ErrFeedTrimmed = errors.New("ttldb: change feed trimmed")
+
 	// ErrClosed: the collection has been closed.
 	ErrClosed = errors.New("ttldb: collection closed")
 )
@@ -69,3 +75,25 @@ func clip(b []byte) string {
 	}
 	return string(b)
 }
+
+// TrimmedError is the error of a read of the all-versions-and-deletes feed
+// that resumes after a change the retention no longer keeps. It wraps
+// [ErrFeedTrimmed]; get it with [errors.As].
+type TrimmedError struct {
+	// After is the LSN the read was to resume after.
+	After uint64
+	// Oldest is the LSN of the oldest change kept: the changes After+1 to
+	// Oldest-1 are lost to this reader.
+	Oldest uint64
+	// Continuation resumes the same query at Oldest.
+	Continuation string
+}
+
+// Error says what was lost and how to go on.
+func (e *TrimmedError) Error() string {
+	return fmt.Sprintf("%v: the read resumes after LSN %d, but the oldest change kept is LSN %d, so changes %d to %d are gone: resume from TrimmedError.Continuation, which reads from LSN %d, and keep a longer retention (FeedOptions) if this reader must not miss changes",
+		ErrFeedTrimmed, e.After, e.Oldest, e.After+1, e.Oldest-1, e.Oldest)
+}
+
+// Unwrap returns [ErrFeedTrimmed].
+func (e *TrimmedError) Unwrap() error { return ErrFeedTrimmed }

@@ -58,7 +58,7 @@ func TestBadKeyThatIsTheID(t *testing.T) { // R10
 		require.ErrorIs(t, err, ErrInvalidID, path)
 	}
 	require.Equal(t, 32, docHeader, "a document's header")
-	require.Equal(t, 16, int(unsafe.Sizeof(entry{})), "an entry")
+	require.Equal(t, 32, int(unsafe.Sizeof(entry{})), "an entry, with the links of the order of last writes (R11)")
 }
 
 // TestLimitsMeasureWhatIsStored: the _ts and _etag members the library drops

@@ -94,14 +94,14 @@ func (c *Collection) List(q Query) (Page, error) {
 	defer s.release()
 	var page Page
 	closed := s.scan(p, func(d *doc) bool {
-		if q.Filter != nil && !q.Filter(Document{d}) {
+		if q.Filter != nil && !q.Filter(c.document(d)) {
 			return true
 		}
 		if q.Limit > 0 && len(page.Documents) == q.Limit {
 			page.Continuation = encodeToken(p.scope, page.Documents[q.Limit-1].d.key())
 			return false
 		}
-		page.Documents = append(page.Documents, Document{d})
+		page.Documents = append(page.Documents, c.document(d))
 		return true
 	})
 	if closed {
@@ -131,7 +131,7 @@ func (c *Collection) All(q Query) iter.Seq2[Document, error] {
 		defer s.release()
 		n, failed := 0, false
 		closed := s.scan(p, func(d *doc) bool {
-			if q.Filter != nil && !q.Filter(Document{d}) {
+			if q.Filter != nil && !q.Filter(c.document(d)) {
 				return true
 			}
 			if c.unusable() { // closed since the iteration began: ErrClosed in place of this document
@@ -140,7 +140,7 @@ func (c *Collection) All(q Query) iter.Seq2[Document, error] {
 				return false
 			}
 			n++
-			return yield(Document{d}, nil) && (q.Limit == 0 || n < q.Limit)
+			return yield(c.document(d), nil) && (q.Limit == 0 || n < q.Limit)
 		})
 		if closed && !failed {
 			yield(Document{}, c.errClosed("All"))
@@ -172,7 +172,7 @@ func (c *Collection) Count(q Query) (int, error) {
 	defer s.release()
 	n := 0
 	closed := s.scan(p, func(d *doc) bool {
-		if q.Filter == nil || q.Filter(Document{d}) {
+		if q.Filter == nil || q.Filter(c.document(d)) {
 			n++
 		}
 		return true

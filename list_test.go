@@ -168,8 +168,8 @@ func TestTokensBoundToTheirListing(t *testing.T) { // R4, R10
 	}{
 		{"a string-partitioned collection's token on a number-partitioned one", nums, Query{Continuation: fromStrs.Continuation}, "issued by another collection"},
 		{"a /id collection's token on a /pk one", strs, Query{Continuation: fromByID.Continuation}, "issued by another collection"},
-		{"a listing of all partitions' token on one partition", strs, Query{Partition: &p, Continuation: fromStrs.Continuation}, "for a query of another partition, or of all partitions"},
-		{"a partition's token on all partitions", strs, Query{Continuation: fromPartition.Continuation}, "for a query of another partition"},
+		{"a listing of all partitions' token on one partition", strs, Query{Partition: &p, Continuation: fromStrs.Continuation}, "for a read of another kind, mode or partition"},
+		{"a partition's token on all partitions", strs, Query{Continuation: fromPartition.Continuation}, "for a read of another kind, mode or partition"},
 		{"a partition's token on another partition", nums, Query{Partition: &n0, Continuation: fromPartition.Continuation}, "issued by another collection"},
 	} {
 		before := state(t, tc.c)

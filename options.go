@@ -40,6 +40,69 @@ type Options struct {
 	// wait longer. Whatever the batch, a hold also ends after [MaxSweepHold].
 	// Zero: [DefaultSweepBatch].
 	SweepBatch int
+
+	// Feed sets how much of the change feed's history is kept, or turns
+	// the feed off (R11). Zero: on, keeping [DefaultFeedBytes] of records.
+	Feed FeedOptions
+}
+
+// FeedOptions configures the change feed (R11). The latest-version feed
+// reads the live documents themselves and needs no retention; the
+// all-versions-and-deletes feed reads records kept for the changes, from
+// the newest back as far as the retention allows: the oldest record goes
+// once any bound that is set is exceeded. The zero value keeps
+// [DefaultFeedBytes] of records.
+type FeedOptions struct {
+	// Off turns the feed off: writes do none of its work, and reading it
+	// reports [ErrInvalidOption]. Documents still get LSNs and etags.
+	Off bool
+
+	// MaxRecords is the most records kept. Zero: no bound by count.
+	MaxRecords int64
+
+	// MaxBytes is the most bytes of records kept, each counted as its
+	// document (header and text; a deletion's holds only the key) plus 16
+	// bytes. Zero: [DefaultFeedBytes] when MaxRecords and MaxAge are zero
+	// too, otherwise no bound by size.
+	MaxBytes int64
+
+	// MaxAge drops records whose _ts is MaxAge or more in the past, at the
+	// next change: whole seconds. Zero: no bound by age.
+	MaxAge time.Duration
+}
+
+// DefaultFeedBytes is the size of the records the all-versions feed keeps
+// when [FeedOptions] sets no bound: 64 MiB, about 250,000 changes of 200-byte
+// documents.
+const DefaultFeedBytes = 64 << 20
+
+// The largest retention bounds: beyond them a value is a mistake (a
+// duration in nanoseconds given as a count, say), not a wish.
+const (
+	maxFeedRecords = 1 << 40
+	maxFeedBytes   = 1 << 50
+	maxFeedAge     = 100 * 365 * 24 * time.Hour
+)
+
+// retention validates the options and returns the bounds they set.
+func (o FeedOptions) retention() (retention, error) {
+	switch {
+	case o.Off && (o.MaxRecords != 0 || o.MaxBytes != 0 || o.MaxAge != 0):
+		return retention{}, errorf(ErrInvalidOption, "FeedOptions %+v: Off, and a retention: choose one", o)
+	case o.MaxRecords < 0 || o.MaxRecords > maxFeedRecords:
+		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxRecords %d: allowed are 1 to %d, or 0 for no bound by count", o.MaxRecords, int64(maxFeedRecords))
+	case o.MaxBytes < 0 || o.MaxBytes > maxFeedBytes:
+		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxBytes %d: allowed are 1 to %d (1 PiB), or 0", o.MaxBytes, int64(maxFeedBytes))
+	case o.MaxAge < 0 || o.MaxAge > maxFeedAge:
+		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxAge %v: allowed are 1s to %v, or 0 for no bound by age", o.MaxAge, maxFeedAge)
+	case o.MaxAge%time.Second != 0:
+		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxAge %v is not whole seconds, the unit of _ts", o.MaxAge)
+	}
+	r := retention{records: o.MaxRecords, bytes: o.MaxBytes, age: int64(o.MaxAge / time.Second)}
+	if r == (retention{}) {
+		r.bytes = DefaultFeedBytes
+	}
+	return r, nil
 }
 
 // IndexingMode is a collection's indexing mode (R8). The zero value is

@@ -68,7 +68,7 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 	if d == nil || rules.limits(now).expired(d) {
 		return Document{}, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", id, pk)
 	}
-	return Document{d}, nil
+	return c.document(d), nil
 }
 
 // Delete deletes the live document with partition key pk and id id. It
@@ -79,6 +79,7 @@ func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
 // [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
 func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
 	_, err := c.modify("Delete", pk, id, opts, func(e *entry, _ uint64) *doc {
+		c.logDelete(e, c.now(), false)
 		c.prim.remove(e)
 		c.exp.remove(e, e.doc())
 		return nil
@@ -96,7 +97,7 @@ func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Doc
 		old := e.doc()
 		d := newDoc(old.key(), old.at, old.body(), old.ttl, 0, 0)
 		c.stamp(d, c.now())
-		c.store(e, d, h)
+		c.store(e, d, h, OpReplace)
 		return d
 	})
 }
@@ -125,7 +126,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	case cond && !e.doc().hasETag(etag):
 		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, e.doc().etag(), etag)
 	}
-	return Document{change(e, h)}, nil
+	return c.document(change(e, h)), nil
 }
 
 // ExpiresAt returns the instant d expires, or expired, under the

@@ -69,10 +69,11 @@ func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 	if !c.exp.def.on {
 		return 0, false, seen, nil // R5: nothing is deleted while TTL is off
 	}
-	start, lim := time.Now(), c.limits()
+	start, now := time.Now(), c.now()
+	lim, drop := c.exp.limits(now), c.drop(now)
 	for {
 		want := min(sweepChunk, c.batch-n)
-		got := c.exp.popExpired(lim, want, c.prim.remove)
+		got := c.exp.popExpired(lim, want, drop)
 		n += got
 		if got < want {
 			break // none left
@@ -111,7 +112,7 @@ func (c *Collection) help(now int64) {
 	if c.wake == nil || !c.exp.def.on {
 		return
 	}
-	if n := c.exp.popExpired(c.exp.limits(now), helpBatch, c.prim.remove); n > 0 {
+	if n := c.exp.popExpired(c.exp.limits(now), helpBatch, c.drop(now)); n > 0 {
 		c.swept.Add(uint64(n))
 	}
 }

@@ -138,15 +138,22 @@ func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (Docu
 	case cond && !old.hasETag(etag):
 		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.at), old.etag(), etag)
 	}
+	op := OpReplace
+	if !live {
+		op = OpCreate
+		if e != nil { // the expired document goes, as if swept, before the create (R11)
+			c.logDelete(e, now, true)
+		}
+	}
 	c.stamp(d, now) // d is not yet shared
-	c.store(e, d, h)
-	return Document{d}, nil
+	c.store(e, d, h, op)
+	return c.document(d), nil
 }
 
 // store puts d, stamped, under its key, whose hash is h, in e's place (nil
-// when the key has no entry), and helps the sweeper (see help). Call with
-// mu held; d.ts is now.
-func (c *Collection) store(e *entry, d *doc, h uint64) {
+// when the key has no entry), records the write as op in the feed, and
+// helps the sweeper (see help). Call with mu held; d.ts is now.
+func (c *Collection) store(e *entry, d *doc, h uint64, op ChangeOp) {
 	if e != nil {
 		old := e.doc()
 		c.ver.keep(e, old, c.seqOf(old), c.seqOf(d))
@@ -156,6 +163,7 @@ func (c *Collection) store(e *entry, d *doc, h uint64) {
 		e = c.prim.insert(d, h)
 		c.exp.add(e)
 	}
+	c.logWrite(e, op)
 	if at, ok := c.exp.due(d); ok && at < c.wakeAt {
 		c.poke()
 	}

@@ -1,0 +1,105 @@
+package ttldb
+
+// changeLog keeps the records of the all-versions-and-deletes feed (R11):
+// one per LSN, from first to last, as many as the retention allows. Records
+// sit in chunks of logChunk consecutive LSNs, so that finding one is
+// arithmetic, appending and dropping the oldest take O(1), and nothing is
+// ever copied: a log of millions of records never stalls a write to grow.
+//
+// It is also the log the durability of R12 will write to disk, whose
+// records it already is: an operation, a document as written, or a key and
+// the instant of a deletion, and its LSN.
+//
+// Guarded by Collection.mu.
+type changeLog struct {
+	keep   bool      // false: records are counted, not kept
+	limit  retention // validated
+	chunks []*[logChunk]record
+	base   uint64 // the LSN of chunks[0][0]
+	first  uint64 // the oldest record kept; first == last+1 when none is
+	last   uint64 // the newest LSN given out
+	bytes  int64  // the size of the records kept (recordSize)
+}
+
+// logChunk is how many records a chunk holds.
+const logChunk = 512
+
+// record is one change: d is the document written (create, replace) or,
+// for a delete, a document holding only the key, stamped with the delete's
+// _ts and LSN, so that a deleted body is not kept alive by the feed (R15).
+type record struct {
+	d       *doc
+	op      ChangeOp
+	expired bool
+}
+
+// retention is a validated [FeedOptions]: zero fields mean no bound.
+type retention struct {
+	records int64
+	bytes   int64
+	age     int64 // seconds
+}
+
+// recordSize is what a record counts against MaxBytes: the record and its
+// document, header and text, whether or not the collection still holds
+// the document too.
+func recordSize(r record) int64 { return 16 + int64(docHeader) + int64(r.d.n) }
+
+func newChangeLog(keep bool, limit retention) changeLog {
+	return changeLog{keep: keep, limit: limit, base: 1, first: 1}
+}
+
+// trimAtMost is the most records an append drops; an age bound that drops
+// more catches up with later appends.
+const trimAtMost = 64
+
+// append adds r, whose document carries the next LSN, and drops the oldest
+// records beyond the retention at now.
+func (l *changeLog) append(r record, lsn uint64, now int64) {
+	l.last = lsn
+	if !l.keep {
+		l.first, l.base = lsn+1, lsn+1
+		return
+	}
+	i := lsn - l.base
+	if i/logChunk == uint64(len(l.chunks)) {
+		l.chunks = append(l.chunks, new([logChunk]record))
+	}
+	l.chunks[i/logChunk][i%logChunk] = r
+	l.bytes += recordSize(r)
+	l.trim(now)
+}
+
+// trim drops the oldest records beyond the retention at now, trimAtMost of
+// them at most.
+func (l *changeLog) trim(now int64) {
+	for n := 0; n < trimAtMost && l.first <= l.last; n++ {
+		r := l.at(l.first)
+		over := l.limit.records > 0 && int64(l.last-l.first+1) > l.limit.records ||
+			l.limit.bytes > 0 && l.bytes > l.limit.bytes ||
+			l.limit.age > 0 && r.d.ts <= now-l.limit.age
+		if !over {
+			return
+		}
+		l.bytes -= recordSize(*r)
+		*r = record{}
+		l.first++
+		if l.first-l.base == logChunk {
+			l.chunks[0] = nil
+			l.chunks = l.chunks[1:]
+			l.base += logChunk
+		}
+	}
+}
+
+// at returns the record of lsn, which must be kept: first <= lsn <= last.
+func (l *changeLog) at(lsn uint64) *record {
+	i := lsn - l.base
+	return &l.chunks[i/logChunk][i%logChunk]
+}
+
+// clear drops every record and keeps the LSNs given out.
+func (l *changeLog) clear() {
+	l.chunks, l.bytes = nil, 0
+	l.first, l.base = l.last+1, l.last+1
+}

@@ -1,0 +1,207 @@
+package ttldb
+
+import (
+	"context"
+	"iter"
+	"strconv"
+)
+
+// FeedMode is how the change feed reads (R11). The zero value is
+// [LatestVersion].
+type FeedMode uint8
+
+const (
+	// LatestVersion reads each live document once, at its latest version,
+	// in the order of its last write. Deleted and expired documents never
+	// appear. It reads the documents themselves, so it reaches back to the
+	// collection's first write whatever the retention.
+	LatestVersion FeedMode = iota
+	// AllVersionsAndDeletes reads every change in LSN order: each create
+	// and replace with the document as written, each delete with its id
+	// and partition key, as far back as [FeedOptions] keeps them.
+	AllVersionsAndDeletes
+)
+
+// String returns "LatestVersion" or "AllVersionsAndDeletes".
+func (m FeedMode) String() string {
+	switch m {
+	case LatestVersion:
+		return "LatestVersion"
+	case AllVersionsAndDeletes:
+		return "AllVersionsAndDeletes"
+	}
+	return "FeedMode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ChangeOp is what a [Change] did. The zero value is [OpLatest].
+type ChangeOp uint8
+
+const (
+	// OpLatest is a document at its latest version, in [LatestVersion]
+	// mode, which does not tell a create from a replace.
+	OpLatest ChangeOp = iota
+	// OpCreate created the document: Create, or an Upsert that found no
+	// live document.
+	OpCreate
+	// OpReplace replaced a live document: Replace, an Upsert that found
+	// one, or Touch.
+	OpReplace
+	// OpDelete deleted a document: Delete, or the sweeper
+	// (TimeToLiveExpired).
+	OpDelete
+)
+
+// String returns "latest", "create", "replace" or "delete".
+func (op ChangeOp) String() string {
+	if op <= OpDelete {
+		return [...]string{"latest", "create", "replace", "delete"}[op]
+	}
+	return "ChangeOp(" + strconv.Itoa(int(op)) + ")"
+}
+
+// Change is one entry of the change feed.
+type Change struct {
+	// Op is what the change did; [OpLatest] in [LatestVersion] mode.
+	Op ChangeOp
+	// LSN is the change's log sequence number: changes of a collection
+	// have increasing LSNs in the order they took effect. A create's or a
+	// replace's LSN is its Document's [Document.LSN].
+	LSN uint64
+	// TS is the change's _ts: the second of the write, or of the delete.
+	TS int64
+	// ID and PartitionKey name the document, for every Op.
+	ID           string
+	PartitionKey PartitionKey
+	// TimeToLiveExpired is true exactly for the deletes of the sweeper: of
+	// a document that expired (R4, R5). A delete asked for by a caller has
+	// false.
+	TimeToLiveExpired bool
+	// Document is the document as written; the zero [Document] for a
+	// delete.
+	Document Document
+}
+
+// FeedQuery says what a read of the change feed reads. The zero
+// [FeedQuery] reads the latest version of every live document from the
+// beginning, [DefaultFeedLimit] at a time.
+type FeedQuery struct {
+	// Mode is [LatestVersion] or [AllVersionsAndDeletes].
+	Mode FeedMode
+
+	// Partition restricts the feed to one partition. Nil: all of them.
+	Partition *PartitionKey
+
+	// FromNow starts at the present: only changes made after the read
+	// appear. False: from the beginning (in [AllVersionsAndDeletes] mode,
+	// the oldest record kept). A Continuation or AfterLSN takes precedence.
+	FromNow bool
+
+	// AfterLSN, when not zero, starts after the change of that LSN, for a
+	// consumer that stores the LSN of the last change it applied.
+	AfterLSN uint64
+
+	// Continuation resumes after the last change of the page that returned
+	// it. A token is taken only by the collection that issued it and a
+	// query of the same Mode and Partition. Not with AfterLSN.
+	Continuation string
+
+	// Limit is the most changes in a page: 1 to [MaxFeedLimit]. Zero:
+	// [DefaultFeedLimit].
+	Limit int
+}
+
+// DefaultFeedLimit is the page size of a [FeedQuery] without a Limit.
+const DefaultFeedLimit = 100
+
+// MaxFeedLimit is the largest Limit of a [FeedQuery]: a page is read under
+// the collection's read lock, which writers wait for.
+const MaxFeedLimit = 10_000
+
+// FeedPage is one page of the change feed.
+type FeedPage struct {
+	// Changes are the page's changes, in LSN order.
+	Changes []Change
+	// Continuation resumes after this page: pass it in the next
+	// [FeedQuery]. It is never empty: a page with no changes returns where
+	// to look again.
+	Continuation string
+	// More reports that changes were left for the next page when it was
+	// read: read again at once. A page may hold fewer than Limit changes,
+	// even none, and still have More: a read visits a bounded number of
+	// documents, and skips those of other partitions and the expired.
+	More bool
+}
+
+// ReadFeed reads one page of the change feed (R11). It takes O(k + Limit)
+// for the k changes and documents it visits, at most 4 Limit + 1024 of
+// them, under the collection's read lock, and allocates the page. In
+// [LatestVersion] mode, a read that resumes from an LSN whose page end the
+// collection no longer remembers (one of the last 256 pages read), or from
+// AfterLSN, starts its visits at the first document written.
+//
+// Errors: [ErrFeedTrimmed], as a [*TrimmedError] saying where to resume,
+// when an [AllVersionsAndDeletes] read resumes before the oldest record
+// kept; [ErrInvalidContinuation] for a token that is damaged, from another
+// collection or another query, or beyond the last change;
+// [ErrInvalidOption] for a bad Mode or Limit, an AfterLSN beyond the last
+// change, AfterLSN with a Continuation, or a feed that is off;
+// [ErrInvalidPartitionKey]; [ErrClosed].
+func (c *Collection) ReadFeed(q FeedQuery) (FeedPage, error) {
+	return c.readFeed("ReadFeed", q, nil)
+}
+
+// WatchFeed returns an iterator over the change feed from q's start, which
+// waits for further changes once it has yielded those there are, until ctx
+// is done or the collection is closed. It is for a consumer goroutine:
+// while it waits, and while the loop body runs, it holds no lock, so a slow
+// or stopped consumer never delays a writer. It yields an error once, with
+// a zero [Change], and ends: ctx.Err() when ctx is done, [ErrClosed] at
+// Close, or an error of ReadFeed (such as [ErrFeedTrimmed] when it falls
+// behind the retention). Pages are read q.Limit at a time into one buffer.
+func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Change, error] {
+	return func(yield func(Change, error) bool) {
+		var buf []Change
+		for {
+			if err := ctx.Err(); err != nil {
+				yield(Change{}, err)
+				return
+			}
+			var next <-chan struct{}
+			if !c.unusable() {
+				next = c.feed.next() // before the read: a change after it closes next
+			}
+			page, err := c.readFeed("WatchFeed", q, buf[:0])
+			if err != nil {
+				yield(Change{}, err)
+				return
+			}
+			buf = page.Changes
+			for _, ch := range page.Changes {
+				if !yield(ch, nil) {
+					return
+				}
+			}
+			q.Continuation, q.AfterLSN = page.Continuation, 0
+			if page.More {
+				continue
+			}
+			select {
+			case <-next:
+			case <-ctx.Done():
+				yield(Change{}, ctx.Err())
+				return
+			case <-c.stop:
+				yield(Change{}, c.errClosed("WatchFeed"))
+				return
+			}
+		}
+	}
+}
+
+// LastLSN returns the LSN of the collection's last change: 0 before the
+// first. It takes O(1) under the read lock.
+func (c *Collection) LastLSN() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.seq
+}

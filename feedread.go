@@ -1,0 +1,170 @@
+package ttldb
+
+import "strings"
+
+// feedPlan is a validated [FeedQuery], but for where it starts, which is
+// found under the lock.
+type feedPlan struct {
+	mode      FeedMode
+	partition bool
+	prefix    string // the partition's key encoding
+	limit     int
+	scope     tokenScope
+	token     bool   // it resumes from a continuation
+	after     uint64 // the LSN the continuation resumes after
+}
+
+func (c *Collection) feedPlan(op string, q FeedQuery) (feedPlan, error) {
+	p := feedPlan{mode: q.Mode, limit: q.Limit}
+	switch {
+	case c.unusable():
+		return p, c.errClosed(op)
+	case !c.feed.on:
+		return p, errorf(ErrInvalidOption, "%s: the change feed is off (Options.Feed.Off)", op)
+	case q.Mode > AllVersionsAndDeletes:
+		return p, errorf(ErrInvalidOption, "%s: feed mode %d: allowed are LatestVersion and AllVersionsAndDeletes", op, q.Mode)
+	case q.Limit < 0 || q.Limit > MaxFeedLimit:
+		return p, errorf(ErrInvalidOption, "%s: feed limit %d: allowed are 1 to %d, or 0 for %d", op, q.Limit, MaxFeedLimit, DefaultFeedLimit)
+	case q.Continuation != "" && q.AfterLSN != 0:
+		return p, errorf(ErrInvalidOption, "%s: AfterLSN %d and a Continuation: give one place to resume from", op, q.AfterLSN)
+	}
+	if p.limit == 0 {
+		p.limit = DefaultFeedLimit
+	}
+	if q.Partition != nil {
+		if err := q.Partition.validate(); err != nil {
+			return p, err
+		}
+		p.partition, p.prefix = true, string(q.Partition.appendEncoded(nil))
+	}
+	p.scope = tokenScope{collection: c.tokenID, shape: feedShape(q.Mode, p.partition, p.prefix)}
+	if q.Continuation != "" {
+		after, err := decodeFeedToken(q.Continuation, p.scope, c.name)
+		if err != nil {
+			return p, err
+		}
+		p.token, p.after = true, after
+	}
+	return p, nil
+}
+
+// readFeed reads a page of the feed into buf.
+func (c *Collection) readFeed(op string, q FeedQuery, buf []Change) (FeedPage, error) {
+	p, err := c.feedPlan(op, q)
+	if err != nil {
+		return FeedPage{}, err
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.unusable() {
+		return FeedPage{}, c.errClosed(op)
+	}
+	after, err := c.feedStart(p, q)
+	if err != nil {
+		return FeedPage{}, err
+	}
+	page := FeedPage{Changes: buf}
+	var end uint64
+	if p.mode == LatestVersion {
+		end, page.More = c.readLatest(p, after, &page)
+	} else {
+		end, page.More = c.readAll(p, after, &page)
+	}
+	page.Continuation = encodeFeedToken(p.scope, end)
+	return page, nil
+}
+
+// feedStart returns the LSN a read starts after. Call it with mu held.
+func (c *Collection) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
+	var after uint64
+	switch {
+	case p.token:
+		if p.after > c.seq {
+			return 0, errorf(ErrInvalidContinuation, "token %.40q resumes after LSN %d, beyond the collection's last change, LSN %d", q.Continuation, p.after, c.seq)
+		}
+		after = p.after
+	case q.AfterLSN != 0:
+		if q.AfterLSN > c.seq {
+			return 0, errorf(ErrInvalidOption, "AfterLSN %d is beyond the collection's last change, LSN %d", q.AfterLSN, c.seq)
+		}
+		after = q.AfterLSN
+	case q.FromNow:
+		after = c.seq
+	case p.mode == AllVersionsAndDeletes:
+		after = c.feed.log.first - 1 // the oldest record kept
+	}
+	if log := &c.feed.log; p.mode == AllVersionsAndDeletes && after+1 < log.first {
+		return 0, &TrimmedError{After: after, Oldest: log.first, Continuation: encodeFeedToken(p.scope, log.first-1)}
+	}
+	return after, nil
+}
+
+// readLatest reads a page of the latest-version feed after the LSN after,
+// and returns the LSN the next page resumes after, and whether it has
+// more to read. Call it with mu held, shared at least.
+func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
+	l := &c.feed.latest
+	if l.tail == nil || c.seqOf(l.tail.doc()) <= after {
+		if l.tail != nil {
+			l.leave(c.seq, l.tail)
+		}
+		return c.seq, false // nothing stored was written since
+	}
+	lim := c.limits()
+	budget := 4*p.limit + 1024
+	end = after
+	var stop *entry // every entry from the head to stop was written at or before end
+	e := l.from(after)
+	for ; e != nil; e = e.next {
+		d := e.doc()
+		lsn := c.seqOf(d)
+		if lsn > after && len(page.Changes) == p.limit || budget == 0 {
+			break
+		}
+		budget--
+		stop = e
+		if lsn <= after {
+			continue
+		}
+		end = lsn
+		if p.partition && !strings.HasPrefix(d.key(), p.prefix) || lim.expired(d) {
+			continue
+		}
+		page.Changes = append(page.Changes, c.change(d, OpLatest, false))
+	}
+	if e == nil {
+		end = c.seq // none written since end but deletions, which this feed does not show
+	}
+	if stop != nil {
+		l.leave(end, stop)
+	}
+	return end, e != nil
+}
+
+// readAll reads a page of the all-versions-and-deletes feed after the LSN
+// after, which is kept, and returns the LSN the next page resumes after,
+// and whether it has more to read. Call it with mu held, shared at least.
+func (c *Collection) readAll(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
+	log := &c.feed.log
+	budget := 4*p.limit + 1024
+	lsn := after + 1
+	for ; lsn <= log.last && len(page.Changes) < p.limit && budget > 0; lsn++ {
+		budget--
+		r := log.at(lsn)
+		if p.partition && !strings.HasPrefix(r.d.key(), p.prefix) {
+			continue
+		}
+		page.Changes = append(page.Changes, c.change(r.d, r.op, r.expired))
+	}
+	return lsn - 1, lsn <= log.last
+}
+
+// change returns the [Change] of d, written or deleted as op says.
+func (c *Collection) change(d *doc, op ChangeOp, expired bool) Change {
+	pk, _ := decodePartitionKey(d.key()[:d.at.pk])
+	ch := Change{Op: op, LSN: c.seqOf(d), TS: d.ts, ID: d.id(), PartitionKey: pk, TimeToLiveExpired: expired}
+	if op != OpDelete {
+		ch.Document = c.document(d)
+	}
+	return ch
+}

@@ -1,0 +1,108 @@
+package ttldb
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// feed is the collection's change feed (R11): the records of every change
+// (changeLog), the order of last writes (latest), and the readers waiting
+// for the next change. Writers and the sweeper record their changes under
+// Collection.mu, in the critical section that makes them, so a change is
+// visible to feed readers, who hold Collection.mu shared, no earlier than
+// to Get. Nothing a reader does can make a writer wait longer than one
+// page read: no callback runs under the lock and no send can block.
+type feed struct {
+	on     bool
+	log    changeLog
+	latest latest
+
+	wmu     sync.Mutex
+	wait    chan struct{} // closed at the next change; nil when no reader waits
+	waiting atomic.Bool   // wait is not nil: a writer need not look otherwise
+}
+
+// init readies the feed, on or off, with the retention r.
+func (f *feed) init(on bool, r retention) {
+	f.on, f.log = on, newChangeLog(on, r)
+}
+
+// logWrite records the write of e's document, just stored with the next
+// LSN, as op. Call it with mu held.
+func (c *Collection) logWrite(e *entry, op ChangeOp) {
+	f := &c.feed
+	if !f.on {
+		return
+	}
+	d := e.doc()
+	f.latest.written(e)
+	f.log.append(record{d: d, op: op}, c.seqOf(d), d.ts)
+	f.wake()
+}
+
+// logDelete gives the deletion of e's document, at now, the next LSN and
+// records it; expired says the sweeper deleted it (timeToLiveExpired). Call
+// it with mu held, before e leaves the primary index or takes a new
+// document.
+func (c *Collection) logDelete(e *entry, now int64, expired bool) {
+	lsn := c.nextLSN()
+	f := &c.feed
+	if !f.on {
+		return
+	}
+	f.latest.unlink(e)
+	old := e.doc()
+	k := newDoc(old.key(), keyOnly(old), "", 0, now, c.etagBase+lsn)
+	f.log.append(record{d: k, op: OpDelete, expired: expired}, lsn, now)
+	f.wake()
+}
+
+// keyOnly returns the layout of a document holding only d's key.
+func keyOnly(d *doc) keyLayout {
+	at := d.at
+	if int(at.idAt) >= int(d.keyLen) { // partitioned by /id: the id is inside the encoding
+		at.idAt, at.idEnd = 1, d.keyLen-2
+	}
+	return at
+}
+
+// drop deletes e, expired, from the primary index, for the sweeper, which
+// has taken it out of the expiry index. Call with mu held.
+func (c *Collection) drop(now int64) func(e *entry) {
+	return func(e *entry) {
+		c.logDelete(e, now, true)
+		c.prim.remove(e)
+	}
+}
+
+// wake ends the wait of the readers waiting for a change. Call with mu held.
+func (f *feed) wake() {
+	if !f.waiting.Load() {
+		return
+	}
+	f.wmu.Lock()
+	if f.wait != nil {
+		close(f.wait)
+		f.wait = nil
+	}
+	f.waiting.Store(false)
+	f.wmu.Unlock()
+}
+
+// next returns a channel closed at the next change. A reader takes it before
+// it reads, so that a change made after the read closes it.
+func (f *feed) next() <-chan struct{} {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	if f.wait == nil {
+		f.wait = make(chan struct{})
+		f.waiting.Store(true)
+	}
+	return f.wait
+}
+
+// clear drops the records and the order, at Close.
+func (f *feed) clear() {
+	f.log.clear()
+	f.latest.clear()
+}
