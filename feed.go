@@ -92,8 +92,11 @@ type FeedQuery struct {
 	Partition *PartitionKey
 
 	// FromNow starts at the present: only changes made after the read
-	// appear. False: from the beginning (in [AllVersionsAndDeletes] mode,
-	// the oldest record kept). A Continuation or AfterLSN takes precedence.
+	// appear (with WatchFeed, after its first read). False: from the
+	// beginning, the collection's first change; in [AllVersionsAndDeletes]
+	// mode a read from the beginning fails with [ErrFeedTrimmed] once the
+	// retention has dropped it, and the error says where to resume. A
+	// Continuation or AfterLSN takes precedence.
 	FromNow bool
 
 	// AfterLSN, when not zero, starts after the change of that LSN, for a

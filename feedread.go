@@ -90,8 +90,6 @@ func (c *Collection) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
 		after = q.AfterLSN
 	case q.FromNow:
 		after = c.seq
-	case p.mode == AllVersionsAndDeletes:
-		after = c.feed.log.first - 1 // the oldest record kept
 	}
 	if log := &c.feed.log; p.mode == AllVersionsAndDeletes && after+1 < log.first {
 		return 0, &TrimmedError{After: after, Oldest: log.first, Continuation: encodeFeedToken(p.scope, log.first-1)}

@@ -113,18 +113,24 @@ func (l *latest) from(lsn uint64) *entry {
 }
 
 // leave records that every entry from the head to e (nil: none) was written
-// at or before lsn. Call it with Collection.mu held, shared at least.
+// at or before lsn, in place of what the list knew of lsn: a read that
+// leaves a finger started from the one lsn had, if any, and went on from
+// there. Call it with Collection.mu held, shared at least.
 func (l *latest) leave(lsn uint64, e *entry) {
 	l.fmu.Lock()
 	defer l.fmu.Unlock()
-	for _, f := range l.fingers {
-		if f.set && f.lsn == lsn && f.e == e {
-			return // another reader left it
+	i := l.next
+	for j, f := range l.fingers {
+		if f.set && f.lsn == lsn {
+			i = j
+			break
 		}
 	}
-	old := l.fingers[l.next]
-	l.fingers[l.next] = finger{lsn: lsn, e: e, set: true}
-	l.next = (l.next + 1) % maxFingers
+	if i == l.next {
+		l.next = (l.next + 1) % maxFingers
+	}
+	old := l.fingers[i]
+	l.fingers[i] = finger{lsn: lsn, e: e, set: true}
 	if e != nil {
 		e.finger.Store(true)
 	}
