@@ -9,7 +9,8 @@ import (
 )
 
 // Collection is a named set of JSON documents that expire like Cosmos DB's
-// time to live (see the package documentation and the rules R1-R10).
+// time to live, with a change feed (see the package documentation and the
+// rules R1-R11).
 //
 // Make a [Collection] with [NewCollection]: the zero [Collection] is not usable,
 // and its methods report [ErrClosed].

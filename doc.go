@@ -82,6 +82,37 @@
 // continuation token is accepted only by the collection and the query that
 // issued it.
 //
+// # Change feed
+//
+// Every accepted change gets a log sequence number (LSN), 1, 2, 3 ... in
+// the order changes take effect: creates, replaces (Touch and Upsert
+// included) and deletes, the sweeper's too (R11). [Collection.ReadFeed]
+// reads a page of the feed and [Collection.WatchFeed] iterates over it,
+// waiting for new changes until its context is done, for a consumer
+// goroutine. Two modes, as in Cosmos DB:
+//
+//   - [LatestVersion]: each live document once, at its latest version, in
+//     the order of its last write; a continuation resumes with what was
+//     written since. Deleted and expired documents never appear.
+//   - [AllVersionsAndDeletes]: every change, with the document as written,
+//     or the id and partition key of a delete, and TimeToLiveExpired for
+//     the deletes of expired documents: an expiry log. Its records are kept
+//     within [FeedOptions] (64 MiB by default); a reader that falls behind
+//     them gets [ErrFeedTrimmed], never a silent gap.
+//
+//	for ch, err := range c.WatchFeed(ctx, ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes}) {
+//		if err != nil {
+//			return err // ctx.Err(), ErrClosed, ErrFeedTrimmed
+//		}
+//		if ch.Op == ttldb.OpDelete && ch.TimeToLiveExpired {
+//			log.Printf("%s expired", ch.ID)
+//		}
+//	}
+//
+// A document's _etag and its LSN are tied ([Document.LSN]). Readers never
+// delay writers: no callback runs under a lock, and a waiting or stopped
+// reader holds none.
+//
 // # Errors
 //
 // Every error wraps exactly one of the sentinels of errors.go
