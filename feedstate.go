@@ -66,13 +66,11 @@ func keyOnly(d *doc) keyLayout {
 	return at
 }
 
-// drop deletes e, expired, from the primary index, for the sweeper, which
-// has taken it out of the expiry index. Call with mu held.
-func (c *Collection) drop(now int64) func(e *entry) {
-	return func(e *entry) {
-		c.logDelete(e, now, true)
-		c.prim.remove(e)
-	}
+// dropExpired deletes e, expired, from the primary index at now, for the
+// sweeper, which has taken it out of the expiry index. Call with mu held.
+func (c *Collection) dropExpired(e *entry, now int64) {
+	c.logDelete(e, now, true)
+	c.prim.remove(e)
 }
 
 // wake ends the wait of the readers waiting for a change. Call with mu held.

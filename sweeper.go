@@ -70,7 +70,7 @@ func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 		return 0, false, seen, nil // R5: nothing is deleted while TTL is off
 	}
 	start, now := time.Now(), c.now()
-	lim, drop := c.exp.limits(now), c.drop(now)
+	lim, drop := c.exp.limits(now), func(e *entry) { c.dropExpired(e, now) }
 	for {
 		want := min(sweepChunk, c.batch-n)
 		got := c.exp.popExpired(lim, want, drop)
@@ -112,7 +112,8 @@ func (c *Collection) help(now int64) {
 	if c.wake == nil || !c.exp.def.on {
 		return
 	}
-	if n := c.exp.popExpired(c.exp.limits(now), helpBatch, c.drop(now)); n > 0 {
+	drop := func(e *entry) { c.dropExpired(e, now) } // does not escape: no allocation
+	if n := c.exp.popExpired(c.exp.limits(now), helpBatch, drop); n > 0 {
 		c.swept.Add(uint64(n))
 	}
 }

@@ -156,6 +156,18 @@ func TestRawJSONWrites(t *testing.T) { // R10
 	if !raceDetector() { // under -race, sync.Pool drops what it holds at random, on purpose
 		require.Equal(t, 1.0, allocs, "an overwrite allocates its document only")
 	}
+	// With the background sweeper, which writes help, and the change feed.
+	bg, err := NewCollection("bg", "/pk", &Options{DefaultTTL: TTLSeconds(60)})
+	require.NoError(t, err)
+	defer bg.Close()
+	allocs = testing.AllocsPerRun(200, func() {
+		if _, err := bg.UpsertJSON(doc); err != nil {
+			panic(err)
+		}
+	})
+	if !raceDetector() {
+		require.Equal(t, 1.0, allocs, "an overwrite allocates its document only, feed and help included")
+	}
 	// Also while a shrinking map moves, a few entries per write.
 	for i := range 5000 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"m%d","pk":"p"}`, i))
