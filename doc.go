@@ -94,21 +94,22 @@
 //   - [LatestVersion]: each live document once, at its latest version, in
 //     the order of its last write; a continuation resumes with what was
 //     written since. Deleted and expired documents never appear.
-//
 //   - [AllVersionsAndDeletes]: every change, with the document as written,
 //     or the id and partition key of a delete, and TimeToLiveExpired for
 //     the deletes of expired documents: an expiry log. Its records are kept
 //     within [FeedOptions] (64 MiB by default); a reader that falls behind
 //     them gets [ErrFeedTrimmed], never a silent gap.
 //
-//     for ch, err := range c.WatchFeed(ctx, ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes}) {
-//     if err != nil {
-//     return err // ctx.Err(), ErrClosed, ErrFeedTrimmed
-//     }
-//     if ch.Op == ttldb.OpDelete && ch.TimeToLiveExpired {
-//     log.Printf("%s expired", ch.ID)
-//     }
-//     }
+// A consumer that logs every expiry:
+//
+//	for ch, err := range c.WatchFeed(ctx, ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes}) {
+//		if err != nil {
+//			return err // ctx.Err(), ErrClosed, ErrFeedTrimmed
+//		}
+//		if ch.Op == ttldb.OpDelete && ch.TimeToLiveExpired {
+//			log.Printf("%s expired", ch.ID)
+//		}
+//	}
 //
 // A document's _etag and its LSN are tied ([Document.LSN]). Readers never
 // delay writers: no callback runs under a lock, and a waiting or stopped
