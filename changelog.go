@@ -7,8 +7,8 @@ package ttldb
 // ever copied: a log of millions of records never stalls a write to grow.
 //
 // It is also the log the durability of R12 will write to disk, whose
-// records it already is: an operation, a document as written, or a key and
-// the instant of a deletion, and its LSN.
+// records it already is: an operation, its LSN and _ts, and a document as
+// written or, for a delete, the document deleted.
 //
 // Guarded by Collection.mu.
 type changeLog struct {
@@ -24,11 +24,14 @@ type changeLog struct {
 // logChunk is how many records a chunk holds.
 const logChunk = 512
 
-// record is one change: d is the document written (create, replace) or,
-// for a delete, a document holding only the key, stamped with the delete's
-// _ts and LSN, so that a deleted body is not kept alive by the feed (R15).
+// record is one change: d is the document written (create, replace) or
+// deleted, whose key the delete reports, and ts is the change's _ts. Its
+// LSN is its place in the log. A delete keeps the document it deleted
+// rather than a copy of its key, so that the sweeper allocates nothing: its
+// memory is counted in the retention, which bounds it (R15).
 type record struct {
 	d       *doc
+	ts      int64
 	op      ChangeOp
 	expired bool
 }
@@ -43,7 +46,7 @@ type retention struct {
 // recordSize is what a record counts against MaxBytes: the record and its
 // document, header and text, whether or not the collection still holds
 // the document too.
-func recordSize(r record) int64 { return 16 + int64(docHeader) + int64(r.d.n) }
+func recordSize(r record) int64 { return 24 + int64(docHeader) + int64(r.d.n) }
 
 func newChangeLog(keep bool, limit retention) changeLog {
 	return changeLog{keep: keep, limit: limit, base: 1, first: 1}
@@ -53,8 +56,8 @@ func newChangeLog(keep bool, limit retention) changeLog {
 // more catches up with later appends.
 const trimAtMost = 64
 
-// append adds r, whose document carries the next LSN, and drops the oldest
-// records beyond the retention at now.
+// append adds r, the change of the next LSN, and drops the oldest records
+// beyond the retention at now.
 func (l *changeLog) append(r record, lsn uint64, now int64) {
 	l.last = lsn
 	if !l.keep {
@@ -77,7 +80,7 @@ func (l *changeLog) trim(now int64) {
 		r := l.at(l.first)
 		over := l.limit.records > 0 && int64(l.last-l.first+1) > l.limit.records ||
 			l.limit.bytes > 0 && l.bytes > l.limit.bytes ||
-			l.limit.age > 0 && r.d.ts <= now-l.limit.age
+			l.limit.age > 0 && r.ts <= now-l.limit.age
 		if !over {
 			return
 		}

@@ -57,7 +57,12 @@ func checkFeedInvariants(t *testing.T, c *Collection) {
 	for lsn := l.first; lsn <= l.last; lsn++ {
 		r := l.at(lsn)
 		require.NotNil(t, r.d, "LSN %d has a record", lsn)
-		require.Equal(t, lsn, c.seqOf(r.d), "record %d carries its LSN", lsn)
+		if r.op == OpDelete {
+			require.Less(t, c.seqOf(r.d), lsn, "record %d deletes an earlier version", lsn)
+		} else {
+			require.Equal(t, lsn, c.seqOf(r.d), "record %d carries its LSN", lsn)
+			require.Equal(t, r.d.ts, r.ts)
+		}
 		bytes += recordSize(*r)
 	}
 	require.Equal(t, bytes, l.bytes, "the log counts the bytes it keeps")

@@ -226,7 +226,7 @@ func TestFeedRetention(t *testing.T) { // R11
 		kept int
 	}{
 		{"records", FeedOptions{MaxRecords: 10}, 0, 10},
-		{"bytes", FeedOptions{MaxBytes: 10 * (16 + int64(docHeader) + 28)}, 0, 10},
+		{"bytes", FeedOptions{MaxBytes: 10 * (24 + int64(docHeader) + 28)}, 0, 10},
 		{"age", FeedOptions{MaxAge: 10 * time.Second}, time.Second, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

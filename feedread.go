@@ -128,7 +128,7 @@ func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end u
 		if p.partition && !strings.HasPrefix(d.key(), p.prefix) || lim.expired(d) {
 			continue
 		}
-		page.Changes = append(page.Changes, c.change(d, OpLatest, false))
+		page.Changes = append(page.Changes, c.change(record{d: d, ts: d.ts, op: OpLatest}, lsn))
 	}
 	if e == nil {
 		end = c.seq // none written since end but deletions, which this feed does not show
@@ -152,16 +152,17 @@ func (c *Collection) readAll(p feedPlan, after uint64, page *FeedPage) (end uint
 		if p.partition && !strings.HasPrefix(r.d.key(), p.prefix) {
 			continue
 		}
-		page.Changes = append(page.Changes, c.change(r.d, r.op, r.expired))
+		page.Changes = append(page.Changes, c.change(*r, lsn))
 	}
 	return lsn - 1, lsn <= log.last
 }
 
-// change returns the [Change] of d, written or deleted as op says.
-func (c *Collection) change(d *doc, op ChangeOp, expired bool) Change {
+// change returns the [Change] of r, whose LSN is lsn.
+func (c *Collection) change(r record, lsn uint64) Change {
+	d := r.d
 	pk, _ := decodePartitionKey(d.key()[:d.at.pk])
-	ch := Change{Op: op, LSN: c.seqOf(d), TS: d.ts, ID: d.id(), PartitionKey: pk, TimeToLiveExpired: expired}
-	if op != OpDelete {
+	ch := Change{Op: r.op, LSN: lsn, TS: r.ts, ID: d.id(), PartitionKey: pk, TimeToLiveExpired: r.expired}
+	if r.op != OpDelete {
 		ch.Document = c.document(d)
 	}
 	return ch

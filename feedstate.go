@@ -36,7 +36,7 @@ func (c *Collection) logWrite(e *entry, op ChangeOp) {
 	}
 	d := e.doc()
 	f.latest.written(e)
-	f.log.append(record{d: d, op: op}, c.seqOf(d), d.ts)
+	f.log.append(record{d: d, ts: d.ts, op: op}, c.seqOf(d), d.ts)
 	f.wake()
 }
 
@@ -51,19 +51,8 @@ func (c *Collection) logDelete(e *entry, now int64, expired bool) {
 		return
 	}
 	f.latest.unlink(e)
-	old := e.doc()
-	k := newDoc(old.key(), keyOnly(old), "", 0, now, c.etagBase+lsn)
-	f.log.append(record{d: k, op: OpDelete, expired: expired}, lsn, now)
+	f.log.append(record{d: e.doc(), ts: now, op: OpDelete, expired: expired}, lsn, now)
 	f.wake()
-}
-
-// keyOnly returns the layout of a document holding only d's key.
-func keyOnly(d *doc) keyLayout {
-	at := d.at
-	if int(at.idAt) >= int(d.keyLen) { // partitioned by /id: the id is inside the encoding
-		at.idAt, at.idEnd = 1, d.keyLen-2
-	}
-	return at
 }
 
 // dropExpired deletes e, expired, from the primary index at now, for the

@@ -61,8 +61,8 @@ type FeedOptions struct {
 	MaxRecords int64
 
 	// MaxBytes is the most bytes of records kept, each counted as its
-	// document (header and text; a deletion's holds only the key) plus 16
-	// bytes. Zero: [DefaultFeedBytes] when MaxRecords and MaxAge are zero
+	// document (header and text: of a delete, the document deleted) plus
+	// 24 bytes. Zero: [DefaultFeedBytes] when MaxRecords and MaxAge are zero
 	// too, otherwise no bound by size.
 	MaxBytes int64
 
