@@ -38,9 +38,11 @@ import (
 
 // How many sequences TestModel runs by default, each of 100 to 200 steps:
 // fewer under the race detector, which makes them about eight times
-// slower. On an idle 2-core machine the defaults take about 8 s, and 10 s
-// with -race. On a loaded machine the defaults stop starting sequences
-// after modelTimeBudget, so that the test stays under a minute.
+// slower. On a 2-core machine shared with other work the defaults take 10
+// to 14 s, and 9 to 22 s with -race, about a third of it for the change
+// feed's checks (model_feed_test.go). On a loaded machine the defaults stop
+// starting sequences after modelTimeBudget, so that the test stays under a
+// minute.
 // TTLDB_MODEL_SEQUENCES and TTLDB_MODEL_STEPS override the defaults (and
 // lift the budget).
 const (
@@ -149,6 +151,8 @@ type mDoc struct {
 	ts      int64  // _ts: the second of the last write
 	etag    string // _etag: not predictable, so taken from the library's write
 	checked string // the library's JSON of this version, once checkDoc has compared it member by member
+	json    string // the library's JSON of this version, as its write returned it: the change feed's (R11)
+	lsn     uint64 // the LSN of this version's write, as its write returned it (R11)
 }
 
 // model is the oracle: the collection as SPEC.md describes it.
@@ -164,6 +168,8 @@ type model struct {
 	// documents sweeps have deleted.
 	unswept map[mKey]bool
 	swept   int
+
+	hist mHistory // the change feed: every change, in order (R11; model_feed_test.go)
 }
 
 func newModel(def mDefault, noIndex bool, now int64) *model {
@@ -195,6 +201,7 @@ func (m *model) observe(sec int64) {
 		if t, ok := effectiveTTL(m.def, d.ttl); ok && d.ts+t <= m.now {
 			delete(m.docs, k)
 			m.unswept[k] = true
+			m.hist.expire(k, m.now)
 		}
 	}
 }
@@ -233,6 +240,17 @@ func (m *model) write(op string, k mKey, d mDoc, cond *string) string {
 	}
 	d.ts = m.now // R6: every write sets _ts anew
 	m.docs[k] = &d
+	// R11: an upsert is the operation it performed. Over an expired
+	// document no sweep has deleted, that document's delete comes first,
+	// as the sweeper's.
+	change := ttldb.OpReplace
+	if old == nil {
+		change = ttldb.OpCreate
+		if m.unswept[k] {
+			m.hist.sweep([]mKey{k}, m.now)
+		}
+	}
+	m.hist.change(change, k, m.now, &d)
 	delete(m.unswept, k)
 	return okClass
 }
@@ -256,6 +274,7 @@ func (m *model) remove(k mKey, cond *string) string {
 	_, class := m.lookup(k, cond)
 	if class == okClass {
 		delete(m.docs, k)
+		m.hist.change(ttldb.OpDelete, k, m.now, nil)
 	}
 	return class
 }
@@ -265,8 +284,9 @@ func (m *model) touch(k mKey, cond *string) string {
 	d, class := m.lookup(k, cond)
 	if class == okClass {
 		nd := *d
-		nd.ts, nd.checked = m.now, ""
+		nd.ts, nd.checked, nd.json, nd.lsn = m.now, "", "", 0
 		m.docs[k] = &nd
+		m.hist.change(ttldb.OpReplace, k, m.now, &nd) // R11: a touch is a replace
 	}
 	return class
 }
@@ -310,6 +330,9 @@ func (m *model) sweep() (int, string) {
 		return 0, okClass
 	}
 	n := len(m.unswept)
+	if n > 0 {
+		m.hist.sweep(slices.SortedFunc(maps.Keys(m.unswept), cmpKey), m.now) // R11: one delete each
+	}
 	clear(m.unswept)
 	m.swept += n
 	return n, okClass
@@ -485,6 +508,7 @@ type modelHarness struct {
 	tokens     []modelToken      // continuation tokens kept for later steps
 	kept       []keptDoc         // Documents returned earlier, which must never change
 	open       []*openListing    // All iterations started in one step, finished in another
+	feed       feedState         // the change feed as read so far (R11; model_feed_test.go)
 	log        []string
 }
 
@@ -1023,6 +1047,9 @@ func (h *modelHarness) written(op string, k mKey, got ttldb.Document) error {
 	}
 	h.etags[k] = append(h.etags[k], e)
 	h.m.docs[k].etag = e
+	if err := h.feedWritten(op, k, got); err != nil {
+		return err
+	}
 	if len(h.kept) < 6 || h.r.IntN(4) == 0 {
 		if len(h.kept) == 6 {
 			h.kept = h.kept[1:]
@@ -1659,6 +1686,9 @@ func (h *modelHarness) checkInvariants() error {
 	if mode := h.c.IndexingMode(); (mode == ttldb.IndexingNone) != h.m.noIndex {
 		return fmt.Errorf("IndexingMode() %v, model none=%v", mode, h.m.noIndex)
 	}
+	if err := h.checkFeed(); err != nil { // R11
+		return err
+	}
 	if h.m.closed {
 		_, err := h.c.Count(ttldb.Query{})
 		_, err2 := h.c.Stats()
@@ -1692,6 +1722,7 @@ func (h *modelHarness) checkInvariants() error {
 func newModelHarness(seed uint64) (*modelHarness, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	h := &modelHarness{seed: seed, r: r, etags: map[mKey][]string{}}
+	h.feed.init(seed)
 	h.wall.Store((1_700_000_000+r.Int64N(1_000_000))*int64(time.Second) + r.Int64N(int64(time.Second)))
 	others := slices.Clone(modelPartitions)
 	r.Shuffle(len(others), func(i, j int) { others[i], others[j] = others[j], others[i] })
@@ -1816,6 +1847,7 @@ func runModelSequence(seed uint64, steps int) (path string, err error) {
 	if h.r.IntN(10) == 0 { // close near the end; every call must then fail with ErrClosed
 		closeAt = steps*3/4 + h.r.IntN(steps/4+1)
 	}
+	feedFullAt := 1 + h.feed.r.IntN(steps)
 	step := 0
 	defer func() {
 		if p := recover(); p != nil {
@@ -1824,6 +1856,13 @@ func runModelSequence(seed uint64, steps int) (path string, err error) {
 	}()
 	for step = 1; step <= steps; step++ {
 		var s modelStep
+		if step == closeAt || step == feedFullAt {
+			// R11: the change feed read from everywhere, also in the middle
+			// of the sequence, and before Close ends the reads.
+			if err := h.checkFeedFull(); err != nil {
+				return path, h.report(step-1, err)
+			}
+		}
 		if step == closeAt {
 			s = modelStep{"Close", func() (string, error) {
 				h.m.closed = true
@@ -1850,6 +1889,9 @@ func runModelSequence(seed uint64, steps int) (path string, err error) {
 		if err != nil {
 			return path, h.report(step, err)
 		}
+	}
+	if err := h.checkFeedFull(); err != nil { // R11, at the end of the sequence
+		return path, h.report(steps, err)
 	}
 	return path, nil
 }
@@ -1883,7 +1925,9 @@ func envInt(t *testing.T, name string, def uint64) uint64 {
 // TestModel runs random sequences of every operation against a Collection
 // and the reference model, and compares them after every step (R1-R10).
 // Listings are also opened in one step and finished steps later, to check
-// that they read the collection as it was when they started.
+// that they read the collection as it was when they started. The change
+// feed (R11) is read after every step, and from everywhere at the end of
+// the sequence (model_feed_test.go).
 func TestModel(t *testing.T) {
 	def := uint64(modelDefaultSequences)
 	if raceEnabled() {
