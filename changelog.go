@@ -4,7 +4,8 @@ package ttldb
 // one per LSN, from first to last, as many as the retention allows. Records
 // sit in chunks of logChunk consecutive LSNs, so that finding one is
 // arithmetic, appending and dropping the oldest take O(1), and nothing is
-// ever copied: a log of millions of records never stalls a write to grow.
+// ever copied (only the slice of chunk pointers, 1/512 of their number):
+// a log of millions of records never stalls a write to grow.
 //
 // It is also the log the durability of R12 will write to disk, whose
 // records it already is: an operation, its LSN and _ts, and a document as
@@ -52,8 +53,9 @@ func newChangeLog(keep bool, limit retention) changeLog {
 	return changeLog{keep: keep, limit: limit, base: 1, first: 1}
 }
 
-// trimAtMost is the most records an append drops; an age bound that drops
-// more catches up with later appends.
+// trimAtMost is the most records an append drops for their age; an age
+// bound that drops more catches up with later appends. The bounds on count
+// and size drop as many as they must, each record once: O(1) amortized.
 const trimAtMost = 64
 
 // append adds r, the change of the next LSN, and drops the oldest records
@@ -73,14 +75,14 @@ func (l *changeLog) append(r record, lsn uint64, now int64) {
 	l.trim(now)
 }
 
-// trim drops the oldest records beyond the retention at now, trimAtMost of
-// them at most.
+// trim drops the oldest records beyond the retention at now: every one
+// beyond the bounds on count and size, and up to trimAtMost beyond the age.
 func (l *changeLog) trim(now int64) {
-	for n := 0; n < trimAtMost && l.first <= l.last; n++ {
+	for n := 0; l.first <= l.last; n++ {
 		r := l.at(l.first)
 		over := l.limit.records > 0 && int64(l.last-l.first+1) > l.limit.records ||
 			l.limit.bytes > 0 && l.bytes > l.limit.bytes ||
-			l.limit.age > 0 && r.ts <= now-l.limit.age
+			n < trimAtMost && l.limit.age > 0 && r.ts <= now-l.limit.age
 		if !over {
 			return
 		}

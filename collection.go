@@ -200,8 +200,9 @@ func (c *Collection) IndexingMode() IndexingMode {
 }
 
 // Close stops the sweeper, waits for it to return, and releases the
-// documents. Every later call returns [ErrClosed]; an iteration of All in
-// progress ends with [ErrClosed]. Close is idempotent and safe to call from
+// documents. Every later call returns [ErrClosed] (LastLSN still answers);
+// an iteration of All in progress, and every WatchFeed, waiting or not,
+// ends with [ErrClosed]. Close is idempotent and safe to call from
 // several goroutines at once: each call returns nil once the collection is
 // closed.
 func (c *Collection) Close() error {

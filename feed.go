@@ -72,13 +72,18 @@ type Change struct {
 	// ID and PartitionKey name the document, for every Op.
 	ID           string
 	PartitionKey PartitionKey
-	// TimeToLiveExpired is true exactly for the deletes of the sweeper: of
-	// a document that expired (R4, R5). A delete asked for by a caller has
+	// TimeToLiveExpired is true exactly for the deletes of expired
+	// documents (R4, R5): the sweeper's, and the one recorded just before a
+	// Create or Upsert that finds an expired document not yet swept (which
+	// Stats does not count as swept). A delete asked for by a caller has
 	// false.
 	TimeToLiveExpired bool
 	// Document is the document as written; the zero [Document] for a
 	// delete.
 	Document Document
+	// Previous is, for a delete, the version it deleted: its LSN is Cosmos
+	// DB's previousImageLSN. The zero [Document] for a create or a replace.
+	Previous Document
 }
 
 // FeedQuery says what a read of the change feed reads. The zero
@@ -95,8 +100,8 @@ type FeedQuery struct {
 	// appear (with WatchFeed, after its first read). False: from the
 	// beginning, the collection's first change; in [AllVersionsAndDeletes]
 	// mode a read from the beginning fails with [ErrFeedTrimmed] once the
-	// retention has dropped it, and the error says where to resume. A
-	// Continuation or AfterLSN takes precedence.
+	// retention has dropped it, and the error says where to resume. Not
+	// with a Continuation or AfterLSN.
 	FromNow bool
 
 	// AfterLSN, when not zero, starts after the change of that LSN, for a
@@ -128,6 +133,10 @@ type FeedPage struct {
 	// [FeedQuery]. It is never empty: a page with no changes returns where
 	// to look again.
 	Continuation string
+	// LSN is the position Continuation holds: the page read the changes
+	// up to it. A consumer may store it and resume with AfterLSN, also
+	// after pages that held none of its changes.
+	LSN uint64
 	// More reports that changes were left for the next page when it was
 	// read: read again at once. A page may hold fewer than Limit changes,
 	// even none, and still have More: a read visits a bounded number of
@@ -136,11 +145,13 @@ type FeedPage struct {
 }
 
 // ReadFeed reads one page of the change feed (R11). It takes O(k + Limit)
-// for the k changes and documents it visits, at most 4 Limit + 1024 of
-// them, under the collection's read lock, and allocates the page. In
-// [LatestVersion] mode, a read that resumes from an LSN whose page end the
-// collection no longer remembers (one of the last 256 pages read), or from
-// AfterLSN, starts its visits at the first document written.
+// for the k changes and documents it visits, at most about 8 Limit + 2048
+// of them, under the collection's read lock, and allocates the page. In
+// [LatestVersion] mode a read finds where to resume walking back from the
+// last document written, or else from the nearest page end the collection
+// remembers (of the 256 used last) before it, or else from the first
+// document written: a reader far behind, whose page ends were forgotten,
+// may get a few empty pages (with More) while it catches up.
 //
 // Errors: [ErrFeedTrimmed], as a [*TrimmedError] saying where to resume,
 // when an [AllVersionsAndDeletes] read resumes before the oldest record
@@ -163,6 +174,7 @@ func (c *Collection) ReadFeed(q FeedQuery) (FeedPage, error) {
 // behind the retention). Pages are read q.Limit at a time into one buffer.
 func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Change, error] {
 	return func(yield func(Change, error) bool) {
+		q := q // each iteration from q's start
 		var buf []Change
 		for {
 			if err := ctx.Err(); err != nil {
@@ -184,7 +196,7 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 					return
 				}
 			}
-			q.Continuation, q.AfterLSN = page.Continuation, 0
+			q.Continuation, q.AfterLSN, q.FromNow = page.Continuation, 0, false
 			if page.More {
 				continue
 			}

@@ -3,6 +3,7 @@ package ttldb
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -117,6 +118,9 @@ func TestFeedOperations(t *testing.T) { // R11, R4, R6
 			require.Equal(t, ch.TS, ch.Document.TS())
 		}
 	}
+	require.Equal(t, uint64(3), chs[5].Previous.LSN(), "a delete's previous version: b's replace")
+	require.Equal(t, `{"id":"b","pk":"p","v":2}`, chs[5].Previous.Body())
+	require.Zero(t, chs[2].Previous, "a replace has no previous")
 	require.Equal(t, int64(1_000_000), chs[3].TS)
 	require.Equal(t, int64(1_000_001), chs[4].TS, "the touch's _ts")
 	require.Equal(t, int64(1_000_011), chs[6].TS, "the expiry delete's _ts is the write's")
@@ -170,6 +174,10 @@ func TestFeedLatestVersion(t *testing.T) { // R11, R4
 	require.Equal(t, "d0 new", ids(chs), "from now")
 	chs, _ = readAllFeed(t, c, FeedQuery{AfterLSN: chs[0].LSN})
 	require.Equal(t, "new", ids(chs), "after an LSN a consumer kept")
+	end, err := c.ReadFeed(FeedQuery{Continuation: now.Continuation})
+	require.NoError(t, err)
+	require.Equal(t, c.LastLSN(), end.LSN, "a page that read to the end holds the last LSN")
+	require.Equal(t, now.LSN+3, end.LSN, "the touch, the create and the delete")
 	checkInvariants(t, c)
 }
 
@@ -202,16 +210,54 @@ func TestFeedLatestVersionFingers(t *testing.T) { // R11
 	require.Equal(t, "d9", chs[len(chs)-2].ID)
 	require.Equal(t, "d10", chs[len(chs)-1].ID)
 
-	// Without a finger: the first page visits at most 4 Limit + 1024
-	// documents, and says there is more.
+	// Near the tail, without a finger: found walking back from the tail.
 	last := c.LastLSN()
-	first, err := c.ReadFeed(FeedQuery{AfterLSN: last - 5, Limit: 1})
+	chs, _ = readAllFeed(t, c, FeedQuery{AfterLSN: last - 5, Limit: 1})
+	require.Equal(t, 4, len(chs), "d2998 (LSN 2999), d2999 and the two written again (3001, 3002): the deletion (3003) is not shown")
+
+	// Far from the tail, with no finger: from the first document, at most
+	// 4 Limit + 1024 documents a page, so the first pages may come back
+	// empty, with More.
+	c.feed.latest.fmu.Lock()
+	c.feed.latest.fingers = [maxFingers]finger{} // forget every page end (stale marks cost only a look)
+	c.feed.latest.fmu.Unlock()
+	first, err := c.ReadFeed(FeedQuery{AfterLSN: 1500, Limit: 1})
 	require.NoError(t, err)
-	require.Empty(t, first.Changes, "the walk from the first document has not reached LSN %d", last-5)
+	require.Empty(t, first.Changes, "the walk from the first document has not reached LSN 1500")
 	require.True(t, first.More)
 	chs, _ = readAllFeed(t, c, FeedQuery{Continuation: first.Continuation, Limit: 1})
-	require.Equal(t, 4, len(chs), "d2998 (LSN 2999), d2999 and the two written again (3001, 3002): the deletion (3003) is not shown")
+	require.Equal(t, 1500+2, len(chs), "d1500..d2999, then d9 and d10")
 	checkInvariants(t, c)
+}
+
+// TestFeedLatestVersionProgress: a reader far behind the tail makes
+// progress with every page, however many other readers leave their page
+// ends between two of its reads (more than the list remembers).
+func TestFeedLatestVersionProgress(t *testing.T) { // R11
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	const n = 20_000
+	for i := range n {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p"}`, i))
+	}
+	q := FeedQuery{Limit: 100}
+	for range n / 2 / 100 {
+		page, err := c.ReadFeed(q)
+		require.NoError(t, err)
+		q.Continuation = page.Continuation
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	seen := n / 2
+	for range 30 {
+		for range 2 * maxFingers { // other readers, each leaving a page end
+			_, err := c.ReadFeed(FeedQuery{AfterLSN: uint64(1 + rng.IntN(n-200)), Limit: 1})
+			require.NoError(t, err)
+		}
+		page, err := c.ReadFeed(q)
+		require.NoError(t, err)
+		require.NotEmpty(t, page.Changes, "the reader at %d of %d makes progress", seen, n)
+		seen += len(page.Changes)
+		q.Continuation = page.Continuation
+	}
 }
 
 // TestFeedRetention: the all-versions feed keeps records within its bounds;
@@ -226,7 +272,7 @@ func TestFeedRetention(t *testing.T) { // R11
 		kept int
 	}{
 		{"records", FeedOptions{MaxRecords: 10}, 0, 10},
-		{"bytes", FeedOptions{MaxBytes: 10 * (24 + int64(docHeader) + 28)}, 0, 10},
+		{"bytes", FeedOptions{MaxBytes: MinFeedBytes}, 0, 10},
 		{"age", FeedOptions{MaxAge: 10 * time.Second}, time.Second, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -234,8 +280,11 @@ func TestFeedRetention(t *testing.T) { // R11
 			c, err := NewCollection("retention", "/pk", &Options{Now: clk.Now, ManualSweep: true, Feed: tc.opts})
 			require.NoError(t, err)
 			defer c.Close()
+			// Each record is a tenth of MinFeedBytes: 24 bytes, the header,
+			// the key (4 + 3 bytes) and the body (30 bytes and the pad).
+			pad := strings.Repeat("x", MinFeedBytes/10-24-docHeader-7-30)
 			for i := range 30 {
-				_, err := c.Upsert(fmt.Appendf(nil, `{"id":"d%02d","pk":"p"}`, i%10)) // 28 bytes: the key, 4 + 3, and the body, 21
+				_, err := c.Upsert(fmt.Appendf(nil, `{"id":"d%02d","pk":"p","pad":%q}`, i%10, pad))
 				require.NoError(t, err)
 				clk.Advance(tc.step)
 			}
@@ -262,6 +311,27 @@ func TestFeedRetention(t *testing.T) { // R11
 	}
 }
 
+// TestFeedBytesBoundHolds: the size bound holds after every change, also
+// when large records follow many small ones.
+func TestFeedBytesBoundHolds(t *testing.T) { // R11
+	c, err := NewCollection("bound", "/pk", &Options{ManualSweep: true, Feed: FeedOptions{MaxBytes: MinFeedBytes}})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range 60_000 {
+		_, err := c.UpsertJSON(fmt.Appendf(nil, `{"id":"s%d","pk":"p"}`, i%1000))
+		require.NoError(t, err)
+	}
+	big := strings.Repeat("x", MaxDocumentSize-100)
+	for i := range 5 {
+		_, err := c.Upsert(fmt.Appendf(nil, `{"id":"big%d","pk":"p","pad":%q}`, i, big))
+		require.NoError(t, err)
+		c.mu.RLock()
+		require.LessOrEqual(t, c.feed.log.bytes, int64(MinFeedBytes), "after large record %d", i)
+		checkFeedInvariants(t, c)
+		c.mu.RUnlock()
+	}
+}
+
 // TestFeedBadInput: bad retentions are refused at construction; bad
 // queries and continuations are refused with the sentinel that says why,
 // and change nothing.
@@ -270,6 +340,7 @@ func TestFeedBadInput(t *testing.T) { // R11, R10
 		{MaxRecords: -1}, {MaxBytes: -1}, {MaxAge: -time.Second},
 		{MaxRecords: maxFeedRecords + 1}, {MaxBytes: maxFeedBytes + 1}, {MaxAge: maxFeedAge + time.Second},
 		{MaxAge: 1500 * time.Millisecond}, {Off: true, MaxRecords: 5},
+		{MaxBytes: 1}, {MaxBytes: MinFeedBytes - 1},
 	} {
 		_, err := NewCollection("bad", "/pk", &Options{Feed: o})
 		require.ErrorIs(t, err, ErrInvalidOption, "%+v", o)
@@ -311,6 +382,8 @@ func TestFeedBadInput(t *testing.T) { // R11, R10
 		{FeedQuery{Continuation: future}, ErrInvalidContinuation, "beyond the collection's last change, LSN 5"},
 		{FeedQuery{AfterLSN: 6}, ErrInvalidOption, "AfterLSN 6 is beyond"},
 		{FeedQuery{AfterLSN: 1, Continuation: page.Continuation}, ErrInvalidOption, "give one place"},
+		{FeedQuery{FromNow: true, AfterLSN: 1}, ErrInvalidOption, "FromNow and"},
+		{FeedQuery{FromNow: true, Continuation: page.Continuation}, ErrInvalidOption, "FromNow and"},
 		{FeedQuery{Limit: -1}, ErrInvalidOption, "feed limit -1"},
 		{FeedQuery{Limit: MaxFeedLimit + 1}, ErrInvalidOption, "feed limit"},
 		{FeedQuery{Mode: 7}, ErrInvalidOption, "feed mode 7"},

@@ -27,6 +27,8 @@ func (c *Collection) feedPlan(op string, q FeedQuery) (feedPlan, error) {
 		return p, errorf(ErrInvalidOption, "%s: feed limit %d: allowed are 1 to %d, or 0 for %d", op, q.Limit, MaxFeedLimit, DefaultFeedLimit)
 	case q.Continuation != "" && q.AfterLSN != 0:
 		return p, errorf(ErrInvalidOption, "%s: AfterLSN %d and a Continuation: give one place to resume from", op, q.AfterLSN)
+	case q.FromNow && (q.Continuation != "" || q.AfterLSN != 0):
+		return p, errorf(ErrInvalidOption, "%s: FromNow and a Continuation or AfterLSN: give one place to start from", op)
 	}
 	if p.limit == 0 {
 		p.limit = DefaultFeedLimit
@@ -64,13 +66,20 @@ func (c *Collection) readFeed(op string, q FeedQuery, buf []Change) (FeedPage, e
 		return FeedPage{}, err
 	}
 	page := FeedPage{Changes: buf}
+	if page.Changes == nil { // one allocation for the page: no more changes than the limit, or than there are
+		most := uint64(c.prim.len())
+		if p.mode == AllVersionsAndDeletes {
+			most = c.feed.log.last - after
+		}
+		page.Changes = make([]Change, 0, min(uint64(p.limit), most))
+	}
 	var end uint64
 	if p.mode == LatestVersion {
 		end, page.More = c.readLatest(p, after, &page)
 	} else {
 		end, page.More = c.readAll(p, after, &page)
 	}
-	page.Continuation = encodeFeedToken(p.scope, end)
+	page.Continuation, page.LSN = encodeFeedToken(p.scope, end), end
 	return page, nil
 }
 
@@ -103,16 +112,13 @@ func (c *Collection) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
 func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
 	l := &c.feed.latest
 	if l.tail == nil || c.seqOf(l.tail.doc()) <= after {
-		if l.tail != nil {
-			l.leave(c.seq, l.tail)
-		}
 		return c.seq, false // nothing stored was written since
 	}
 	lim := c.limits()
 	budget := 4*p.limit + 1024
 	end = after
 	var stop *entry // every entry from the head to stop was written at or before end
-	e := l.from(after)
+	e := l.from(after, budget, func(e *entry) uint64 { return c.seqOf(e.doc()) })
 	for ; e != nil; e = e.next {
 		d := e.doc()
 		lsn := c.seqOf(d)
@@ -131,12 +137,12 @@ func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end u
 		page.Changes = append(page.Changes, c.change(record{d: d, ts: d.ts, op: OpLatest}, lsn))
 	}
 	if e == nil {
-		end = c.seq // none written since end but deletions, which this feed does not show
+		return c.seq, false // none written since end but deletions, which this feed does not show
 	}
 	if stop != nil {
-		l.leave(end, stop)
+		l.leave(end, stop) // for the next page, which starts far from the tail
 	}
-	return end, e != nil
+	return end, true
 }
 
 // readAll reads a page of the all-versions-and-deletes feed after the LSN
@@ -164,6 +170,8 @@ func (c *Collection) change(r record, lsn uint64) Change {
 	ch := Change{Op: r.op, LSN: lsn, TS: r.ts, ID: d.id(), PartitionKey: pk, TimeToLiveExpired: r.expired}
 	if r.op != OpDelete {
 		ch.Document = c.document(d)
+	} else {
+		ch.Previous = c.document(d)
 	}
 	return ch
 }

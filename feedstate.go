@@ -10,8 +10,9 @@ import (
 // for the next change. Writers and the sweeper record their changes under
 // Collection.mu, in the critical section that makes them, so a change is
 // visible to feed readers, who hold Collection.mu shared, no earlier than
-// to Get. Nothing a reader does can make a writer wait longer than one
-// page read: no callback runs under the lock and no send can block.
+// to Get. No callback runs under the lock and no send can block; a writer
+// waits for a page read at most, and wakes waiting readers only once it
+// has released the lock (Collection.unlock).
 type feed struct {
 	on     bool
 	log    changeLog
@@ -20,6 +21,7 @@ type feed struct {
 	wmu     sync.Mutex
 	wait    chan struct{} // closed at the next change; nil when no reader waits
 	waiting atomic.Bool   // wait is not nil: a writer need not look otherwise
+	woken   chan struct{} // wait, taken by a change, to close once mu is released
 }
 
 // init readies the feed, on or off, with the retention r.
@@ -62,18 +64,35 @@ func (c *Collection) dropExpired(e *entry, now int64) {
 	c.prim.remove(e)
 }
 
-// wake ends the wait of the readers waiting for a change. Call with mu held.
+// wake takes the channel of the readers waiting for a change, for unlock
+// to close. Call with mu held.
 func (f *feed) wake() {
 	if !f.waiting.Load() {
 		return
 	}
 	f.wmu.Lock()
 	if f.wait != nil {
-		close(f.wait)
+		if f.woken == nil {
+			f.woken = f.wait
+		} else {
+			close(f.wait) // a reader began to wait during this change: rare
+		}
 		f.wait = nil
 	}
 	f.waiting.Store(false)
 	f.wmu.Unlock()
+}
+
+// unlock releases mu, then wakes the readers a change made under it has
+// to wake: closing their channel readies every one of them, which would
+// lengthen the writer's hold of the lock by as much.
+func (c *Collection) unlock() {
+	woken := c.feed.woken
+	c.feed.woken = nil
+	c.mu.Unlock()
+	if woken != nil {
+		close(woken)
+	}
 }
 
 // next returns a channel closed at the next change. A reader takes it before

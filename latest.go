@@ -8,35 +8,38 @@ import "sync"
 // unlinks it, each in O(1); the list stores nothing but the links in the
 // entries.
 //
-// A reader resumes after an LSN, and the first entry written after it could
-// only be found by a walk from the head. So each page read leaves a finger:
-// the entry it stopped at, under the LSN its continuation holds. Every entry
-// from the head to a finger's entry was written at or before the finger's
-// LSN, and stays so: when a finger's entry is written again or deleted, the
-// finger passes to the entry before it. A reader finds no finger when more
-// than maxFingers pages were read since its own, or when it resumes from an
-// LSN it kept: it walks from the head, a bounded number of entries per
-// call, leaving fingers as it goes.
+// A reader resumes after an LSN. When few entries were written since, it
+// finds the first of them walking back from the tail. Otherwise it starts
+// from a finger: a page that stops before the tail leaves one, the entry it
+// stopped at under the LSN its continuation holds. Every entry from the
+// head to a finger's entry was written at or before the finger's LSN, and
+// stays so: when a finger's entry is written again or deleted, the finger
+// passes to the entry before it. So a reader may start after any finger
+// whose LSN is at or before its own, and takes the nearest. The list keeps
+// the maxFingers fingers used last; a reader behind all of them walks from
+// the head, a bounded number of entries per call, leaving fingers as it
+// goes.
 //
-// The links are guarded by Collection.mu. Readers hold it shared and leave
-// fingers, which have a lock of their own.
+// The links are guarded by Collection.mu. Readers hold it shared and use
+// and leave fingers, which have a lock of their own.
 type latest struct {
 	head, tail *entry
 
 	fmu     sync.Mutex
-	fingers [maxFingers]finger // a ring: next is the one to reuse
-	next    int
+	fingers [maxFingers]finger
+	tick    uint64 // counts the uses of fingers, for eviction
 }
 
 // maxFingers is how many page ends the list remembers.
 const maxFingers = 256
 
 // finger says that the entries from the head to e were all written at or
-// before lsn. A nil e is before the head.
+// before lsn. A nil e is before the head. used is when it was last used.
 type finger struct {
-	lsn uint64
-	e   *entry
-	set bool
+	lsn  uint64
+	e    *entry
+	used uint64
+	set  bool
 }
 
 // push links e, not in the list, at the tail.
@@ -91,49 +94,61 @@ func (l *latest) written(e *entry) {
 func (l *latest) clear() {
 	l.head, l.tail = nil, nil
 	l.fmu.Lock()
-	l.fingers, l.next = [maxFingers]finger{}, 0
+	l.fingers = [maxFingers]finger{}
 	l.fmu.Unlock()
 }
 
-// from returns the first entry that may have been written after lsn: the
-// one after lsn's finger, or the head. Call it with Collection.mu held,
-// shared at least.
-func (l *latest) from(lsn uint64) *entry {
-	l.fmu.Lock()
-	defer l.fmu.Unlock()
-	for _, f := range l.fingers {
-		if f.set && f.lsn == lsn {
-			if f.e == nil {
-				return l.head
-			}
-			return f.e.next
+// from returns the entry to read on from after lsn: the first entry written
+// after it if walking back from the tail finds it within walk steps (lsnOf
+// gives an entry's LSN), or else the one after the nearest finger at or
+// before lsn, or the head. Entries before it were all written at or before
+// lsn. Call it with Collection.mu held, shared at least.
+func (l *latest) from(lsn uint64, walk int, lsnOf func(*entry) uint64) *entry {
+	e := l.tail
+	for ; e != nil && walk > 0; e, walk = e.prev, walk-1 {
+		if e.prev == nil || lsnOf(e.prev) <= lsn {
+			return e
 		}
 	}
-	return l.head
+	l.fmu.Lock()
+	defer l.fmu.Unlock()
+	var best *finger
+	for i := range l.fingers {
+		if f := &l.fingers[i]; f.set && f.lsn <= lsn && (best == nil || f.lsn > best.lsn) {
+			best = f
+		}
+	}
+	if best == nil {
+		return l.head
+	}
+	l.tick++
+	best.used = l.tick
+	if best.e == nil {
+		return l.head
+	}
+	return best.e.next
 }
 
-// leave records that every entry from the head to e (nil: none) was written
-// at or before lsn, in place of what the list knew of lsn: a read that
-// leaves a finger started from the one lsn had, if any, and went on from
-// there. Call it with Collection.mu held, shared at least.
+// leave records that every entry from the head to e was written at or
+// before lsn, in place of the finger of lsn, if any, or of the one used
+// longest ago. Call it with Collection.mu held, shared at least.
 func (l *latest) leave(lsn uint64, e *entry) {
 	l.fmu.Lock()
 	defer l.fmu.Unlock()
-	i := l.next
+	i := 0
 	for j, f := range l.fingers {
 		if f.set && f.lsn == lsn {
 			i = j
 			break
 		}
-	}
-	if i == l.next {
-		l.next = (l.next + 1) % maxFingers
+		if !f.set || l.fingers[i].set && f.used < l.fingers[i].used {
+			i = j
+		}
 	}
 	old := l.fingers[i]
-	l.fingers[i] = finger{lsn: lsn, e: e, set: true}
-	if e != nil {
-		e.finger.Store(true)
-	}
+	l.tick++
+	l.fingers[i] = finger{lsn: lsn, e: e, used: l.tick, set: true}
+	e.finger.Store(true)
 	if old.e != nil && old.e != e {
 		for _, f := range l.fingers {
 			if f.set && f.e == old.e {

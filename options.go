@@ -50,8 +50,8 @@ type Options struct {
 // reads the live documents themselves and needs no retention; the
 // all-versions-and-deletes feed reads records kept for the changes, from
 // the newest back as far as the retention allows: the oldest record goes
-// once any bound that is set is exceeded. The zero value keeps
-// [DefaultFeedBytes] of records.
+// once any bound is exceeded. The zero value keeps [DefaultFeedBytes] of
+// records.
 type FeedOptions struct {
 	// Off turns the feed off: writes do none of its work, and reading it
 	// reports [ErrInvalidOption]. Documents still get LSNs and etags.
@@ -62,19 +62,25 @@ type FeedOptions struct {
 
 	// MaxBytes is the most bytes of records kept, each counted as its
 	// document (header and text: of a delete, the document deleted) plus
-	// 24 bytes. Zero: [DefaultFeedBytes] when MaxRecords and MaxAge are zero
-	// too, otherwise no bound by size.
+	// 24 bytes: at least [MinFeedBytes], so that the largest document fits.
+	// Zero: [DefaultFeedBytes]. The bound always holds: a count or an age
+	// adds a bound, it lifts none.
 	MaxBytes int64
 
-	// MaxAge drops records whose _ts is MaxAge or more in the past, at the
-	// next change: whole seconds. Zero: no bound by age.
+	// MaxAge drops records whose _ts is MaxAge or more in the past, as
+	// changes come (up to 64 at each): whole seconds. Zero: no bound by age.
 	MaxAge time.Duration
 }
 
 // DefaultFeedBytes is the size of the records the all-versions feed keeps
-// when [FeedOptions] sets no bound: 64 MiB, about 250,000 changes of 200-byte
-// documents.
+// when [FeedOptions] sets no MaxBytes: 64 MiB, about 250,000 changes of
+// 200-byte documents. Under overwrites the records keep as many older
+// versions alive: a small collection may use up to this much more memory.
 const DefaultFeedBytes = 64 << 20
+
+// MinFeedBytes is the smallest MaxBytes: twice the largest document, so
+// that no record is dropped as soon as it is made.
+const MinFeedBytes = 2 * (MaxDocumentSize + 4096)
 
 // The largest retention bounds: beyond them a value is a mistake (a
 // duration in nanoseconds given as a count, say), not a wish.
@@ -91,15 +97,15 @@ func (o FeedOptions) retention() (retention, error) {
 		return retention{}, errorf(ErrInvalidOption, "FeedOptions %+v: Off, and a retention: choose one", o)
 	case o.MaxRecords < 0 || o.MaxRecords > maxFeedRecords:
 		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxRecords %d: allowed are 1 to %d, or 0 for no bound by count", o.MaxRecords, int64(maxFeedRecords))
-	case o.MaxBytes < 0 || o.MaxBytes > maxFeedBytes:
-		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxBytes %d: allowed are 1 to %d (1 PiB), or 0", o.MaxBytes, int64(maxFeedBytes))
+	case o.MaxBytes != 0 && (o.MaxBytes < MinFeedBytes || o.MaxBytes > maxFeedBytes):
+		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxBytes %d: allowed are %d (MinFeedBytes) to %d (1 PiB), or 0 for DefaultFeedBytes", o.MaxBytes, MinFeedBytes, int64(maxFeedBytes))
 	case o.MaxAge < 0 || o.MaxAge > maxFeedAge:
 		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxAge %v: allowed are 1s to %v, or 0 for no bound by age", o.MaxAge, maxFeedAge)
 	case o.MaxAge%time.Second != 0:
 		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxAge %v is not whole seconds, the unit of _ts", o.MaxAge)
 	}
 	r := retention{records: o.MaxRecords, bytes: o.MaxBytes, age: int64(o.MaxAge / time.Second)}
-	if r == (retention{}) {
+	if r.bytes == 0 {
 		r.bytes = DefaultFeedBytes
 	}
 	return r, nil

@@ -114,7 +114,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 		return Document{}, err
 	}
 	c.lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}

@@ -15,7 +15,7 @@ func (c *Collection) nextLSN() uint64 {
 }
 
 // seqOf returns the LSN of a document of the collection: of the write that
-// stored it, or of the delete whose record it is.
+// stored it.
 func (c *Collection) seqOf(d *doc) uint64 { return d.tag - c.etagBase }
 
 // document returns d as a [Document] of the collection.

@@ -118,7 +118,7 @@ func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (Docu
 	d := newDoc(key, in.at, in.out, in.ttl, 0, 0)
 
 	c.lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}
