@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"errors"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -13,9 +15,10 @@ import (
 // ---- workload 1: write with a TTL into a full store ----
 
 // BenchmarkWrite overwrites a random item of a full store with a new value
-// and a TTL of an hour.
+// and a TTL of an hour; also for ttldb's variants (ttldb_feed_off: the
+// change feed off).
 func BenchmarkWrite(b *testing.B) {
-	for _, k := range Kinds {
+	for _, k := range writeKinds() {
 		b.Run(k.Name, func(b *testing.B) {
 			writes(b, liveStore(b, k), items())
 		})
@@ -210,6 +213,112 @@ func BenchmarkRemovalNone(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// ---- the change feed (R11): reading it whole ----
+
+// feedPageLimit is the page size of BenchmarkFeedRead's reads.
+const feedPageLimit = 1000
+
+// feedReadSizes are the sizes of BenchmarkFeedRead's stores: a tenth of
+// -items and -items, 100,000 and 1,000,000 by default. cmd/report names the
+// sub-benchmarks from -items the same way.
+func feedReadSizes() []int { return []int{max(items()/10, 1), items()} }
+
+// BenchmarkFeedRead reads ttldb's whole change feed, ttldb only (the peers
+// have none): on full stores of the feedReadSizes (those of WriteSize's
+// writes, filled once per process and size, the feed in its default
+// setting), an operation reads the feed from its beginning, feedPageLimit
+// changes a page, following the continuations until a page says there is
+// no more. Sub-benchmarks ttldb/n=<size>/latest, the LatestVersion feed:
+// every document once (metrics ns/doc, allocs/doc, B/doc); and
+// ttldb/n=<size>/all, the AllVersionsAndDeletes feed: the records the
+// default retention keeps of the fill's writes (ns/change, allocs/change,
+// B/change, and changes, how many it read).
+//
+// It runs in the fast group, after the workloads that share the full store
+// of Heap, which it drops, and before DefaultTTL, which builds its own.
+func BenchmarkFeedRead(b *testing.B) {
+	b.Run("ttldb", func(b *testing.B) {
+		for _, n := range feedReadSizes() {
+			b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+				b.Run("latest", func(b *testing.B) {
+					c := sizedStore(b, Kinds[0], n).(*ttldbStore).c
+					feedRead(b, c, ttldb.LatestVersion, n)
+				})
+				b.Run("all", func(b *testing.B) {
+					c := sizedStore(b, Kinds[0], n).(*ttldbStore).c
+					feedRead(b, c, ttldb.AllVersionsAndDeletes, -1)
+				})
+			})
+		}
+	})
+}
+
+// feedRead is the loop of BenchmarkFeedRead: b.N reads of c's whole feed in
+// mode, each of want changes (-1: as many as the first read).
+func feedRead(b *testing.B, c *ttldb.Collection, mode ttldb.FeedMode, want int) {
+	unit := "doc"
+	if mode == ttldb.AllVersionsAndDeletes {
+		unit = "change"
+	}
+	var before, after runtime.MemStats
+	total := 0
+	b.ReportAllocs()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for range b.N {
+		n, err := readWholeFeed(c, mode)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if want < 0 {
+			want = n
+		}
+		if n != want || n == 0 {
+			b.Fatalf("the %v feed read %d changes, want %d", mode, n, want)
+		}
+		total += n
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/"+unit)
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(total), "allocs/"+unit)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(total), "B/"+unit)
+	if mode == ttldb.AllVersionsAndDeletes {
+		b.ReportMetric(float64(want), "changes")
+	}
+}
+
+// readWholeFeed reads c's feed in mode from its beginning, feedPageLimit
+// changes a page, until a page says there is no more, and returns the
+// changes read. It looks at each change, as a consumer would. An
+// all-versions read from the beginning, which the retention has dropped
+// (ttldb.ErrFeedTrimmed), starts again from the oldest change kept, as the error
+// says.
+func readWholeFeed(c *ttldb.Collection, mode ttldb.FeedMode) (int, error) {
+	q := ttldb.FeedQuery{Mode: mode, Limit: feedPageLimit}
+	n, total := 0, 0
+	for {
+		page, err := c.ReadFeed(q)
+		var trimmed *ttldb.TrimmedError
+		if n == 0 && q.Continuation == "" && errors.As(err, &trimmed) {
+			q.Continuation = trimmed.Continuation
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		for i := range page.Changes {
+			total += len(page.Changes[i].ID)
+		}
+		n += len(page.Changes)
+		if !page.More {
+			sink.Add(int64(total))
+			return n, nil
+		}
+		q.Continuation = page.Continuation
 	}
 }
 

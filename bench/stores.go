@@ -96,6 +96,19 @@ var Kinds = []Kind{
 	{Name: "expirable", Display: "golang-lru expirable", New: newExpirable},
 }
 
+// Variants are ttldb in other settings, measured against ttldb itself in
+// the workloads that ask for them (Heap, Write, WriteSize: writeKinds), not
+// against the peers. The report runs them as stores of their own.
+var Variants = []Kind{
+	// The change feed off (R11: Options.Feed.Off), to measure what the
+	// feed in its default setting costs a write and the heap.
+	{Name: "ttldb_feed_off", Display: "ttldb, feed off", SyncRemoval: true, New: newTTLDBFeedOff},
+}
+
+// writeKinds are the stores and the variants of the write workloads and
+// of Heap, whose store the write workload takes over.
+func writeKinds() []Kind { return append(Kinds[:len(Kinds):len(Kinds)], Variants...) }
+
 // Clock is a simulated clock for ttldb (Options.Now).
 type Clock struct{ ns atomic.Int64 }
 
@@ -121,10 +134,17 @@ type ttldbStore struct {
 	c *ttldb.Collection
 }
 
-func newTTLDB(cfg Config) Store {
+func newTTLDB(cfg Config) Store { return newTTLDBWith(cfg, ttldb.FeedOptions{}) }
+
+// newTTLDBFeedOff is newTTLDB with the change feed off.
+func newTTLDBFeedOff(cfg Config) Store { return newTTLDBWith(cfg, ttldb.FeedOptions{Off: true}) }
+
+// newTTLDBWith is the collection of newTTLDB with the change feed set by
+// feed (the zero value: on, its default retention).
+func newTTLDBWith(cfg Config, feed ttldb.FeedOptions) Store {
 	// DefaultTTL -1: TTL on, each document expires after its own ttl, like
 	// a per-item TTL in the peers.
-	o := &ttldb.Options{DefaultTTL: ttldb.TTLNoDefault()}
+	o := &ttldb.Options{DefaultTTL: ttldb.TTLNoDefault(), Feed: feed}
 	if cfg.Mode == Manual {
 		o.ManualSweep = true
 		o.Now = cfg.Clock.Now

@@ -17,13 +17,14 @@ func writeSizes() []int { return []int{max(items()/100, 1), 5 * items()} }
 
 // BenchmarkWriteSize is BenchmarkWrite (overwrite a random item with a new
 // value and a TTL of an hour) on full stores of the writeSizes:
-// sub-benchmarks <store>/n=10000 and <store>/n=5000000. Each store is
+// sub-benchmarks <store>/n=10000 and <store>/n=5000000, for the stores
+// and ttldb's variants (writeKinds). Each store is
 // filled once per process, the small one first; the large one replaces it.
 // Besides the usual figures it reports gc-cycles, the garbage collections
 // completed during the timed writes: in a large heap a collection comes
 // only every few million writes, so a short run may catch none.
 func BenchmarkWriteSize(b *testing.B) {
-	for _, k := range Kinds {
+	for _, k := range writeKinds() {
 		b.Run(k.Name, func(b *testing.B) {
 			for _, n := range writeSizes() {
 				b.Run("n="+strconv.Itoa(n), func(b *testing.B) {

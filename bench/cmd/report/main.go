@@ -10,12 +10,16 @@
 // It builds the benchmark binary once and runs it in rounds: each round runs,
 // for each store in turn (the order rotates), the fast group (Heap, whose
 // fill makes the full store that Write, Read, ReadScale, Mixed and
-// RemovalNone then share, and DefaultTTL) with -benchtime, the size group
+// RemovalNone then share, FeedRead, and DefaultTTL) with -benchtime, the size group
 // (WriteSize: writes into stores of a hundredth and five times -items) with
 // -benchtime, and the slow group (Removal10k, Stall, Lag), whose operations
 // build their own stores or wait on real time, with -slowtime; each group
 // in its own process, so that a process holds one store's heap at a time. A
-// figure is the median over the rounds.
+// figure is the median over the rounds. ttldb's variants (ttldb_feed_off:
+// the change feed off) are stores of their own here, with Heap, Write and
+// WriteSize only. -bench runs some workloads only:
+//
+//	cd bench && go run ./cmd/report -bench '^(Heap|Write|WriteSize|FeedRead)$/^ttldb' -md /tmp/feed.md -chart /tmp/feed.svg -raw /tmp/feed.txt
 package main
 
 import (
@@ -28,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -37,10 +42,11 @@ import (
 
 var (
 	count     = flag.Int("count", 5, "rounds: each figure is the median of this many runs")
-	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, DefaultTTL) and of the size group (WriteSize)")
+	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, FeedRead, DefaultTTL) and of the size group (WriteSize)")
 	slowtime  = flag.String("slowtime", "1x", "-benchtime of the slow group (Removal10k, Stall, Lag), whose operations build their own stores or wait on real time")
 	items     = flag.Int("items", 1_000_000, "items in a full store")
-	storeList = flag.String("stores", "ttldb,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated")
+	storeList = flag.String("stores", "ttldb,ttldb_feed_off,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated (ttldb_feed_off: ttldb with the change feed off, in Heap, Write and WriteSize only)")
+	benchRE   = flag.String("bench", "", "run only the workloads this regular expression matches, as go test -bench would (^BenchmarkWrite$ or ^Write$), each in its group; after a slash, only the stores it matches (^Write$/^ttldb): the filters of -stores too")
 	quick     = flag.Bool("quick", false, "a quick run: -count 3 -benchtime 300ms, unless given")
 	from      = flag.String("from", "", "render the report from this saved raw output instead of running")
 	md        = flag.String("md", "../BENCHMARKS.md", "the report to write")
@@ -50,7 +56,7 @@ var (
 )
 
 const (
-	fastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|DefaultTTL"
+	fastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|FeedRead|DefaultTTL"
 	sizeGroup = "WriteSize"
 	slowGroup = "Removal10k|Stall|Lag"
 )
@@ -85,7 +91,7 @@ func main() {
 		run.Start = time.Now()
 		run.LoadBefore = strings.TrimSpace(readFile("/proc/loadavg"))
 		run.TTLDB = version(*ttldbDir)
-		raw = runAll(strings.Split(*storeList, ","))
+		raw = runAll(selectStores(strings.Split(*storeList, ","), *benchRE))
 		run.End = time.Now()
 		run.LoadAfter = strings.TrimSpace(readFile("/proc/loadavg"))
 		raw = run.header() + raw
@@ -133,12 +139,75 @@ func runAll(stores []string) string {
 		for i := range stores {
 			store := stores[(i+r)%len(stores)]
 			for _, g := range []struct{ group, time string }{{fastGroup, *benchtime}, {sizeGroup, *benchtime}, {slowGroup, *slowtime}} {
-				log.Printf("round %d/%d, %s: %s", r+1, *count, store, g.group)
-				all.WriteString(runBench(bin, store, g.group, g.time))
+				group := selectGroup(g.group, store, *benchRE)
+				if group == "" {
+					continue
+				}
+				log.Printf("round %d/%d, %s: %s", r+1, *count, store, group)
+				all.WriteString(runBench(bin, store, group, g.time))
 			}
 		}
 	}
 	return all.String()
+}
+
+// variantWorkloads are the workloads of ttldb's variants (such as
+// ttldb_feed_off, bench/stores.go), the only ones that have a
+// sub-benchmark for them.
+var variantWorkloads = map[string]bool{"Heap": true, "Write": true, "WriteSize": true}
+
+// splitBench splits a -bench expression at its first slash: the workloads'
+// part and the stores'.
+func splitBench(expr string) (workloads, stores string) {
+	workloads, stores, _ = strings.Cut(expr, "/")
+	return workloads, stores
+}
+
+// selectStores returns the stores that the stores' part of the -bench
+// expression matches.
+func selectStores(stores []string, expr string) []string {
+	_, pat := splitBench(expr)
+	if pat == "" {
+		return stores
+	}
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		log.Fatalf("-bench %q: %v", expr, err)
+	}
+	var kept []string
+	for _, s := range stores {
+		if re.MatchString(s) {
+			kept = append(kept, s)
+		}
+	}
+	if len(kept) == 0 {
+		log.Fatalf("-bench %q matches none of the stores %s", expr, strings.Join(stores, ","))
+	}
+	return kept
+}
+
+// selectGroup returns the workloads of group ("Heap|Write|...") that store
+// has and the workloads' part of the -bench expression matches, with or
+// without their Benchmark prefix, joined as group is; "" for none.
+func selectGroup(group, store, expr string) string {
+	pat, _ := splitBench(expr)
+	var re *regexp.Regexp
+	if pat != "" {
+		var err error
+		if re, err = regexp.Compile(pat); err != nil {
+			log.Fatalf("-bench %q: %v", expr, err)
+		}
+	}
+	var kept []string
+	for _, w := range strings.Split(group, "|") {
+		if strings.HasPrefix(store, "ttldb_") && !variantWorkloads[w] {
+			continue
+		}
+		if re == nil || re.MatchString(w) || re.MatchString("Benchmark"+w) {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, "|")
 }
 
 // altModfile writes a copy of go.mod (and go.sum) in out/ whose replace

@@ -17,8 +17,20 @@ var stores = []struct{ name, display string }{
 	{"expirable", "golang-lru expirable"},
 }
 
+// variants are ttldb in other settings (bench/stores.go, Variants), run as
+// stores of their own in the workloads that have them, which the report
+// compares with ttldb, not with the peers.
+var variants = []struct{ name, display string }{
+	{feedOff, "ttldb, feed off"},
+}
+
 func display(store string) string {
 	for _, s := range stores {
+		if s.name == store {
+			return s.display
+		}
+	}
+	for _, s := range variants {
 		if s.name == store {
 			return s.display
 		}
@@ -38,7 +50,8 @@ const (
 )
 
 // A row is one figure of the report: a benchmark's metric. Titles and
-// bench names hold the run's sizes as {N}, {M}, {S} and {L} (see sized).
+// bench names hold the run's sizes as {N}, {M}, {S}, {L} and {T} (see
+// sized).
 type row struct {
 	bench, metric, title string
 	unit                 unit
@@ -258,6 +271,9 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	w("\n## Read scaling\n\n")
 	writeReadScale(&b, res)
 
+	w("\n## Change feed\n\n")
+	writeFeed(&b, res, run.Items)
+
 	w("\n## Context\n\n")
 	head("figure", "")
 	for _, r := range details {
@@ -312,6 +328,87 @@ func writeRow(b *strings.Builder, res results, r row) {
 	}
 }
 
+// feedWrites are the figures the change feed's table shows for ttldb with
+// the feed on (its default) and off (the variant feedOff).
+var feedWrites = []row{
+	{bench: "WriteSize/n={S}", metric: "ns/op", title: "Write with a TTL into a full store of {S}", unit: nanos},
+	{bench: "Write", metric: "ns/op", title: "Write with a TTL into a full store of {N}", unit: nanos},
+	{bench: "WriteSize/n={L}", metric: "ns/op", title: "Write with a TTL into a full store of {L}", unit: nanos},
+	{bench: "Write", metric: "allocs/op", title: "Write at {N}: allocations per write", unit: plain},
+	{bench: "Write", metric: "B/op", title: "Write at {N}: bytes allocated per write", unit: plain},
+	{bench: "WriteSize/n={L}", metric: "gc-cycles", title: "Write at {L}: collections during the timed writes", unit: plain},
+	{bench: "Heap", metric: "B/item", title: "Heap per item beyond key and value, {N} items", unit: bytesPerItem},
+	{bench: "Heap", metric: "fill-ns/item", title: "Heap: time to fill, per item", unit: nanos},
+}
+
+// feedReads are the figures of the feed's reads, each at the two sizes of
+// FeedRead: the bench names hold the size as {n}.
+var feedReads = []row{
+	{bench: "FeedRead/n={n}/latest", metric: "ns/doc", title: "Latest version: time per document", unit: nanos},
+	{bench: "FeedRead/n={n}/latest", metric: "allocs/doc", title: "Latest version: allocations per document", unit: plain},
+	{bench: "FeedRead/n={n}/latest", metric: "B/doc", title: "Latest version: bytes allocated per document", unit: plain},
+	{bench: "FeedRead/n={n}/all", metric: "ns/change", title: "All versions and deletes: time per change", unit: nanos},
+	{bench: "FeedRead/n={n}/all", metric: "allocs/change", title: "All versions and deletes: allocations per change", unit: plain},
+	{bench: "FeedRead/n={n}/all", metric: "changes", title: "All versions and deletes: changes read (the records the retention keeps)", unit: plain},
+}
+
+// writeFeed writes the change feed's tables: ttldb's writes and heap with
+// the feed on and off, and the reads of the whole feed at two sizes.
+func writeFeed(b *strings.Builder, res results, items int) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	// cell is the median of bench/store's metric and, with more than one
+	// run, the spread of the runs.
+	cell := func(bench, store, metric string, u unit) (float64, bool, string) {
+		v, ok := res.median(bench, store, metric)
+		if !ok {
+			return 0, false, "—"
+		}
+		s := format(v, u)
+		if lo, hi, n := res.spread(bench, store, metric); n > 1 && lo != hi {
+			s += fmt.Sprintf(" (%s – %s)", format(lo, u), format(hi, u))
+		}
+		return v, true, s
+	}
+	w("ttldb with the change feed in its default setting (on, keeping 64 MiB of all-versions records) and off "+
+		"(`Options.Feed.Off`, the store `%s`), in the same rounds; medians, and the lowest – highest of the runs.\n\n", feedOff)
+	w("| figure | feed on | feed off | on ÷ off (heap: on − off) |\n|---|---|---|---|\n")
+	for _, r := range feedWrites {
+		r = r.at(items)
+		on, ok1, a := cell(r.bench, "ttldb", r.metric, r.unit)
+		off, ok2, z := cell(r.bench, feedOff, r.metric, r.unit)
+		w("| %s | %s | %s |", r.title, a, z)
+		switch {
+		case !ok1 || !ok2:
+			w(" |\n")
+		case r.unit == bytesPerItem: // the bytes the feed adds, rather
+			w(" %+.0f B |\n", on-off)
+		case off != 0:
+			w(" %s |\n", ratio(on/off))
+		default:
+			w(" |\n")
+		}
+	}
+	_, _, _, _, small := sizes(items)
+	large := items
+	if large == 0 {
+		large = 1_000_000
+	}
+	at := func(r row, n int) string { return strings.ReplaceAll(r.bench, "{n}", strconv.Itoa(n)) }
+	w("\nReads of the whole feed from its beginning, pages of 1,000 changes following the continuations, "+
+		"on full stores of %s and %s documents (the feed on); an operation is the whole feed.\n\n", thousands(small), thousands(large))
+	w("| figure | %s | %s | %s ÷ %s |\n|---|---|---|---|\n", thousands(small), thousands(large), thousands(large), thousands(small))
+	for _, r := range feedReads {
+		lo, ok1, a := cell(at(r, small), "ttldb", r.metric, r.unit)
+		hi, ok2, z := cell(at(r, large), "ttldb", r.metric, r.unit)
+		w("| %s | %s | %s |", r.title, a, z)
+		if ok1 && ok2 && lo != 0 {
+			w(" %s |\n", ratio(hi/lo))
+		} else {
+			w(" |\n")
+		}
+	}
+}
+
 var notes = []string{
 	"Every store gets the same keys and the same 200-byte values. ttldb keeps `_ts` and `_etag` as numbers in each document's header, which counts as its overhead in the heap figure.",
 	"ttldb: a collection partitioned by `/id` (the id is the partition key, as Cosmos DB advises for key-value use: a point read needs only the key, and ttldb then keys the document by the id alone), DefaultTTL -1 and a `ttl` in each document, so that each item carries its own TTL like the peers'. Reads call `Get` and take `Document.Body()`, the stored text as written (the peers' values are the same bytes); every store's reads look the key up with a string of their own and copy the value out, as a server does.",
@@ -328,6 +425,7 @@ var notes = []string{
 	"*Heap*: the growth of the live heap (after two GCs) from an empty store to a full one, less the bytes of the keys and the values, per item.",
 	"*DefaultTTL*: a ttldb collection of 1,000,000 documents without their own `ttl`, its DefaultTTL switched between one and two hours.",
 	"*Lag*: an item with a one-second TTL written at a random phase into an empty store; the time from its expiry (the store's own, where it says) to its physical removal, which the harness polls without sleeping from 20 ms before the expiry to 20 ms after it, then every 100 µs (so the figure is an upper bound).",
+	"*Change feed*: the store `ttldb_feed_off` is ttldb with `Options.Feed` `{Off: true}`, measured in *Heap*, *Write* and *WriteSize* only, in the same rounds as ttldb, whose feed is in its default setting (on, 64 MiB of all-versions records). *FeedRead* (ttldb only) reads the whole feed of a full store of {T} and one of {N} documents, filled once per process as *WriteSize*'s are: the latest-version feed (each document once) and the all-versions-and-deletes feed (the records the retention keeps of the fill's writes).",
 }
 
 func joinDisplays(sep string) string {

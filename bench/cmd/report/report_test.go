@@ -24,6 +24,14 @@ BenchmarkReadScale/ttldb/g=8-2     	  100	       200 ns/op	   400 ns/read	   500
 BenchmarkReadScale/gocache/g=1-2   	  100	        80 ns/op	    80 ns/read	  12500000 reads/s
 BenchmarkReadScale/gocache/g=8-2   	  100	        80 ns/op	   160 ns/read	  12500000 reads/s
 BenchmarkRemoval10k/ttldb-2        	    1	         5 ns/op	  25000000 ns/sweep
+BenchmarkWrite/ttldb_feed_off-2    	  100	      1900 ns/op	     512 B/op	       4 allocs/op
+BenchmarkWriteSize/ttldb_feed_off/n=10-2    	  100	      900 ns/op	     0 gc-cycles
+BenchmarkWriteSize/ttldb_feed_off/n=5000-2  	  100	      2000 ns/op	     1 gc-cycles
+BenchmarkHeap/ttldb-2              	    1	      5 ns/op	       150 B/item
+BenchmarkHeap/ttldb_feed_off-2     	    1	      5 ns/op	       120 B/item
+BenchmarkFeedRead/ttldb/n=100/latest-2 	  10	  20000 ns/op	     200 ns/doc	  0.016 allocs/doc	  237 B/doc
+BenchmarkFeedRead/ttldb/n=1000/latest-2	  10	 300000 ns/op	     300 ns/doc	  0.016 allocs/doc	  237 B/doc
+BenchmarkFeedRead/ttldb/n=1000/all-2   	  10	 200000 ns/op	     200 ns/change	  0.016 allocs/change	  1000 changes
 BenchmarkRemoval10k/buntdb-2       	    1	         5 ns/op	  72000000 ns/sweep
 BenchmarkRemoval10k/ttlcache-2     	    1	         5 ns/op	  20000000 ns/sweep
 --- BENCH: BenchmarkStall/ttldb-2
@@ -68,7 +76,16 @@ func TestParseAndMedian(t *testing.T) {
 		"| Write at 5,000: collections during the timed writes | 1 | 1 | 1 | | |",
 		"| ttldb | 100 ns (10 M/s) | — | — | 400 ns (5 M/s) | 4.00x |",
 		"| go-cache | 80 ns (12.5 M/s) | — | — | 160 ns (12.5 M/s) | 2.00x |",
-		"| ttldb ÷ go-cache | 1.25x | | | 2.50x | 2.00x |"} {
+		"| ttldb ÷ go-cache | 1.25x | | | 2.50x | 2.00x |",
+		"| Write with the change feed on at most 1.15x the write with it off at 10 | 1 µs = 1.11x of ttldb, feed off (900 ns) | ≤ 1.15x | yes |",
+		"| Write with the change feed on at most 1.15x the write with it off at 1,000 | 2 µs = 1.05x of ttldb, feed off (1.9 µs) | ≤ 1.15x | yes |",
+		"| Write with the change feed on at most 1.15x the write with it off at 5,000 | 2.5 µs = 1.25x of ttldb, feed off (2 µs) | ≤ 1.15x | **no** |",
+		"| Latest-version feed read of 1,000 documents: under 0.01 allocations per document | 0.016 | < 0.01 | **no** |",
+		"| Latest-version feed read is O(n): time per document at 1,000 within 2x of that at 100 | 300 ns = 1.50x of FeedRead/n=100/latest (200 ns) | ≤ 2.00x | yes |",
+		"| Write with a TTL into a full store of 1,000 | 2 µs (1 µs – 3 µs) | 1.9 µs | 1.05x |",
+		"| Heap per item beyond key and value, 1,000 items | 150 B | 120 B | +30 B |",
+		"| Latest version: time per document | 200 ns | 300 ns | 1.50x |",
+		"| All versions and deletes: changes read (the records the retention keeps) | — | 1000 | |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
 		}
@@ -92,5 +109,29 @@ func TestParseLine(t *testing.T) {
 	}
 	if _, _, _, ok := parseLine("BenchmarkHeap-2   1   5 ns/op"); ok {
 		t.Error("a line without a store was parsed")
+	}
+}
+
+func TestSelect(t *testing.T) {
+	for _, c := range []struct{ group, store, expr, want string }{
+		{fastGroup, "ttldb", "", fastGroup},
+		{fastGroup, "ttldb_feed_off", "", "Heap|Write"},
+		{sizeGroup, "ttldb_feed_off", "", "WriteSize"},
+		{slowGroup, "ttldb_feed_off", "", ""},
+		{fastGroup, "ttldb", "^BenchmarkWrite$/ttldb$", "Write"},
+		{fastGroup, "ttldb", "^(Heap|Write|WriteSize|FeedRead)$", "Heap|Write|FeedRead"},
+		{sizeGroup, "gocache", "^(Heap|Write|WriteSize|FeedRead)$", "WriteSize"},
+		{slowGroup, "ttldb", "^(Heap|Write|WriteSize|FeedRead)$", ""},
+	} {
+		if got := selectGroup(c.group, c.store, c.expr); got != c.want {
+			t.Errorf("selectGroup(%q, %q, %q) = %q, want %q", c.group, c.store, c.expr, got, c.want)
+		}
+	}
+	all := []string{"ttldb", "ttldb_feed_off", "buntdb"}
+	if got := selectStores(all, "^Write$/^ttldb"); strings.Join(got, ",") != "ttldb,ttldb_feed_off" {
+		t.Errorf("selectStores = %v", got)
+	}
+	if got := selectStores(all, "^Write$"); len(got) != 3 {
+		t.Errorf("selectStores without a stores' part = %v", got)
 	}
 }

@@ -8,14 +8,17 @@ import (
 
 // A target is one of the goals for ttldb: ttldb's median of
 // bench/metric against an absolute limit, against a ratio of a peer's
-// median (or of the best peer's), or against a ratio of another of ttldb's
-// own metrics of the same benchmark.
+// median (or of the best peer's, or of a variant's such as ttldb with the
+// change feed off), against a ratio of another of ttldb's own metrics of
+// the same benchmark, or against a ratio of its own median of the metric
+// in another benchmark (the same workload at another size).
 type target struct {
 	label         string
 	bench, metric string
-	peer          string  // compare with this peer's median (bestPeerName: the best peer's); "" otherwise
+	peer          string  // compare with this peer's or variant's median (bestPeerName: the best peer's); "" otherwise
 	base          string  // or compare with ttldb's own median of this metric of bench,
 	floor         float64 // taken as at least floor
+	baseBench     string  // or with ttldb's own median of metric in this benchmark
 	limit         float64 // the ratio, or the absolute value
 	strict        bool    // below the limit, not at it
 	unit          unit
@@ -39,6 +42,16 @@ func vsOwn(label, bench, metric, base string, floor, limit float64, u unit) targ
 	return target{label: label, bench: bench, metric: metric, base: base, floor: floor, limit: limit, unit: u}
 }
 
+// vsBench: ttldb's median at most limit times its median of the same
+// metric in baseBench.
+func vsBench(label, bench, metric, baseBench string, limit float64, u unit) target {
+	return target{label: label, bench: bench, metric: metric, baseBench: baseBench, limit: limit, unit: u}
+}
+
+// feedOff is the variant of ttldb with the change feed off
+// (bench/stores.go), which the feed's targets compare with.
+const feedOff = "ttldb_feed_off"
+
 // targets are in the order of the workloads. {N}, {M}, {S} and {L} are the
 // run's sizes (see sized); in bench names, plain digits.
 var targets = []target{
@@ -48,6 +61,9 @@ var targets = []target{
 	vsPeer("Write with TTL within 2x go-cache at {S}", "WriteSize/n={S}", "ns/op", "gocache", 2, nanos),
 	vsPeer("Write with TTL at most 0.35x buntdb at {L}", "WriteSize/n={L}", "ns/op", "buntdb", 0.35, nanos),
 	vsPeer("Write with TTL within 2x go-cache at {L}", "WriteSize/n={L}", "ns/op", "gocache", 2, nanos),
+	vsPeer("Write with the change feed on at most 1.15x the write with it off at {S}", "WriteSize/n={S}", "ns/op", feedOff, 1.15, nanos),
+	vsPeer("Write with the change feed on at most 1.15x the write with it off at {N}", "Write", "ns/op", feedOff, 1.15, nanos),
+	vsPeer("Write with the change feed on at most 1.15x the write with it off at {L}", "WriteSize/n={L}", "ns/op", feedOff, 1.15, nanos),
 	absolute("A write of raw JSON allocates once", "Write", "allocs/op", 1, false, plain),
 	vsPeer("Point read at most 0.5x buntdb", "Read", "ns/op", "buntdb", 0.5, nanos),
 	vsPeer("Point read no slower than 1.2x go-cache", "Read", "ns/op", "gocache", 1.2, nanos),
@@ -61,6 +77,8 @@ var targets = []target{
 	absolute("Heap per item beyond key and value at most 150 B", "Heap", "B/item", 150, false, bytesPerItem),
 	absolute("DefaultTTL change on {N} documents under 10 µs", "DefaultTTL", "ns/op", 1e4, true, nanos),
 	absolute("Expiry lag when idle under 10 ms", "Lag", "lag-ns", 1e7, true, nanos),
+	absolute("Latest-version feed read of {N} documents: under 0.01 allocations per document", "FeedRead/n={N}/latest", "allocs/doc", 0.01, true, plain),
+	vsBench("Latest-version feed read is O(n): time per document at {N} within 2x of that at {T}", "FeedRead/n={N}/latest", "ns/doc", "FeedRead/n={T}/latest", 2, nanos),
 }
 
 // check evaluates a target: the figure shown, the comparison, and whether
@@ -94,6 +112,15 @@ func (t target) check(res results, items int) (shown, against string, met, known
 		shown = fmt.Sprintf("%s = %s of %s (%s)", shown, ratio(v/p), of, format(p, t.unit))
 		against = "≤ " + ratio(t.limit)
 		v = v / p
+	case t.baseBench != "":
+		base := benchName(t.baseBench, items)
+		p, ok := res.median(base, "ttldb", t.metric)
+		if !ok || p == 0 {
+			return shown, base + " missing", false, false
+		}
+		shown = fmt.Sprintf("%s = %s of %s (%s)", shown, ratio(v/p), base, format(p, t.unit))
+		against = "≤ " + ratio(t.limit)
+		v = v / p
 	case t.base != "":
 		p, ok := res.median(bench, "ttldb", t.base)
 		if !ok {
@@ -118,25 +145,26 @@ func (t target) check(res results, items int) (shown, against string, met, known
 // The run's sizes: {N} is -items (1,000,000 when unknown), {M} its
 // hundredth (Removal10k's expired items), {S} and {L} the sizes of
 // WriteSize, as the benchmarks compute them (bench/writesize_test.go): a
-// hundredth of -items (at least 1) and five times it.
-func sizes(items int) (n, m, s, l int) {
+// hundredth of -items (at least 1) and five times it; {T} the smaller size
+// of FeedRead (bench/foreground_test.go), a tenth of -items (at least 1).
+func sizes(items int) (n, m, s, l, t int) {
 	if items == 0 {
 		items = 1_000_000
 	}
-	return items, items / 100, max(items/100, 1), 5 * items
+	return items, items / 100, max(items/100, 1), 5 * items, max(items/10, 1)
 }
 
-// sized replaces {N}, {M}, {S} and {L} in a title with the run's sizes,
-// written with thousands separators.
+// sized replaces {N}, {M}, {S}, {L} and {T} in a title with the run's
+// sizes, written with thousands separators.
 func sized(s string, items int) string {
-	n, m, sm, l := sizes(items)
-	return strings.NewReplacer("{N}", thousands(n), "{M}", thousands(m), "{S}", thousands(sm), "{L}", thousands(l)).Replace(s)
+	n, m, sm, l, t := sizes(items)
+	return strings.NewReplacer("{N}", thousands(n), "{M}", thousands(m), "{S}", thousands(sm), "{L}", thousands(l), "{T}", thousands(t)).Replace(s)
 }
 
 // benchName replaces the sizes in a benchmark's name with plain digits, as
 // the benchmarks write them (WriteSize/n=10000).
 func benchName(s string, items int) string {
-	n, m, sm, l := sizes(items)
+	n, m, sm, l, t := sizes(items)
 	i := strconv.Itoa
-	return strings.NewReplacer("{N}", i(n), "{M}", i(m), "{S}", i(sm), "{L}", i(l)).Replace(s)
+	return strings.NewReplacer("{N}", i(n), "{M}", i(m), "{S}", i(sm), "{L}", i(l), "{T}", i(t)).Replace(s)
 }
