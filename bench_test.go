@@ -31,8 +31,15 @@ func BenchmarkParseDocument(b *testing.B) {
 
 func benchCollection(b *testing.B, n int) (*Collection, [][]byte) {
 	b.Helper()
+	return benchCollectionWith(b, n, FeedOptions{})
+}
+
+// benchCollectionWith returns a collection of n documents of benchDoc,
+// with the change feed set by feed, and the documents.
+func benchCollectionWith(b *testing.B, n int, feed FeedOptions) (*Collection, [][]byte) {
+	b.Helper()
 	// The background sweeper, as in production; nothing is due.
-	c, err := NewCollection("bench", "/pk", &Options{DefaultTTL: TTLNoDefault()})
+	c, err := NewCollection("bench", "/pk", &Options{DefaultTTL: TTLNoDefault(), Feed: feed})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,25 +21,6 @@ const feedBenchDocs = 100_000
 // feedPageLimit is the page size of the feed reads.
 const feedPageLimit = 1000
 
-// feedBenchCollection returns a collection of n documents created with the
-// feed set by feed, and the documents.
-func feedBenchCollection(b *testing.B, n int, feed FeedOptions) (*Collection, [][]byte) {
-	b.Helper()
-	c, err := NewCollection("bench", "/pk", &Options{DefaultTTL: TTLNoDefault(), Feed: feed})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { c.Close() })
-	docs := make([][]byte, n)
-	for i := range docs {
-		docs[i] = benchDoc(i)
-		if _, err := c.Create(docs[i]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return c, docs
-}
-
 // BenchmarkFeedWrite upserts the documents of a collection of
 // feedBenchDocs in turn, with the feed in its default setting (feed_on: the
 // records of DefaultFeedBytes kept) and off (feed_off).
@@ -49,7 +30,7 @@ func BenchmarkFeedWrite(b *testing.B) {
 		feed FeedOptions
 	}{{"feed_on", FeedOptions{}}, {"feed_off", FeedOptions{Off: true}}} {
 		b.Run(v.name, func(b *testing.B) {
-			c, docs := feedBenchCollection(b, feedBenchDocs, v.feed)
+			c, docs := benchCollectionWith(b, feedBenchDocs, v.feed)
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -67,7 +48,7 @@ func BenchmarkFeedWrite(b *testing.B) {
 // continuations: an operation is the whole feed. Metrics: ns/doc and
 // allocs/doc, B/doc.
 func BenchmarkFeedReadLatest(b *testing.B) {
-	c, _ := feedBenchCollection(b, feedBenchDocs, FeedOptions{})
+	c, _ := benchCollectionWith(b, feedBenchDocs, FeedOptions{})
 	benchFeedRead(b, c, LatestVersion, feedBenchDocs)
 }
 
@@ -75,7 +56,7 @@ func BenchmarkFeedReadLatest(b *testing.B) {
 // collection of feedBenchDocs creates, all of them kept: ns/change and
 // allocs/change, B/change.
 func BenchmarkFeedReadAll(b *testing.B) {
-	c, _ := feedBenchCollection(b, feedBenchDocs, FeedOptions{})
+	c, _ := benchCollectionWith(b, feedBenchDocs, FeedOptions{})
 	benchFeedRead(b, c, AllVersionsAndDeletes, feedBenchDocs)
 }
 
