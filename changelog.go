@@ -33,6 +33,7 @@ const logChunk = 512
 type record struct {
 	d       *doc
 	ts      int64
+	size    uint32 // recordSize, kept so that dropping the record never reads its (cold) document
 	op      ChangeOp
 	expired bool
 }
@@ -47,7 +48,7 @@ type retention struct {
 // recordSize is what a record counts against MaxBytes: the record and its
 // document, header and text, whether or not the collection still holds
 // the document too.
-func recordSize(r record) int64 { return 24 + int64(docHeader) + int64(r.d.n) }
+func recordSize(d *doc) uint32 { return 24 + uint32(docHeader) + d.n }
 
 func newChangeLog(keep bool, limit retention) changeLog {
 	return changeLog{keep: keep, limit: limit, base: 1, first: 1}
@@ -70,8 +71,9 @@ func (l *changeLog) append(r record, lsn uint64, now int64) {
 	if i/logChunk == uint64(len(l.chunks)) {
 		l.chunks = append(l.chunks, new([logChunk]record))
 	}
+	r.size = recordSize(r.d)
 	l.chunks[i/logChunk][i%logChunk] = r
-	l.bytes += recordSize(r)
+	l.bytes += int64(r.size)
 	l.trim(now)
 }
 
@@ -86,7 +88,7 @@ func (l *changeLog) trim(now int64) {
 		if !over {
 			return
 		}
-		l.bytes -= recordSize(*r)
+		l.bytes -= int64(r.size)
 		*r = record{}
 		l.first++
 		if l.first-l.base == logChunk {

@@ -63,7 +63,8 @@ func checkFeedInvariants(t *testing.T, c *Collection) {
 			require.Equal(t, lsn, c.seqOf(r.d), "record %d carries its LSN", lsn)
 			require.Equal(t, r.d.ts, r.ts)
 		}
-		bytes += recordSize(*r)
+		require.Equal(t, recordSize(r.d), r.size)
+		bytes += int64(r.size)
 	}
 	require.Equal(t, bytes, l.bytes, "the log counts the bytes it keeps")
 }

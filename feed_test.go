@@ -230,6 +230,38 @@ func TestFeedLatestVersionFingers(t *testing.T) { // R11
 	checkInvariants(t, c)
 }
 
+// TestFeedLatestVersionIsLinear: reading the whole latest-version feed in
+// pages visits each document once, whatever the page size: O(n), each
+// page resuming where the last stopped; also while the documents read are
+// written again between pages (each then read once more, at the tail).
+func TestFeedLatestVersionIsLinear(t *testing.T) { // R11
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	const n = 20_000
+	for i := range n {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p"}`, i))
+	}
+	for _, limit := range []int{1, 10, 1000, MaxFeedLimit} {
+		before := c.feed.latest.visited.Load()
+		q, read, pages := FeedQuery{Limit: limit}, 0, 0
+		for {
+			page, err := c.ReadFeed(q)
+			require.NoError(t, err)
+			read, pages = read+len(page.Changes), pages+1
+			if limit == 10 && pages%7 == 0 && len(page.Changes) > 0 {
+				_, err := c.Touch(StringKey("p"), page.Changes[0].ID) // read again at the end
+				require.NoError(t, err)
+			}
+			q.Continuation = page.Continuation
+			if !page.More {
+				break
+			}
+		}
+		visited := c.feed.latest.visited.Load() - before
+		require.GreaterOrEqual(t, read, n, "limit %d", limit)
+		require.LessOrEqual(t, visited, uint64(read+pages), "limit %d: %d pages visited %d entries for %d documents", limit, pages, visited, read)
+	}
+}
+
 // TestFeedLatestVersionProgress: a reader far behind the tail makes
 // progress with every page, however many other readers leave their page
 // ends between two of its reads (more than the list remembers).

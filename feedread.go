@@ -118,7 +118,8 @@ func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end u
 	budget := 4*p.limit + 1024
 	end = after
 	var stop *entry // every entry from the head to stop was written at or before end
-	e := l.from(after, budget, func(e *entry) uint64 { return c.seqOf(e.doc()) })
+	e, walked := l.from(after, budget, func(e *entry) uint64 { return c.seqOf(e.doc()) })
+	defer func(budget0 int) { l.visited.Add(uint64(walked + budget0 - budget)) }(budget)
 	for ; e != nil; e = e.next {
 		d := e.doc()
 		lsn := c.seqOf(d)

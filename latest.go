@@ -1,6 +1,9 @@
 package ttldb
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // latest is the order of last writes, which the latest-version feed reads
 // (R11): every stored entry, linked from the one written longest ago to the
@@ -28,6 +31,8 @@ type latest struct {
 	fmu     sync.Mutex
 	fingers [maxFingers]finger
 	tick    uint64 // counts the uses of fingers, for eviction
+
+	visited atomic.Uint64 // entries readers have visited, for tests of their cost
 }
 
 // maxFingers is how many page ends the list remembers.
@@ -98,17 +103,16 @@ func (l *latest) clear() {
 	l.fmu.Unlock()
 }
 
-// from returns the entry to read on from after lsn: the first entry written
-// after it if walking back from the tail finds it within walk steps (lsnOf
-// gives an entry's LSN), or else the one after the nearest finger at or
-// before lsn, or the head. Entries before it were all written at or before
-// lsn. Call it with Collection.mu held, shared at least.
-func (l *latest) from(lsn uint64, walk int, lsnOf func(*entry) uint64) *entry {
-	e := l.tail
-	for ; e != nil && walk > 0; e, walk = e.prev, walk-1 {
-		if e.prev == nil || lsnOf(e.prev) <= lsn {
-			return e
-		}
+// from returns the entry to read on from after lsn, and how many entries
+// it walked to find it: the head, if written after lsn; or the one after
+// lsn's own finger; or else the first entry written after lsn if walking
+// back from the tail finds it within walk steps (lsnOf gives an entry's
+// LSN); or else the one after the nearest finger before lsn, or the head.
+// Entries before it were all written at or before lsn. Call it with
+// Collection.mu held, shared at least.
+func (l *latest) from(lsn uint64, walk int, lsnOf func(*entry) uint64) (*entry, int) {
+	if l.head == nil || lsnOf(l.head) > lsn {
+		return l.head, 0
 	}
 	l.fmu.Lock()
 	defer l.fmu.Unlock()
@@ -118,15 +122,23 @@ func (l *latest) from(lsn uint64, walk int, lsnOf func(*entry) uint64) *entry {
 			best = f
 		}
 	}
+	if best == nil || best.lsn < lsn {
+		steps := 0
+		for e := l.tail; e != nil && steps < walk; e, steps = e.prev, steps+1 {
+			if e.prev == nil || lsnOf(e.prev) <= lsn {
+				return e, steps
+			}
+		}
+	}
 	if best == nil {
-		return l.head
+		return l.head, 0
 	}
 	l.tick++
 	best.used = l.tick
 	if best.e == nil {
-		return l.head
+		return l.head, 0
 	}
-	return best.e.next
+	return best.e.next, 0
 }
 
 // leave records that every entry from the head to e was written at or
