@@ -18,7 +18,6 @@ type target struct {
 	peer          string  // compare with this peer's or variant's median (bestPeerName: the best peer's); "" otherwise
 	base          string  // or compare with ttldb's own median of this metric of bench,
 	floor         float64 // taken as at least floor
-	baseBench     string  // or with ttldb's own median of metric in this benchmark
 	limit         float64 // the ratio, or the absolute value
 	strict        bool    // below the limit, not at it
 	unit          unit
@@ -40,12 +39,6 @@ func absolute(label, bench, metric string, limit float64, strict bool, u unit) t
 // vsOwn: ttldb's median at most limit times max(its median of base, floor).
 func vsOwn(label, bench, metric, base string, floor, limit float64, u unit) target {
 	return target{label: label, bench: bench, metric: metric, base: base, floor: floor, limit: limit, unit: u}
-}
-
-// vsBench: ttldb's median at most limit times its median of the same
-// metric in baseBench.
-func vsBench(label, bench, metric, baseBench string, limit float64, u unit) target {
-	return target{label: label, bench: bench, metric: metric, baseBench: baseBench, limit: limit, unit: u}
 }
 
 // feedOff is the variant of ttldb with the change feed off
@@ -78,7 +71,10 @@ var targets = []target{
 	absolute("DefaultTTL change on {N} documents under 10 µs", "DefaultTTL", "ns/op", 1e4, true, nanos),
 	absolute("Expiry lag when idle under 10 ms", "Lag", "lag-ns", 1e7, true, nanos),
 	absolute("Latest-version feed read of {N} documents: under 0.01 allocations per document", "FeedRead/n={N}/latest", "allocs/doc", 0.01, true, plain),
-	vsBench("Latest-version feed read is O(n): time per document at {N} within 2x of that at {T}", "FeedRead/n={N}/latest", "ns/doc", "FeedRead/n={T}/latest", 2, nanos),
+	// That the read is O(n) is checked by counting the documents it visits
+	// (TestFeedLatestVersionIsLinear), not by comparing times at two sizes,
+	// which differ by the caches: a 100,000-document store fits much of
+	// the last-level cache, a 1,000,000-document one does not.
 }
 
 // check evaluates a target: the figure shown, the comparison, and whether
@@ -110,15 +106,6 @@ func (t target) check(res results, items int) (shown, against string, met, known
 			of += ", the best peer"
 		}
 		shown = fmt.Sprintf("%s = %s of %s (%s)", shown, ratio(v/p), of, format(p, t.unit))
-		against = "≤ " + ratio(t.limit)
-		v = v / p
-	case t.baseBench != "":
-		base := benchName(t.baseBench, items)
-		p, ok := res.median(base, "ttldb", t.metric)
-		if !ok || p == 0 {
-			return shown, base + " missing", false, false
-		}
-		shown = fmt.Sprintf("%s = %s of %s (%s)", shown, ratio(v/p), base, format(p, t.unit))
 		against = "≤ " + ratio(t.limit)
 		v = v / p
 	case t.base != "":
