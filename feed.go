@@ -94,6 +94,8 @@ type FeedQuery struct {
 	Mode FeedMode
 
 	// Partition restricts the feed to one partition. Nil: all of them.
+	// A read of one partition visits the changes of every partition since
+	// its start and skips the others': its cost is that of the whole feed.
 	Partition *PartitionKey
 
 	// FromNow starts at the present: only changes made after the read
