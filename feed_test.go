@@ -448,3 +448,84 @@ func TestFeedBadInput(t *testing.T) { // R11, R10
 	_, err = (&Collection{}).ReadFeed(FeedQuery{})
 	require.ErrorIs(t, err, ErrClosed)
 }
+
+// TestFeedLatestVersionChains: many readers, more than the page ends the
+// list remembers, each with its own page size, read the latest-version feed
+// while documents are written, touched and deleted between their pages.
+// Along each reader's chain of continuations LSNs only increase, and every
+// change is the document's live version when read; once a reader has read
+// to the end, it has seen every live document written since it started,
+// at its latest version.
+func TestFeedLatestVersionChains(t *testing.T) { // R11
+	c, _ := newTestCollection(t, "/pk", TTLOff())
+	rng := rand.New(rand.NewPCG(7, 7))
+	keys, steps := 3000, 8000
+	if raceDetector() || testing.Short() {
+		keys, steps = 800, 2000
+	}
+	key := func() (PartitionKey, string) {
+		k := rng.IntN(keys)
+		return StringKey(fmt.Sprint("p", k%5)), fmt.Sprint("d", k)
+	}
+	for i := range keys {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p%d"}`, i, i%5))
+	}
+	type reader struct {
+		q     FeedQuery
+		start uint64
+		last  uint64
+		seen  map[string]uint64 // id: the newest LSN read
+	}
+	readers := make([]*reader, 2*maxFingers)
+	for i := range readers {
+		after := uint64(rng.IntN(int(c.LastLSN()) + 1))
+		readers[i] = &reader{q: FeedQuery{AfterLSN: after, Limit: 1 + rng.IntN(40)}, start: after, last: after, seen: map[string]uint64{}}
+	}
+	read := func(r *reader) bool {
+		page, err := c.ReadFeed(r.q)
+		require.NoError(t, err)
+		for _, ch := range page.Changes { // plain ifs: this loop runs a million times
+			if ch.LSN <= r.last {
+				t.Fatalf("LSN %d after %d along a chain", ch.LSN, r.last)
+			}
+			if d, err := c.Get(ch.PartitionKey, ch.ID); err != nil || d.LSN() != ch.LSN {
+				t.Fatalf("%s read at LSN %d, and Get gives LSN %d (%v)", ch.ID, ch.LSN, d.LSN(), err)
+			}
+			r.last, r.seen[ch.ID] = ch.LSN, ch.LSN
+		}
+		require.GreaterOrEqual(t, page.LSN, r.last)
+		r.q = FeedQuery{Continuation: page.Continuation, Limit: r.q.Limit}
+		return page.More
+	}
+	for range steps {
+		switch n := rng.IntN(10); {
+		case n < 3:
+			pk, id := key()
+			_, err := c.Upsert(fmt.Appendf(nil, `{"id":%q,"pk":%q,"n":%d}`, id, pk.s, n))
+			require.NoError(t, err)
+		case n < 4:
+			pk, id := key()
+			_, _ = c.Touch(pk, id)
+		case n < 5:
+			pk, id := key()
+			_ = c.Delete(pk, id)
+		default:
+			read(readers[rng.IntN(len(readers))])
+		}
+	}
+	live := map[string]uint64{}
+	for d, err := range c.All(Query{}) {
+		require.NoError(t, err)
+		live[d.ID()] = d.LSN()
+	}
+	for _, r := range readers {
+		for read(r) {
+		}
+		for id, lsn := range live {
+			if lsn > r.start && r.seen[id] != lsn {
+				t.Fatalf("a reader from LSN %d has seen %s at LSN %d, not at its latest, %d", r.start, id, r.seen[id], lsn)
+			}
+		}
+	}
+	checkInvariants(t, c)
+}
