@@ -1,0 +1,153 @@
+package vfs
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// contents returns the whole of file name in fsys, or ok false when there
+// is no such file.
+func contents(t *testing.T, fsys FS, name string) (string, bool) {
+	t.Helper()
+	f, err := fsys.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	require.NoError(t, err)
+	defer f.Close()
+	size, err := f.Size()
+	require.NoError(t, err)
+	b := make([]byte, size)
+	n, err := f.ReadAt(b, 0)
+	if err != io.EOF {
+		require.NoError(t, err)
+	}
+	return string(b[:n]), true
+}
+
+func write(t *testing.T, f File, s string) {
+	t.Helper()
+	n, err := f.Write([]byte(s))
+	require.NoError(t, err)
+	require.Equal(t, len(s), n)
+}
+
+// TestMemKeepsWhatWasSynced: a crash keeps a file's synced bytes and drops
+// the rest; CrashKeeping keeps a prefix of the rest, as a torn write.
+func TestMemKeepsWhatWasSynced(t *testing.T) {
+	m := &Mem{}
+	require.NoError(t, m.MkdirAll("db"))
+	f, err := m.Create("db/log")
+	require.NoError(t, err)
+	require.NoError(t, m.SyncDir("db"))
+	write(t, f, "synced.")
+	require.NoError(t, f.Sync())
+	write(t, f, "lost")
+	m.Crash()
+	got, ok := contents(t, m, "db/log")
+	require.True(t, ok)
+	require.Equal(t, "synced.", got)
+	_, err = f.Write([]byte("x"))
+	require.ErrorIs(t, err, ErrCrashed, "a file from before the crash is dead")
+
+	f, err = m.Open("db/log")
+	require.NoError(t, err)
+	write(t, f, "torn write")
+	m.CrashKeeping(func(name string, unsynced []byte) int {
+		require.Equal(t, "db/log", name)
+		require.Equal(t, "torn write", string(unsynced))
+		return 4
+	})
+	got, _ = contents(t, m, "db/log")
+	require.Equal(t, "synced.torn", got)
+}
+
+// TestMemNamesNeedSyncDir: a file created, renamed or removed is so after
+// a crash only if its directory was synced since.
+func TestMemNamesNeedSyncDir(t *testing.T) {
+	m := &Mem{}
+	require.NoError(t, m.MkdirAll("db"))
+	f, err := m.Create("db/a")
+	require.NoError(t, err)
+	write(t, f, "a")
+	require.NoError(t, f.Sync())
+	m.Crash()
+	_, ok := contents(t, m, "db/a")
+	require.False(t, ok, "created and synced, but its name was not")
+
+	f, err = m.Create("db/snap.tmp")
+	require.NoError(t, err)
+	write(t, f, "snapshot")
+	require.NoError(t, f.Sync())
+	require.NoError(t, m.SyncDir("db"))
+	require.NoError(t, m.Rename("db/snap.tmp", "db/snap"))
+	m.Crash()
+	names, err := m.List("db")
+	require.NoError(t, err)
+	require.Equal(t, []string{"snap.tmp"}, names, "the rename was not synced")
+
+	require.NoError(t, m.Rename("db/snap.tmp", "db/snap"))
+	require.NoError(t, m.SyncDir("db"))
+	require.NoError(t, m.Remove("db/snap"))
+	m.Crash()
+	got, ok := contents(t, m, "db/snap")
+	require.True(t, ok, "the removal was not synced: the file is back")
+	require.Equal(t, "snapshot", got)
+}
+
+// TestMemFaults: FailWrite and FailSync fail the call and change nothing.
+func TestMemFaults(t *testing.T) {
+	disk := errors.New("disk full")
+	m := &Mem{}
+	require.NoError(t, m.MkdirAll("db"))
+	f, err := m.Create("db/log")
+	require.NoError(t, err)
+	write(t, f, "ok")
+	m.FailWrite = func(string) error { return disk }
+	_, err = f.Write([]byte("no"))
+	require.ErrorIs(t, err, disk)
+	m.FailSync = func(name string) error { return disk }
+	require.ErrorIs(t, f.Sync(), disk)
+	require.ErrorIs(t, m.SyncDir("db"), disk)
+	got, _ := contents(t, m, "db/log")
+	require.Equal(t, "ok", got)
+	m.FailWrite, m.FailSync = nil, nil
+	require.NoError(t, f.Truncate(1))
+	got, _ = contents(t, m, "db/log")
+	require.Equal(t, "o", got)
+	_, err = m.Open("db/none")
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	_, err = m.Create("nodir/x")
+	require.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// TestOS: the real filesystem does what the interface says.
+func TestOS(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	var fsys FS = OS{}
+	require.NoError(t, fsys.MkdirAll(dir))
+	f, err := fsys.Create(filepath.Join(dir, "log"))
+	require.NoError(t, err)
+	write(t, f, "hello")
+	require.NoError(t, f.Sync())
+	require.NoError(t, f.Close())
+	require.NoError(t, fsys.SyncDir(dir))
+	f, err = fsys.Open(filepath.Join(dir, "log"))
+	require.NoError(t, err)
+	write(t, f, ", world") // appends
+	require.NoError(t, f.Close())
+	got, _ := contents(t, fsys, filepath.Join(dir, "log"))
+	require.Equal(t, "hello, world", got)
+	require.NoError(t, fsys.Rename(filepath.Join(dir, "log"), filepath.Join(dir, "log2")))
+	names, err := fsys.List(dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{"log2"}, names)
+	require.NoError(t, fsys.Remove(filepath.Join(dir, "log2")))
+	_, ok := contents(t, fsys, filepath.Join(dir, "log2"))
+	require.False(t, ok)
+}
