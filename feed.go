@@ -222,3 +222,34 @@ func (c *Collection) LastLSN() uint64 {
 	defer c.mu.RUnlock()
 	return c.seq
 }
+
+// FeedStats describes the change feed at one instant.
+type FeedStats struct {
+	// LastLSN is the LSN of the last change.
+	LastLSN uint64
+	// Oldest is the LSN of the oldest change the all-versions feed keeps:
+	// a reader that has read up to Oldest-1 or beyond misses nothing.
+	// LastLSN+1 when it keeps none.
+	Oldest uint64
+	// Records and Bytes are what the all-versions feed keeps, counted as
+	// its retention counts them ([FeedOptions]).
+	Records int64
+	Bytes   int64
+}
+
+// FeedStats returns the change feed's statistics, in O(1) under the read
+// lock: how far back the all-versions feed reaches, and what it holds.
+//
+// Errors: [ErrInvalidOption] when the feed is off; [ErrClosed].
+func (c *Collection) FeedStats() (FeedStats, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	switch {
+	case c.unusable():
+		return FeedStats{}, c.errClosed("FeedStats")
+	case !c.feed.on:
+		return FeedStats{}, errorf(ErrInvalidOption, "FeedStats: the change feed is off (Options.Feed.Off)")
+	}
+	l := &c.feed.log
+	return FeedStats{LastLSN: c.seq, Oldest: l.first, Records: int64(l.last + 1 - l.first), Bytes: l.bytes}, nil
+}

@@ -320,6 +320,9 @@ func TestFeedRetention(t *testing.T) { // R11
 				require.NoError(t, err)
 				clk.Advance(tc.step)
 			}
+			st, err := c.FeedStats()
+			require.NoError(t, err)
+			require.Equal(t, FeedStats{LastLSN: 30, Oldest: 21, Records: 10, Bytes: c.feed.log.bytes}, st)
 			_, err = c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes})
 			require.ErrorIs(t, err, ErrFeedTrimmed, "from the beginning: changes 1 to 20 are gone, and the reader is told")
 			_, err = c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: 5})
@@ -441,9 +444,13 @@ func TestFeedBadInput(t *testing.T) { // R11, R10
 	_, err = off.ReadFeed(FeedQuery{})
 	require.ErrorIs(t, err, ErrInvalidOption)
 	require.ErrorContains(t, err, "feed is off")
+	_, err = off.FeedStats()
+	require.ErrorIs(t, err, ErrInvalidOption)
 
 	require.NoError(t, c.Close())
 	_, err = c.ReadFeed(FeedQuery{})
+	require.ErrorIs(t, err, ErrClosed)
+	_, err = c.FeedStats()
 	require.ErrorIs(t, err, ErrClosed)
 	_, err = (&Collection{}).ReadFeed(FeedQuery{})
 	require.ErrorIs(t, err, ErrClosed)
