@@ -13,7 +13,6 @@ package ttldb
 //
 // Guarded by Collection.mu.
 type changeLog struct {
-	keep   bool      // false: records are counted, not kept
 	limit  retention // validated
 	chunks []*[logChunk]record
 	base   uint64 // the LSN of chunks[0][0]
@@ -50,8 +49,8 @@ type retention struct {
 // the document too.
 func recordSize(d *doc) uint32 { return 24 + uint32(docHeader) + d.n }
 
-func newChangeLog(keep bool, limit retention) changeLog {
-	return changeLog{keep: keep, limit: limit, base: 1, first: 1}
+func newChangeLog(limit retention) changeLog {
+	return changeLog{limit: limit, base: 1, first: 1}
 }
 
 // trimAtMost is the most records an append drops for their age; an age
@@ -63,10 +62,6 @@ const trimAtMost = 64
 // beyond the retention at now.
 func (l *changeLog) append(r record, lsn uint64, now int64) {
 	l.last = lsn
-	if !l.keep {
-		l.first, l.base = lsn+1, lsn+1
-		return
-	}
 	i := lsn - l.base
 	if i/logChunk == uint64(len(l.chunks)) {
 		l.chunks = append(l.chunks, new([logChunk]record))

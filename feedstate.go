@@ -26,7 +26,7 @@ type feed struct {
 
 // init readies the feed, on or off, with the retention r.
 func (f *feed) init(on bool, r retention) {
-	f.on, f.log = on, newChangeLog(on, r)
+	f.on, f.log = on, newChangeLog(r)
 }
 
 // logWrite records the write of e's document, just stored with the next

@@ -98,7 +98,7 @@ func (c *Collection) List(q Query) (Page, error) {
 			return true
 		}
 		if q.Limit > 0 && len(page.Documents) == q.Limit {
-			page.Continuation = encodeToken(p.scope, page.Documents[q.Limit-1].d.key())
+			page.Continuation = sealToken(p.scope, page.Documents[q.Limit-1].d.key())
 			return false
 		}
 		page.Documents = append(page.Documents, c.document(d))

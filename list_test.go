@@ -137,7 +137,7 @@ func tokenFor(c *Collection, part *PartitionKey, key string) string {
 	if part != nil {
 		prefix = string(part.appendEncoded(nil))
 	}
-	return encodeToken(tokenScope{collection: c.tokenID, shape: shapeOf(part != nil, prefix)}, key)
+	return sealToken(tokenScope{collection: c.tokenID, shape: shapeOf(part != nil, prefix)}, key)
 }
 
 // TestTokensBoundToTheirListing: a continuation token is taken only by the

@@ -86,8 +86,6 @@ func openToken(tok string, scope tokenScope, name string) (string, error) {
 	return string(body[17:]), nil
 }
 
-func encodeToken(scope tokenScope, key string) string { return sealToken(scope, key) }
-
 // decodeToken returns the key a listing's token resumes after, if the token
 // was issued in scope; name is the collection's, for messages.
 func decodeToken(tok string, scope tokenScope, name string) (string, error) {

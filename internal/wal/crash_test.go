@@ -14,7 +14,7 @@ import (
 // a prefix of the groups committed that holds every group synced, each
 // whole and equal to what was written; the torn rest is reported, never an
 // error (vfs.Mem keeps only what was synced, as a power loss would).
-func TestCrashKeepsASyncedPrefix(t *testing.T) {
+func TestCrashKeepsASyncedPrefix(t *testing.T) { // R12 (the log format's part: no synced group is lost)
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		m := &vfs.Mem{}

@@ -87,7 +87,7 @@ func TestRoundTrip(t *testing.T) {
 // TestTruncatedAtEveryOffset: a log cut at any byte keeps exactly the
 // groups before the cut, reports the rest of the cut group as dropped,
 // and never fails: what a crash in the middle of a write leaves.
-func TestTruncatedAtEveryOffset(t *testing.T) {
+func TestTruncatedAtEveryOffset(t *testing.T) { // R12 (the log format's part: a torn tail is cut back)
 	groups := randomGroups(rand.New(rand.NewPCG(2, 2)), 6)
 	groups = append(groups, [][]byte{[]byte("last"), []byte("group"), bytes.Repeat([]byte{0}, 40)})
 	data, starts := logOf(t, groups)
@@ -131,7 +131,7 @@ func TestGarbageAfterTheEnd(t *testing.T) {
 // TestDamageIsRefused: a damaged byte followed by whole groups is refused
 // with the offset of the damaged frame; so is a header of another format
 // or version. Truncating at the offset gives a log that opens.
-func TestDamageIsRefused(t *testing.T) {
+func TestDamageIsRefused(t *testing.T) { // R12 (the log format's part: other damage names its offset)
 	groups := randomGroups(rand.New(rand.NewPCG(4, 4)), 8)
 	groups[2] = [][]byte{[]byte("first"), []byte("second")}
 	data, starts := logOf(t, groups)
