@@ -28,9 +28,52 @@ type Mem struct {
 	FailWrite func(name string) error
 	FailSync  func(name string) error
 
-	mu   sync.Mutex
-	dirs map[string]*memDir
-	gen  int // counts crashes: handles of an earlier one are dead
+	mu    sync.Mutex
+	dirs  map[string]*memDir
+	gen   int // counts crashes: handles of an earlier one are dead
+	locks map[string]*memLock
+}
+
+// memLock is a lock Lock took; a crash releases it, as the death of the
+// process that held it would.
+type memLock struct {
+	fs   *Mem
+	name string
+	gen  int
+}
+
+// Lock creates the file name if need be and locks it until the lock is
+// closed or the next crash.
+func (m *Mem) Lock(name string) (io.Closer, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	name = path.Clean(name)
+	d, base, err := m.dir(name, false)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := m.locks[name]; ok && l.gen == m.gen {
+		return nil, ErrLocked
+	}
+	if d.names[base] == nil {
+		d.names[base] = &memNode{}
+	}
+	if m.locks == nil {
+		m.locks = map[string]*memLock{}
+	}
+	l := &memLock{fs: m, name: name, gen: m.gen}
+	m.locks[name] = l
+	return l, nil
+}
+
+// Close releases the lock.
+func (l *memLock) Close() error {
+	l.fs.mu.Lock()
+	defer l.fs.mu.Unlock()
+	if l.fs.locks[l.name] == l {
+		delete(l.fs.locks, l.name)
+	}
+	return nil
 }
 
 var _ FS = (*Mem)(nil)

@@ -9,6 +9,7 @@
 package vfs
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,7 +32,15 @@ type FS interface {
 	// SyncDir makes the names in dir durable: files created, renamed or
 	// removed there.
 	SyncDir(dir string) error
+	// Lock creates the file name if need be and locks it, for as long as
+	// the process lives or until the lock is closed; it fails with
+	// [ErrLocked] when the file is locked already, by this process or
+	// another.
+	Lock(name string) (io.Closer, error)
 }
+
+// ErrLocked: the file is locked already.
+var ErrLocked = errors.New("vfs: locked by another user")
 
 // File is an open file. Writes append at its end.
 type File interface {

@@ -151,3 +151,34 @@ func TestOS(t *testing.T) {
 	_, ok := contents(t, fsys, filepath.Join(dir, "log2"))
 	require.False(t, ok)
 }
+
+// TestLockExcludes: a second Lock of a file fails with ErrLocked until the
+// first is closed, on both filesystems; a crash of a Mem releases its locks,
+// as the death of the process would.
+func TestLockExcludes(t *testing.T) {
+	mem := &Mem{}
+	require.NoError(t, mem.MkdirAll("d"))
+	dir := t.TempDir()
+	for _, c := range []struct {
+		fs   FS
+		name string
+	}{{OS{}, filepath.Join(dir, "LOCK")}, {mem, "d/LOCK"}} {
+		l, err := c.fs.Lock(c.name)
+		require.NoError(t, err)
+		_, err = c.fs.Lock(c.name)
+		require.ErrorIs(t, err, ErrLocked)
+		require.NoError(t, l.Close())
+		l, err = c.fs.Lock(c.name)
+		require.NoError(t, err)
+		require.NoError(t, l.Close())
+	}
+	l, err := mem.Lock("d/LOCK")
+	require.NoError(t, err)
+	mem.Crash()
+	l2, err := mem.Lock("d/LOCK")
+	require.NoError(t, err)
+	require.NoError(t, l.Close()) // the dead lock's Close does not release the new one
+	_, err = mem.Lock("d/LOCK")
+	require.ErrorIs(t, err, ErrLocked)
+	require.NoError(t, l2.Close())
+}

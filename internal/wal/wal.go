@@ -111,10 +111,7 @@ func (w *Writer) Commit(tag uint64) (int64, error) {
 	if w.err != nil {
 		return w.off, w.err
 	}
-	var c [commitPayload]byte
-	binary.BigEndian.PutUint32(c[:], w.n)
-	binary.BigEndian.PutUint64(c[4:], tag)
-	w.buf = appendFrame(w.buf, typeCommit, c[:])
+	w.buf = AppendCommit(w.buf, w.n, tag)
 	n, err := w.w.Write(w.buf)
 	if err == nil && n < len(w.buf) {
 		err = io.ErrShortWrite
@@ -126,4 +123,34 @@ func (w *Writer) Commit(tag uint64) (int64, error) {
 	w.off += int64(n)
 	w.buf, w.n = w.buf[:0], 0
 	return w.off, nil
+}
+
+// Begin starts a record frame at the end of b, for the caller to append
+// the record's payload to; End finishes it. With them a caller encodes a
+// record in place, into the buffer of a group it writes itself, without
+// the copy Add makes: b, mark := Begin(b); b = append(b, ...); b = End(b,
+// mark).
+func Begin(b []byte) ([]byte, int) {
+	mark := len(b)
+	return append(b, 0, 0, 0, 0, 0, 0, 0, 0, typeRecord), mark
+}
+
+// End finishes the record frame Begin started at mark: it fills in the
+// payload's length and CRC. A payload larger than [MaxRecord] makes a frame
+// that Scan reports as damage: the caller must keep records smaller.
+func End(b []byte, mark int) []byte {
+	payload := b[mark+frameHeader:]
+	crc := crc32.Update(crc32.Checksum(b[mark+8:mark+9], castagnoli), castagnoli, payload)
+	binary.BigEndian.PutUint32(b[mark:], uint32(len(payload)))
+	binary.BigEndian.PutUint32(b[mark+4:], crc)
+	return b
+}
+
+// AppendCommit appends the commit frame that closes a group of count
+// records with tag.
+func AppendCommit(b []byte, count uint32, tag uint64) []byte {
+	var c [commitPayload]byte
+	binary.BigEndian.PutUint32(c[:], count)
+	binary.BigEndian.PutUint64(c[4:], tag)
+	return appendFrame(b, typeCommit, c[:])
 }

@@ -234,3 +234,39 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// TestBeginEndMatchAdd: a group encoded in place with Begin, End and
+// AppendCommit is byte for byte the one Writer writes, and scans back.
+func TestBeginEndMatchAdd(t *testing.T) {
+	var viaWriter bytes.Buffer
+	w := NewWriter(&viaWriter, HeaderSize)
+	records := [][]byte{[]byte("one"), {}, bytes.Repeat([]byte{7}, 300)}
+	for _, r := range records {
+		require.NoError(t, w.Add(r))
+	}
+	_, err := w.Commit(42)
+	require.NoError(t, err)
+
+	var b []byte
+	for _, r := range records {
+		var mark int
+		b, mark = Begin(b)
+		b = append(b, r...)
+		b = End(b, mark)
+	}
+	b = AppendCommit(b, uint32(len(records)), 42)
+	require.Equal(t, viaWriter.Bytes(), b)
+
+	log := append(Header(), b...)
+	var got [][]byte
+	res, err := Scan(bytes.NewReader(log), int64(len(log)), func(g Group) error {
+		require.Equal(t, uint64(42), g.Tag)
+		for _, r := range g.Records {
+			got = append(got, bytes.Clone(r))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Groups)
+	require.Equal(t, records, got)
+}

@@ -1,0 +1,47 @@
+//go:build !unix
+
+package vfs
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// held are the files this process has locked. Without flock(2), the lock
+// only excludes the users of one process: two processes are not kept
+// apart on these systems.
+var held sync.Map
+
+type osLock struct {
+	f    *os.File
+	name string
+	once sync.Once
+}
+
+// Lock locks the file name within this process.
+func (OS) Lock(name string) (io.Closer, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return nil, err
+	}
+	if _, loaded := held.LoadOrStore(abs, true); loaded {
+		return nil, ErrLocked
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		held.Delete(abs)
+		return nil, err
+	}
+	return &osLock{f: f, name: abs}, nil
+}
+
+func (l *osLock) Close() error {
+	var err error
+	l.once.Do(func() {
+		err = l.f.Close()
+		held.Delete(l.name)
+	})
+	return err
+}
