@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -50,6 +51,16 @@ type Collection struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+	closeErr  error
+
+	// Durability (R12); j is nil for a collection in memory.
+	j            *journal
+	recovery     Recovery
+	failure      atomic.Pointer[error] // why the journal failed, which closed the collection
+	slack        int64                 // the files' growth before compaction
+	compacting   chan struct{}         // holds a token while a compaction runs
+	compactCheck chan struct{}         // asks the compactor to look
+	bg           sync.WaitGroup        // the journal's goroutine and the compactor
 }
 
 // NewCollection returns an empty collection named name whose documents carry
@@ -88,6 +99,9 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 	if err != nil {
 		return nil, err
 	}
+	if err := o.Sync.validate(); err != nil {
+		return nil, err
+	}
 	if o.SweepBatch < 0 {
 		return nil, errorf(ErrInvalidOption, "SweepBatch %d is negative", o.SweepBatch)
 	}
@@ -118,6 +132,11 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 	c.prim.init()
 	c.publish()
 	c.last.Store(-maxClock) // a clock before 1970 is no less valid
+	if o.Dir != "" {
+		if err := c.startDurable(&o); err != nil {
+			return nil, err
+		}
+	}
 	if o.ManualSweep {
 		close(c.done)
 	} else {
@@ -141,7 +160,7 @@ func (c *Collection) PartitionKeyPath() string { return c.path }
 // Errors: [ErrInvalidTTL] for a value outside R1; [ErrInvalidOption] when the
 // indexing mode is none and d is not off (R8); [ErrClosed]. An error changes
 // nothing.
-func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
+func (c *Collection) SetDefaultTTL(d DefaultTTL) (err error) {
 	if c.unusable() {
 		return c.errClosed("SetDefaultTTL")
 	}
@@ -149,14 +168,16 @@ func (c *Collection) SetDefaultTTL(d DefaultTTL) error {
 		return err
 	}
 	c.lock()
-	defer c.mu.Unlock()
+	defer c.settle(&err)
 	if c.unusable() {
 		return c.errClosed("SetDefaultTTL")
 	}
 	if err := ttlNeedsIndexing(d, c.mode); err != nil {
 		return err
 	}
-	c.exp.setDefault(d, c.now())
+	now := c.now()
+	c.exp.setDefault(d, now)
+	c.journalSetting(func(b []byte) []byte { return appendDefault(b, d, now) })
 	c.publish()
 	c.poke()
 	return nil
@@ -173,7 +194,7 @@ func (c *Collection) DefaultTTL() DefaultTTL {
 //
 // Errors: [ErrInvalidOption] for an unknown mode, or for [IndexingNone] while
 // [DefaultTTL] is not off (R8); [ErrClosed]. An error changes nothing.
-func (c *Collection) SetIndexingMode(m IndexingMode) error {
+func (c *Collection) SetIndexingMode(m IndexingMode) (err error) {
 	if c.unusable() {
 		return c.errClosed("SetIndexingMode")
 	}
@@ -181,7 +202,7 @@ func (c *Collection) SetIndexingMode(m IndexingMode) error {
 		return err
 	}
 	c.lock()
-	defer c.mu.Unlock()
+	defer c.settle(&err)
 	if c.unusable() {
 		return c.errClosed("SetIndexingMode")
 	}
@@ -189,6 +210,7 @@ func (c *Collection) SetIndexingMode(m IndexingMode) error {
 		return err
 	}
 	c.mode = m
+	c.journalSetting(func(b []byte) []byte { return appendIndexing(b, m) })
 	return nil
 }
 
@@ -215,6 +237,16 @@ func (c *Collection) Close() error {
 		c.mu.Unlock()
 		close(c.stop)
 		<-c.done
+		if c.j != nil {
+			c.bg.Wait()
+			c.closeErr = c.j.close()
+			if p := c.failure.Load(); p != nil && c.closeErr != nil {
+				c.closeErr = nil // reported already, by the call that failed
+			}
+			if c.closeErr != nil {
+				c.closeErr = fmt.Errorf("%w: Close of collection %q: %w", ErrClosed, c.name, c.closeErr)
+			}
+		}
 		c.mu.Lock()
 		c.prim.clear()
 		c.exp = expiryIndex{def: c.exp.def} // the setting stays readable
@@ -223,7 +255,7 @@ func (c *Collection) Close() error {
 		// which go when the last of them ends.
 		c.mu.Unlock()
 	})
-	return nil
+	return c.closeErr
 }
 
 // publish makes the expiry index's rules those point reads decide by. Call

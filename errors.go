@@ -56,9 +56,41 @@ var (
 	// which says where to resume.
 	ErrFeedTrimmed = errors.New("ttldb: change feed trimmed")
 
-	// ErrClosed: the collection has been closed.
+	// ErrClosed: the collection has been closed, by Close or, for a
+	// durable collection, because writing or syncing its files failed (the
+	// error then wraps the failure too): reopen the directory to recover
+	// what reached it.
 	ErrClosed = errors.New("ttldb: collection closed")
+
+	// ErrLocked: the directory of a durable collection is in use by
+	// another collection, of this process or another (R12).
+	ErrLocked = errors.New("ttldb: directory in use")
+
+	// ErrCorrupt: a durable collection's files are damaged otherwise than
+	// by a write a crash interrupted, which opening repairs by itself
+	// (R12). The error is a [*CorruptError], which names the file and the
+	// offset.
+	ErrCorrupt = errors.New("ttldb: files damaged")
 )
+
+// CorruptError is damage found while opening a durable collection: in
+// File, a path, at byte Offset. Nothing was dropped: the open failed. For a
+// log (a file named log-...), truncating it at Offset (truncate -s Offset
+// File) repairs it, losing the changes from there on; a damaged snapshot
+// (snap-...) is beyond repair by truncation: restore the directory from a
+// backup.
+type CorruptError struct {
+	File   string
+	Offset int64
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%v: %s at offset %d: %s", ErrCorrupt, e.File, e.Offset, e.Reason)
+}
+
+// Unwrap returns [ErrCorrupt].
+func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
 // errorf wraps sentinel with a message that names the value at fault.
 // The sentinel's own text comes first, so messages read

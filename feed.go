@@ -220,7 +220,7 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 func (c *Collection) LastLSN() uint64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.seq
+	return c.visible()
 }
 
 // FeedStats describes the change feed at one instant.
@@ -251,5 +251,5 @@ func (c *Collection) FeedStats() (FeedStats, error) {
 		return FeedStats{}, errorf(ErrInvalidOption, "FeedStats: the change feed is off (Options.Feed.Off)")
 	}
 	l := &c.feed.log
-	return FeedStats{LastLSN: c.seq, Oldest: l.first, Records: int64(l.last + 1 - l.first), Bytes: l.bytes}, nil
+	return FeedStats{LastLSN: c.visible(), Oldest: l.first, Records: int64(l.last + 1 - l.first), Bytes: l.bytes}, nil
 }

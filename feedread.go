@@ -69,7 +69,7 @@ func (c *Collection) readFeed(op string, q FeedQuery, buf []Change) (FeedPage, e
 	if page.Changes == nil { // one allocation for the page: no more changes than the limit, or than there are
 		most := uint64(c.prim.len())
 		if p.mode == AllVersionsAndDeletes {
-			most = c.feed.log.last - after
+			most = c.feed.log.last - min(after, c.feed.log.last)
 		}
 		page.Changes = make([]Change, 0, min(uint64(p.limit), most))
 	}
@@ -86,19 +86,20 @@ func (c *Collection) readFeed(op string, q FeedQuery, buf []Change) (FeedPage, e
 // feedStart returns the LSN a read starts after. Call it with mu held.
 func (c *Collection) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
 	var after uint64
+	last := c.visible()
 	switch {
 	case p.token:
-		if p.after > c.seq {
-			return 0, errorf(ErrInvalidContinuation, "token %.40q resumes after LSN %d, beyond the collection's last change, LSN %d", q.Continuation, p.after, c.seq)
+		if p.after > last {
+			return 0, errorf(ErrInvalidContinuation, "token %.40q resumes after LSN %d, beyond the collection's last change, LSN %d", q.Continuation, p.after, last)
 		}
 		after = p.after
 	case q.AfterLSN != 0:
-		if q.AfterLSN > c.seq {
-			return 0, errorf(ErrInvalidOption, "AfterLSN %d is beyond the collection's last change, LSN %d", q.AfterLSN, c.seq)
+		if q.AfterLSN > last {
+			return 0, errorf(ErrInvalidOption, "AfterLSN %d is beyond the collection's last change, LSN %d", q.AfterLSN, last)
 		}
 		after = q.AfterLSN
 	case q.FromNow:
-		after = c.seq
+		after = last
 	}
 	if log := &c.feed.log; p.mode == AllVersionsAndDeletes && after+1 < log.first {
 		return 0, &TrimmedError{After: after, Oldest: log.first, Continuation: encodeFeedToken(p.scope, log.first-1)}
@@ -111,8 +112,9 @@ func (c *Collection) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
 // more to read. Call it with mu held, shared at least.
 func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
 	l := &c.feed.latest
+	last := c.visible() // the changes after it are not durable yet (R12)
 	if l.tail == nil || c.seqOf(l.tail.doc()) <= after {
-		return c.seq, false // nothing stored was written since
+		return last, false // nothing stored was written since
 	}
 	lim := c.limits()
 	budget := 4*p.limit + 1024
@@ -123,6 +125,10 @@ func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end u
 	for ; e != nil; e = e.next {
 		d := e.doc()
 		lsn := c.seqOf(d)
+		if lsn > last {
+			e = nil // the end of what the feed shows
+			break
+		}
 		if lsn > after && len(page.Changes) == p.limit || budget == 0 {
 			break
 		}
@@ -138,7 +144,7 @@ func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end u
 		page.Changes = append(page.Changes, c.change(record{d: d, ts: d.ts, op: OpLatest}, lsn))
 	}
 	if e == nil {
-		return c.seq, false // none written since end but deletions, which this feed does not show
+		return last, false // none written since end but deletions, which this feed does not show
 	}
 	if stop != nil {
 		l.leave(end, stop) // for the next page, which starts far from the tail
@@ -151,9 +157,10 @@ func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end u
 // and whether it has more to read. Call it with mu held, shared at least.
 func (c *Collection) readAll(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
 	log := &c.feed.log
+	last := min(log.last, c.visible())
 	budget := 4*p.limit + 1024
 	lsn := after + 1
-	for ; lsn <= log.last && len(page.Changes) < p.limit && budget > 0; lsn++ {
+	for ; lsn <= last && len(page.Changes) < p.limit && budget > 0; lsn++ {
 		budget--
 		r := log.at(lsn)
 		if p.partition && !strings.HasPrefix(r.d.key(), p.prefix) {
@@ -161,7 +168,7 @@ func (c *Collection) readAll(p feedPlan, after uint64, page *FeedPage) (end uint
 		}
 		page.Changes = append(page.Changes, c.change(*r, lsn))
 	}
-	return lsn - 1, lsn <= log.last
+	return lsn - 1, lsn <= last
 }
 
 // change returns the [Change] of r, whose LSN is lsn.

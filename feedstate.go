@@ -39,7 +39,9 @@ func (c *Collection) logWrite(e *entry, op ChangeOp) {
 	d := e.doc()
 	f.latest.written(e)
 	f.log.append(record{d: d, ts: d.ts, op: op}, c.seqOf(d), d.ts)
-	f.wake()
+	if c.j == nil { // a durable collection's readers wake once the change is durable
+		f.wake()
+	}
 }
 
 // logDelete gives the deletion of e's document, at now, the next LSN and
@@ -48,13 +50,16 @@ func (c *Collection) logWrite(e *entry, op ChangeOp) {
 // document.
 func (c *Collection) logDelete(e *entry, now int64, expired bool) {
 	lsn := c.nextLSN()
+	c.journalDelete(e.doc(), lsn, now, expired)
 	f := &c.feed
 	if !f.on {
 		return
 	}
 	f.latest.unlink(e)
 	f.log.append(record{d: e.doc(), ts: now, op: OpDelete, expired: expired}, lsn, now)
-	f.wake()
+	if c.j == nil {
+		f.wake()
+	}
 }
 
 // dropExpired deletes e, expired, from the primary index at now, for the
@@ -83,18 +88,6 @@ func (f *feed) wake() {
 	f.wmu.Unlock()
 }
 
-// unlock releases mu, then wakes the readers a change made under it has
-// to wake: closing their channel readies every one of them, which would
-// lengthen the writer's hold of the lock by as much.
-func (c *Collection) unlock() {
-	woken := c.feed.woken
-	c.feed.woken = nil
-	c.mu.Unlock()
-	if woken != nil {
-		close(woken)
-	}
-}
-
 // next returns a channel closed at the next change. A reader takes it before
 // it reads, so that a change made after the read closes it.
 func (f *feed) next() <-chan struct{} {
@@ -105,6 +98,19 @@ func (f *feed) next() <-chan struct{} {
 		f.waiting.Store(true)
 	}
 	return f.wait
+}
+
+// wakeAll wakes the readers waiting for a change, for a durable
+// collection's journal once changes are durable. It takes no lock of the
+// collection's.
+func (f *feed) wakeAll() {
+	f.wmu.Lock()
+	if f.wait != nil {
+		close(f.wait)
+		f.wait = nil
+	}
+	f.waiting.Store(false)
+	f.wmu.Unlock()
 }
 
 // clear drops the records and the order, at Close.

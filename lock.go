@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -83,5 +84,30 @@ func (c *Collection) errClosed(op string) error {
 	if c.stop == nil {
 		return errorf(ErrClosed, "%s on a Collection not made by NewCollection", op)
 	}
+	if p := c.failure.Load(); p != nil {
+		return fmt.Errorf("%w: %s on collection %q, closed when its files failed (reopen its directory to recover what is on disk): %w", ErrClosed, op, c.name, *p)
+	}
 	return errorf(ErrClosed, "%s on collection %q after Close", op, c.name)
+}
+
+// unlock releases mu, then wakes the readers a change made under it has
+// to wake: closing their channel readies every one of them, which would
+// lengthen the writer's hold of the lock by as much.
+func (c *Collection) unlock() {
+	woken := c.feed.woken
+	c.feed.woken = nil
+	c.mu.Unlock()
+	if woken != nil {
+		close(woken)
+	}
+}
+
+// fail closes the collection after its journal failed with err: from now
+// on every call reports [ErrClosed], wrapping err, rather than run ahead of
+// what is on disk. Close still stops the goroutines and releases the
+// files. It returns the error of the call that found the failure.
+func (c *Collection) fail(err error) error {
+	c.failure.CompareAndSwap(nil, &err)
+	c.closed.Store(true)
+	return fmt.Errorf("%w: collection %q: the change may not be on disk, and the collection is closed (reopen its directory to recover what is): %w", ErrClosed, c.name, err)
 }

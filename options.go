@@ -3,6 +3,8 @@ package ttldb
 import (
 	"strconv"
 	"time"
+
+	"github.com/ttldb/ttldb/internal/vfs"
 )
 
 // Options configures a collection. The zero value of every field means its
@@ -44,6 +46,60 @@ type Options struct {
 	// Feed sets how much of the change feed's history is kept, or turns
 	// the feed off (R11). Zero: on, keeping [DefaultFeedBytes] of records.
 	Feed FeedOptions
+
+	// Dir is the directory a durable collection lives in (R12): a log of
+	// its changes and a snapshot, compacted in the background. A directory
+	// that does not exist is created with the collection, whose settings
+	// (DefaultTTL, Indexing) come from these options; an existing one is
+	// loaded, and its own settings, which survive, win. One collection at
+	// a time uses a directory. Zero: the collection lives in memory only.
+	Dir string
+
+	// Sync is when a durable collection's writes reach stable storage.
+	// Zero: [SyncEverySecond]. Ignored without Dir.
+	Sync SyncPolicy
+
+	fs        vfs.FS // the filesystem, for tests; nil: the operating system's
+	compactAt int64  // the slack before compaction; 0: defaultCompactSlack
+}
+
+// SyncPolicy says when a durable collection's writes reach stable storage
+// (R12). Under every policy a call that changes the collection returns
+// once its change is written to the operating system: a killed process
+// loses no acknowledged change. The policies differ on a power failure.
+// The zero value is [SyncEverySecond].
+type SyncPolicy uint8
+
+const (
+	// SyncEverySecond syncs the log once a second: a power failure loses
+	// the last second of changes at most.
+	SyncEverySecond SyncPolicy = iota
+	// SyncAlways returns from a change only once it is synced: a power
+	// failure loses no acknowledged change. Concurrent writers share one
+	// sync.
+	SyncAlways
+	// SyncNever leaves syncing to the operating system (and to Close).
+	SyncNever
+)
+
+// String returns "every second", "always" or "never".
+func (p SyncPolicy) String() string {
+	switch p {
+	case SyncEverySecond:
+		return "every second"
+	case SyncAlways:
+		return "always"
+	case SyncNever:
+		return "never"
+	}
+	return "SyncPolicy(" + strconv.Itoa(int(p)) + ")"
+}
+
+func (p SyncPolicy) validate() error {
+	if p > SyncNever {
+		return errorf(ErrInvalidOption, "sync policy %d: allowed are SyncEverySecond, SyncAlways and SyncNever (R12)", p)
+	}
+	return nil
 }
 
 // FeedOptions configures the change feed (R11). The latest-version feed

@@ -104,7 +104,7 @@ func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Doc
 
 // modify runs change on the live document with the key, under the lock and
 // the write's condition.
-func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64) *doc) (Document, error) {
+func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64) *doc) (_ Document, err error) {
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}
@@ -114,7 +114,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 		return Document{}, err
 	}
 	c.lock()
-	defer c.unlock()
+	defer c.settle(&err)
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}

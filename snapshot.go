@@ -107,6 +107,11 @@ func (c *Collection) snapshot(op string) (snapshot, error) {
 	if c.unusable() {
 		return snapshot{}, c.errClosed(op)
 	}
+	return c.openSnapshot(), nil
+}
+
+// openSnapshot takes a snapshot in O(1). Call with mu held.
+func (c *Collection) openSnapshot() snapshot {
 	v := &c.ver
 	v.mu.Lock()
 	if v.open == nil {
@@ -116,7 +121,7 @@ func (c *Collection) snapshot(op string) (snapshot, error) {
 	v.newest = max(v.newest, c.seq)
 	v.nopen.Add(1)
 	v.mu.Unlock()
-	return snapshot{c: c, tree: c.prim.tree.Clone(), lim: c.limits(), seq: c.seq}, nil
+	return snapshot{c: c, tree: c.prim.tree.Clone(), lim: c.limits(), seq: c.seq}
 }
 
 // release ends the snapshot, and drops the versions it was the last to need.

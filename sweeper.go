@@ -61,7 +61,7 @@ const sweepChunk = 32
 // foreground lock holds at the batch's end, for yield.
 func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 	c.mu.Lock()
-	defer c.unlock()
+	defer c.settleSweep(&err)
 	seen = c.handoff.taken.Load()
 	if c.unusable() {
 		return 0, false, seen, c.errClosed("Sweep")

@@ -97,7 +97,7 @@ func (c *Collection) writeAny(kind writeKind, v any, opts []WriteOption) (Docume
 }
 
 // write writes the JSON text src.
-func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (Document, error) {
+func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (_ Document, err error) {
 	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}
@@ -118,7 +118,7 @@ func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (Docu
 	d := newDoc(key, in.at, in.out, in.ttl, 0, 0)
 
 	c.lock()
-	defer c.unlock()
+	defer c.settle(&err)
 	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}
@@ -159,9 +159,11 @@ func (c *Collection) store(e *entry, d *doc, h uint64, op ChangeOp) {
 		c.ver.keep(e, old, c.seqOf(old), c.seqOf(d))
 		c.prim.swap(e, d, h)
 		c.exp.move(e, old)
+		c.journalPut(d, old, op)
 	} else {
 		e = c.prim.insert(d, h)
 		c.exp.add(e)
+		c.journalPut(d, nil, op)
 	}
 	c.logWrite(e, op)
 	if at, ok := c.exp.due(d); ok && at < c.wakeAt {

@@ -1,0 +1,139 @@
+package ttldb
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+)
+
+// defaultCompactSlack is how far a durable collection's files may grow
+// beyond twice its documents' size before the background compaction
+// writes a new snapshot: 16 MiB.
+const defaultCompactSlack = 16 << 20
+
+// Compact writes a snapshot of a durable collection and removes the files
+// it makes useless, so that the directory holds about the collection's
+// documents and no more (R12). The collection compacts itself in the
+// background when its files grow to twice its documents and more; Compact
+// is for a backup, or to give the space back at once. It holds the
+// collection's lock for O(1), and then works without it while calls go on:
+// O(n log n) for n documents, and their size in writes. A compaction in
+// progress, in the background or not, finishes first.
+//
+// Errors: [ErrInvalidOption] for a collection that is not durable;
+// ctx.Err(); [ErrClosed], wrapping the failure when writing the snapshot
+// failed (the collection stays usable: its log holds every change).
+func (c *Collection) Compact(ctx context.Context) error {
+	if c.unusable() {
+		return c.errClosed("Compact")
+	}
+	if c.j == nil {
+		return errorf(ErrInvalidOption, "Compact: collection %q is not durable (Options.Dir)", c.name)
+	}
+	select {
+	case c.compacting <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.compacting }()
+	err := c.compact(ctx.Done())
+	if errors.Is(err, errStopped) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// compactor is the goroutine that compacts the files once they grow too
+// large for the documents they hold.
+func (c *Collection) compactor() {
+	defer c.bg.Done()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.compactCheck:
+		}
+		if !c.j.oversized(c.slack) {
+			continue
+		}
+		select {
+		case c.compacting <- struct{}{}:
+		case <-c.stop:
+			return
+		}
+		c.compact(c.stop) // a failure leaves the files as they were; the next check tries again
+		<-c.compacting
+	}
+}
+
+// checkCompaction asks the compactor to look at the files' size.
+func (c *Collection) checkCompaction() {
+	select {
+	case c.compactCheck <- struct{}{}:
+	default:
+	}
+}
+
+// oversized reports whether the files are over twice the documents' size,
+// plus slack.
+func (j *journal) oversized(slack int64) bool {
+	return j.snap.Load()+j.logs.Load() > 2*max(j.live.Load(), 0)+slack
+}
+
+// compact writes a snapshot and removes the files before it; stop
+// abandons it. Call holding the compacting token.
+func (c *Collection) compact(stop <-chan struct{}) error {
+	j := c.j
+	c.lock()
+	if c.unusable() {
+		c.mu.Unlock()
+		return c.errClosed("Compact")
+	}
+	s := c.openSnapshot()
+	st := c.savedState()
+	epoch := j.rotated.Load() + 1 // rotations happen here only, one at a time
+	j.rotate(epoch)
+	c.mu.Unlock()
+
+	docs, err := c.snapshotDocs(s)
+	s.release()
+	if err != nil {
+		return err
+	}
+	if err := j.force(); err != nil { // the log of the new epoch exists, durable
+		return c.fail(err)
+	}
+	size, err := writeSnapshot(j.fs, j.dir, epoch, st, docs, c.etagBase, stop)
+	if err != nil {
+		if !errors.Is(err, errStopped) {
+			err = errorf(ErrClosed, "Compact: collection %q: %w; the log still holds every change", c.name, err)
+		}
+		return err
+	}
+	j.snap.Store(size)
+	snaps, logs, err := listFiles(j.fs, j.dir)
+	if err == nil {
+		removeBefore(j.fs, j.dir, epoch, snaps, logs)
+	}
+	return nil
+}
+
+// snapshotDocs returns every document of the snapshot, expired or not, in
+// the order of their LSNs: the order of the latest-version feed, which a
+// reopen rebuilds.
+func (c *Collection) snapshotDocs(s snapshot) ([]*doc, error) {
+	docs := make([]*doc, 0, s.tree.Len())
+	var err error
+	s.tree.Ascend(func(e *entry) bool {
+		d := s.doc(e)
+		if d == nil {
+			err = c.errClosed("Compact")
+			return false
+		}
+		docs = append(docs, d)
+		return true
+	})
+	slices.SortFunc(docs, func(a, b *doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
+	return docs, err
+}

@@ -1,0 +1,94 @@
+package ttldb
+
+// How the collection's calls meet its journal (R12). A call that changes
+// the collection records its changes under mu (journalPut, journalDelete,
+// journalSetting), and settles when it is done: it closes their group,
+// releases mu, and waits for the group to be written, and synced under
+// SyncAlways. The change feed shows a change only once it is that durable
+// (visible), so that after a crash a reader has never seen a change the
+// log lost, and an LSN it saw is never given to another change.
+
+// journalPut records the write of d, replacing old (nil for none), as op.
+// Call with mu held.
+func (c *Collection) journalPut(d, old *doc, op ChangeOp) {
+	if c.j != nil {
+		c.j.put(d, old, c.seqOf(d), op)
+	}
+}
+
+// journalDelete records the deletion of d at now, with the LSN lsn. Call
+// with mu held.
+func (c *Collection) journalDelete(d *doc, lsn uint64, now int64, expired bool) {
+	if c.j != nil {
+		c.j.del(d, lsn, now, expired)
+	}
+}
+
+// journalSetting records a change of a setting, which rec appends. Call
+// with mu held.
+func (c *Collection) journalSetting(rec func([]byte) []byte) {
+	if c.j != nil {
+		var b [32]byte
+		c.j.setting(rec(b[:0]))
+	}
+}
+
+// settle ends a call that took mu with lock: it closes the call's group,
+// releases mu and waits for the group to be durable, as the policy says.
+// A failure to write or sync closes the collection, and becomes the call's
+// error, *errp, unless it has one already.
+func (c *Collection) settle(errp *error) {
+	if c.j == nil {
+		c.unlock()
+		return
+	}
+	g := c.j.commit(c.seq)
+	c.unlock()
+	if err := c.j.wait(g, c.j.policy == SyncAlways); err != nil && *errp == nil {
+		*errp = c.fail(err)
+	}
+}
+
+// settleSweep is settle for a batch of the sweeper, which waits for the
+// write and never for a sync: it acknowledges nothing to anyone.
+func (c *Collection) settleSweep(errp *error) {
+	if c.j == nil {
+		c.unlock()
+		return
+	}
+	g := c.j.commit(c.seq)
+	c.unlock()
+	if err := c.j.wait(g, false); err != nil && *errp == nil {
+		*errp = c.fail(err)
+	}
+}
+
+// visible returns the last LSN the change feed shows: of the last change,
+// or of the last one durable as the policy wants. Call with mu held.
+func (c *Collection) visible() uint64 {
+	if c.j == nil {
+		return c.seq
+	}
+	return min(c.seq, c.j.visible.Load())
+}
+
+// startDurable opens the directory o.Dir for the collection, new and not
+// yet started, and starts the journal's goroutine and the compactor, which
+// Close stops.
+func (c *Collection) startDurable(o *Options) error {
+	if err := c.openDir(o); err != nil {
+		return err
+	}
+	c.slack = o.compactAt
+	if c.slack == 0 {
+		c.slack = defaultCompactSlack
+	}
+	c.compacting, c.compactCheck = make(chan struct{}, 1), make(chan struct{}, 1)
+	c.bg.Add(2)
+	go func() {
+		defer c.bg.Done()
+		c.j.run(c.stop, c.checkCompaction)
+	}()
+	go c.compactor()
+	return nil
+}

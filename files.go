@@ -1,0 +1,187 @@
+package ttldb
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ttldb/ttldb/internal/vfs"
+	"github.com/ttldb/ttldb/internal/wal"
+)
+
+// The files of a durable collection's directory (R12): LOCK, which the
+// open collection locks; logs, of changes; snapshots, of the collection
+// at an instant. They are numbered by epoch: a compaction starts a new
+// epoch with a new log, and writes the snapshot of the collection as it was
+// when that log began. The newest snapshot and the logs of its epoch and
+// after hold the collection; older files are removed.
+
+// lockName is the file a durable collection locks in its directory.
+const lockName = "LOCK"
+
+// tmpSuffix ends the name of a snapshot being written.
+const tmpSuffix = ".tmp"
+
+// snapshotGroup is the most records a group of a snapshot holds: recovery
+// reads a group at once.
+const snapshotGroup = 4096
+
+// errStopped: Close stopped a compaction, which left nothing behind.
+var errStopped = errors.New("stopped by Close")
+
+// logName is the name of the log of epoch.
+func logName(epoch uint64) string { return fmt.Sprintf("log-%016x", epoch) }
+
+// snapName is the name of the snapshot of epoch.
+func snapName(epoch uint64) string { return fmt.Sprintf("snap-%016x", epoch) }
+
+// newLog creates the log of epoch in dir, with its header, durable.
+func newLog(fsys vfs.FS, dir string, epoch uint64) (vfs.File, error) {
+	name := filepath.Join(dir, logName(epoch))
+	f, err := fsys.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", name, err)
+	}
+	if _, err := f.Write(wal.Header()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("writing %s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("syncing %s: %w", name, err)
+	}
+	if err := fsys.SyncDir(dir); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("syncing directory %s: %w", dir, err)
+	}
+	return f, nil
+}
+
+// listFiles returns the epochs of the snapshots and logs in dir, in order,
+// and removes the temporary files a crash left.
+func listFiles(fsys vfs.FS, dir string) (snaps, logs []uint64, err error) {
+	names, err := fsys.List(dir)
+	if err != nil {
+		return nil, nil, errorf(ErrInvalidOption, "Options.Dir %q: %w", dir, err)
+	}
+	for _, name := range names {
+		if strings.HasSuffix(name, tmpSuffix) {
+			fsys.Remove(filepath.Join(dir, name)) // a snapshot never finished
+			continue
+		}
+		if n, ok := fileEpoch(name, "snap-"); ok {
+			snaps = append(snaps, n)
+		} else if n, ok := fileEpoch(name, "log-"); ok {
+			logs = append(logs, n)
+		}
+	}
+	slices.Sort(snaps)
+	slices.Sort(logs)
+	return snaps, logs, nil
+}
+
+// fileEpoch parses the epoch of a file named prefix followed by 16
+// hexadecimal digits.
+func fileEpoch(name, prefix string) (uint64, bool) {
+	hex, ok := strings.CutPrefix(name, prefix)
+	if !ok || len(hex) != 16 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(hex, 16, 64)
+	return n, err == nil
+}
+
+// removeBefore removes the snapshots and logs of the epochs before s,
+// which the snapshot of s makes useless. A failure leaves files that a
+// later compaction or open removes.
+func removeBefore(fsys vfs.FS, dir string, s uint64, snaps, logs []uint64) {
+	removed := false
+	for _, n := range snaps {
+		if n < s {
+			removed = fsys.Remove(filepath.Join(dir, snapName(n))) == nil || removed
+		}
+	}
+	for _, n := range logs {
+		if n < s {
+			removed = fsys.Remove(filepath.Join(dir, logName(n))) == nil || removed
+		}
+	}
+	if removed {
+		fsys.SyncDir(dir)
+	}
+}
+
+// savedState returns the collection's state for a snapshot. Call with mu
+// held.
+func (c *Collection) savedState() savedState {
+	return savedState{
+		name: c.name, path: c.path, etagBase: c.etagBase, tokenID: c.tokenID,
+		seq: c.seq, last: c.last.Load(), mode: c.mode, def: c.exp.def,
+		ownCut: c.exp.ownCut, cuts: slices.Clone(c.exp.cuts),
+	}
+}
+
+// writeSnapshot writes the snapshot of epoch: the state st and docs, in the
+// order of their LSNs, durably: to a temporary file, synced, then renamed,
+// and the directory synced. It returns its size. stop abandons it, and
+// removes the temporary file.
+func writeSnapshot(fsys vfs.FS, dir string, epoch uint64, st savedState, docs []*doc, etagBase uint64, stop <-chan struct{}) (size int64, err error) {
+	name := filepath.Join(dir, snapName(epoch))
+	tmp := name + tmpSuffix
+	f, err := fsys.Create(tmp)
+	if err != nil {
+		return 0, fmt.Errorf("creating %s: %w", tmp, err)
+	}
+	closed := false
+	defer func() {
+		if err != nil {
+			if !closed {
+				f.Close()
+			}
+			fsys.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(wal.Header()); err != nil {
+		return 0, fmt.Errorf("writing %s: %w", tmp, err)
+	}
+	w := wal.NewWriter(f, wal.HeaderSize)
+	w.Add(appendState(nil, st))
+	var rec []byte
+	for i, d := range docs {
+		rec = appendPut(rec[:0], d, d.tag-etagBase, OpCreate)
+		if err := w.Add(rec); err != nil {
+			return 0, fmt.Errorf("writing %s: %w", tmp, err)
+		}
+		if (i+1)%snapshotGroup == 0 {
+			if _, err := w.Commit(st.seq); err != nil {
+				return 0, fmt.Errorf("writing %s: %w", tmp, err)
+			}
+			select {
+			case <-stop:
+				return 0, errStopped
+			default:
+			}
+		}
+	}
+	w.Add(appendEnd(nil, uint64(len(docs))))
+	if size, err = w.Commit(st.seq); err != nil {
+		return 0, fmt.Errorf("writing %s: %w", tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("syncing %s: %w", tmp, err)
+	}
+	closed = true
+	if err := f.Close(); err != nil {
+		return 0, fmt.Errorf("closing %s: %w", tmp, err)
+	}
+	if err := fsys.Rename(tmp, name); err != nil {
+		return 0, fmt.Errorf("renaming %s: %w", tmp, err)
+	}
+	if err := fsys.SyncDir(dir); err != nil {
+		return 0, fmt.Errorf("syncing directory %s: %w", dir, err)
+	}
+	return size, nil
+}

@@ -1,0 +1,319 @@
+package ttldb
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ttldb/ttldb/internal/vfs"
+	"github.com/ttldb/ttldb/internal/wal"
+)
+
+// journal writes a durable collection's changes to its log (R12).
+//
+// A call that changes the collection encodes its records under
+// Collection.mu, in the critical section that makes the changes (group),
+// and closes them as one group there too (commit), so groups are in the
+// order of the changes. It waits for the group to reach the file only once
+// it has released Collection.mu (wait): whoever finds its group not yet
+// written takes fmu and writes every group pending, its own and those of
+// the calls that queued meanwhile, with one write, and under
+// [SyncAlways] one sync. That is group commit: concurrent writers share a
+// write and a sync, and readers never wait for either.
+//
+// The sweeper's deletions are groups too; the sweeper writes them, and the
+// background goroutine (run) writes what is left and syncs every second.
+//
+// A write or sync that fails breaks the journal for good: what reached the
+// file is unknown, and the collection closes (Collection.fail) rather than
+// run ahead of its disk.
+type journal struct {
+	fs     vfs.FS
+	dir    string
+	policy SyncPolicy
+	lock   io.Closer
+	wake   func() // wakes the feed's readers when visible moves
+
+	// Under Collection.mu: the open group.
+	grp  []byte
+	n    uint32
+	live atomic.Int64 // the bytes a snapshot would take now, about
+
+	// pmu guards the closed groups not yet written.
+	pmu     sync.Mutex
+	pend    []byte
+	groups  uint64 // groups closed so far: a group's number
+	pendLSN uint64 // the last LSN in a closed group
+	cut     int    // where the log rotates in pend, or -1
+	cutTo   uint64 // the number of the log it rotates to
+
+	// fmu is held by the writer of the moment.
+	fmu     sync.Mutex
+	file    vfs.File
+	epoch   uint64 // the current log's number
+	spare   []byte
+	unsync  bool   // written since the last sync
+	wlsn    uint64 // the last LSN written
+	err     error  // sticky: the first failure
+	written atomic.Uint64
+	synced  atomic.Uint64
+	visible atomic.Uint64 // the last LSN the feed shows: written, or synced under SyncAlways
+	rotated atomic.Uint64 // the number of the log written to now
+	logs    atomic.Int64  // the bytes of the logs the newest snapshot needs, about
+	snap    atomic.Int64  // the bytes of the newest snapshot
+}
+
+// errJournalClosed is the state of a journal after close: it writes no
+// more.
+var errJournalClosed = fmt.Errorf("the log is closed")
+
+// put adds the record of the write of d, stamped with lsn, replacing old
+// (nil for none), to the open group. Call with Collection.mu held.
+func (j *journal) put(d, old *doc, lsn uint64, op ChangeOp) {
+	var mark int
+	j.grp, mark = wal.Begin(j.grp)
+	j.grp = appendPut(j.grp, d, lsn, op)
+	j.grp = wal.End(j.grp, mark)
+	j.n++
+	delta := diskSize(d)
+	if old != nil {
+		delta -= diskSize(old)
+	}
+	j.live.Add(delta)
+}
+
+// diskSize is about the bytes d takes in a snapshot.
+func diskSize(d *doc) int64 { return int64(len(d.body())) + 27 }
+
+// del adds the record of the deletion of d, at now, with lsn. Call with
+// Collection.mu held.
+func (j *journal) del(d *doc, lsn uint64, now int64, expired bool) {
+	var mark int
+	j.grp, mark = wal.Begin(j.grp)
+	j.grp = appendDelete(j.grp, d.key(), lsn, now, expired)
+	j.grp = wal.End(j.grp, mark)
+	j.n++
+	j.live.Add(-diskSize(d))
+}
+
+// setting adds a record that rec appends, a change of a setting. Call with
+// Collection.mu held.
+func (j *journal) setting(rec []byte) {
+	var mark int
+	j.grp, mark = wal.Begin(j.grp)
+	j.grp = append(j.grp, rec...)
+	j.grp = wal.End(j.grp, mark)
+	j.n++
+}
+
+// commit closes the open group, whose changes end at the LSN seq, and
+// returns its number, or 0 when it is empty. Call with Collection.mu held.
+func (j *journal) commit(seq uint64) uint64 {
+	if j.n == 0 {
+		return 0
+	}
+	j.pmu.Lock()
+	j.pend = append(j.pend, j.grp...)
+	j.pend = wal.AppendCommit(j.pend, j.n, seq)
+	j.groups++
+	g := j.groups
+	j.pendLSN = seq
+	j.pmu.Unlock()
+	j.grp, j.n = j.grp[:0], 0
+	if cap(j.grp) > 1<<20 {
+		j.grp = nil // a large group's buffer goes
+	}
+	return g
+}
+
+// rotate makes the log end after the groups closed so far: those that
+// follow go to the log numbered epoch. Call with Collection.mu held, with
+// no group open; flush does it.
+func (j *journal) rotate(epoch uint64) {
+	j.pmu.Lock()
+	defer j.pmu.Unlock()
+	j.cut, j.cutTo = len(j.pend), epoch
+}
+
+// force writes what is pending now, rotating the log if rotate asked for
+// it.
+func (j *journal) force() error {
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	j.flush()
+	return j.err
+}
+
+// wait returns once group g is written to the log, and synced if sync is
+// set (0 is no group); it writes them itself if no one else is.
+func (j *journal) wait(g uint64, sync bool) error {
+	if g == 0 || j.written.Load() >= g && (!sync || j.synced.Load() >= g) {
+		return nil
+	}
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	if j.written.Load() < g {
+		j.flush()
+	}
+	if sync && j.err == nil && j.synced.Load() < g {
+		j.sync()
+	}
+	if j.written.Load() >= g && (!sync || j.synced.Load() >= g) {
+		return nil // done before a later failure
+	}
+	return j.err
+}
+
+// flush writes the closed groups to the log, rotating it on the way if
+// they hold a cut. Call with fmu held.
+func (j *journal) flush() {
+	if j.err != nil {
+		return
+	}
+	j.pmu.Lock()
+	buf, upto, lsn, cut, epoch := j.pend, j.groups, j.pendLSN, j.cut, j.cutTo
+	j.pend, j.cut = j.spare[:0], -1
+	j.pmu.Unlock()
+	j.spare = buf[:0]
+	if cap(j.spare) > 4<<20 {
+		j.spare = nil
+	}
+	rest := buf
+	if cut >= 0 {
+		if !j.write(buf[:cut]) || !j.next(epoch) {
+			return
+		}
+		rest = buf[cut:]
+	}
+	if !j.write(rest) {
+		return
+	}
+	j.written.Store(upto)
+	j.wlsn = lsn
+	if j.policy != SyncAlways {
+		j.show(lsn)
+	}
+}
+
+// write writes b to the log. Call with fmu held.
+func (j *journal) write(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	n, err := j.file.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		j.err = fmt.Errorf("writing %s: %w", j.name(), err)
+		return false
+	}
+	j.unsync = true
+	j.logs.Add(int64(n))
+	return true
+}
+
+// next ends the log, synced, and starts the log numbered epoch, durable
+// before anything is written to it: a crash leaves every log but the last
+// whole. Call with fmu held.
+func (j *journal) next(epoch uint64) bool {
+	if j.unsync {
+		if err := j.file.Sync(); err != nil {
+			j.err = fmt.Errorf("syncing %s: %w", j.name(), err)
+			return false
+		}
+		j.unsync = false
+	}
+	j.file.Close()
+	f, err := newLog(j.fs, j.dir, epoch)
+	if err != nil {
+		j.err = err
+		return false
+	}
+	j.file, j.epoch = f, epoch
+	j.rotated.Store(epoch)
+	j.logs.Store(wal.HeaderSize)
+	return true
+}
+
+// sync makes what was written durable. Call with fmu held.
+func (j *journal) sync() {
+	if j.err != nil {
+		return
+	}
+	upto, lsn := j.written.Load(), j.wlsn
+	if j.unsync {
+		if err := j.file.Sync(); err != nil {
+			j.err = fmt.Errorf("syncing %s: %w", j.name(), err)
+			return
+		}
+		j.unsync = false
+	}
+	j.synced.Store(upto)
+	if j.policy == SyncAlways {
+		j.show(lsn)
+	}
+}
+
+// show lets the feed show the changes up to lsn, now that they are
+// durable as the policy wants.
+func (j *journal) show(lsn uint64) {
+	if lsn > j.visible.Load() {
+		j.visible.Store(lsn)
+		j.wake()
+	}
+}
+
+// name is the current log's path.
+func (j *journal) name() string { return filepath.Join(j.dir, logName(j.epoch)) }
+
+// run writes what is pending and syncs, as the policy says, every
+// second, and calls check, which may start a compaction.
+func (j *journal) run(stop <-chan struct{}, check func()) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		j.fmu.Lock()
+		j.flush()
+		if j.policy != SyncNever {
+			j.sync()
+		}
+		j.fmu.Unlock()
+		check()
+	}
+}
+
+// close writes and syncs what is pending, whatever the policy, and closes
+// the log and the lock. It returns the first failure, if any.
+func (j *journal) close() error {
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	j.flush()
+	j.sync()
+	err := j.err
+	if j.file != nil {
+		if cerr := j.file.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}
+	if j.err == nil {
+		j.err = errJournalClosed
+	}
+	if lerr := j.lock.Close(); err == nil && lerr != nil {
+		err = lerr
+	}
+	return err
+}
+
+// The files of a durable collection are numbered by epoch: a compaction
+// starts a new epoch with a new log and writes the snapshot of the
+// collection as it was when that log began. The newest snapshot and the
+// logs of its epoch and after hold the collection.

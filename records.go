@@ -1,0 +1,218 @@
+package ttldb
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// The records of a durable collection's files (R12), inside the frames of
+// internal/wal. A log holds the changes, one group per call that made
+// them; a snapshot holds a state record, then every document in the order
+// of its last write, then an end record. Numbers are big-endian.
+//
+//	put         kind 1, op (1: create, 2: replace), LSN (8), _ts (8), body
+//	delete      kind 2, expired (1), LSN (8), the instant (8), key
+//	default     kind 3, on (1), seconds (8), the instant (8)
+//	indexing    kind 4, mode (1)
+//	state       kind 5: see appendState
+//	end         kind 6, documents (8)
+//
+// A put keeps the body as stored (compact, without _ts and _etag): replay
+// parses it again, which recomputes its key, partition key and ttl, and
+// refuses a body that is not a valid document; nothing on disk is trusted
+// beyond its checksum. A delete names its key; the etag of a put is that of
+// its LSN.
+const (
+	recPut      = 1
+	recDelete   = 2
+	recDefault  = 3
+	recIndexing = 4
+	recState    = 5
+	recEnd      = 6
+)
+
+// appendPut appends the record of the write of d, stamped, as op.
+func appendPut(b []byte, d *doc, lsn uint64, op ChangeOp) []byte {
+	b = append(b, recPut, byte(op))
+	b = binary.BigEndian.AppendUint64(b, lsn)
+	b = binary.BigEndian.AppendUint64(b, uint64(d.ts))
+	return append(b, d.body()...)
+}
+
+// appendDelete appends the record of the deletion of key, at now, with the
+// LSN lsn; expired says the sweeper deleted it.
+func appendDelete(b []byte, key string, lsn uint64, now int64, expired bool) []byte {
+	x := byte(0)
+	if expired {
+		x = 1
+	}
+	b = append(b, recDelete, x)
+	b = binary.BigEndian.AppendUint64(b, lsn)
+	b = binary.BigEndian.AppendUint64(b, uint64(now))
+	return append(b, key...)
+}
+
+// appendDefault appends the record of a change of the [DefaultTTL] to def
+// at now, which R7's cut-offs depend on.
+func appendDefault(b []byte, def DefaultTTL, now int64) []byte {
+	b = append(b, recDefault, boolByte(def.on))
+	b = binary.BigEndian.AppendUint64(b, uint64(def.seconds))
+	return binary.BigEndian.AppendUint64(b, uint64(now))
+}
+
+// appendIndexing appends the record of a change of the indexing mode.
+func appendIndexing(b []byte, m IndexingMode) []byte { return append(b, recIndexing, byte(m)) }
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// savedState is what a snapshot holds beside the documents: the collection's
+// identity and settings, R7's cut-offs, and where its LSNs and its clock
+// are.
+type savedState struct {
+	name, path        string
+	etagBase, tokenID uint64
+	seq               uint64 // the last LSN
+	last              int64  // the latest "now"
+	mode              IndexingMode
+	def               DefaultTTL
+	ownCut            int64
+	cuts              []inheritCut
+}
+
+// appendState appends a state record: kind 5, then the name and the
+// partition-key path (each a length (2) and its bytes), the etag base, the
+// token id, the last LSN, the latest now (8 each), the indexing mode (1),
+// the DefaultTTL (on (1), seconds (8)), the own cut (8), and the inherit
+// cuts (a count (4), then upTo and ttl (8 each) of each).
+func appendState(b []byte, s savedState) []byte {
+	b = append(b, recState)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(s.name)))
+	b = append(b, s.name...)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(s.path)))
+	b = append(b, s.path...)
+	for _, v := range []uint64{s.etagBase, s.tokenID, s.seq, uint64(s.last)} {
+		b = binary.BigEndian.AppendUint64(b, v)
+	}
+	b = append(b, byte(s.mode), boolByte(s.def.on))
+	b = binary.BigEndian.AppendUint64(b, uint64(s.def.seconds))
+	b = binary.BigEndian.AppendUint64(b, uint64(s.ownCut))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(s.cuts)))
+	for _, c := range s.cuts {
+		b = binary.BigEndian.AppendUint64(b, uint64(c.upTo))
+		b = binary.BigEndian.AppendUint64(b, uint64(c.ttl))
+	}
+	return b
+}
+
+// appendEnd appends the record that ends a snapshot of n documents.
+func appendEnd(b []byte, n uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(b, recEnd), n)
+}
+
+// fields reads a record's fields, remembering the first that is missing.
+type fields struct {
+	b   []byte
+	bad bool
+}
+
+func (f *fields) bytes(n int) []byte {
+	if f.bad || n > len(f.b) {
+		f.bad = true
+		return nil
+	}
+	v := f.b[:n]
+	f.b = f.b[n:]
+	return v
+}
+
+func (f *fields) u8() byte {
+	if v := f.bytes(1); v != nil {
+		return v[0]
+	}
+	return 0
+}
+
+func (f *fields) flag() bool {
+	v := f.u8()
+	if v > 1 {
+		f.bad = true
+	}
+	return v == 1
+}
+
+func (f *fields) u16() int {
+	if v := f.bytes(2); v != nil {
+		return int(binary.BigEndian.Uint16(v))
+	}
+	return 0
+}
+
+func (f *fields) u32() uint32 {
+	if v := f.bytes(4); v != nil {
+		return binary.BigEndian.Uint32(v)
+	}
+	return 0
+}
+
+func (f *fields) u64() uint64 {
+	if v := f.bytes(8); v != nil {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 0
+}
+
+func (f *fields) i64() int64 { return int64(f.u64()) }
+
+// rest returns what is left of the record.
+func (f *fields) rest() []byte {
+	v := f.b
+	f.b = nil
+	return v
+}
+
+// readState decodes a state record, without its kind, and checks that its
+// values are ones a collection can have.
+func readState(b []byte) (savedState, error) {
+	f := fields{b: b}
+	var s savedState
+	s.name = string(f.bytes(f.u16()))
+	s.path = string(f.bytes(f.u16()))
+	s.etagBase, s.tokenID, s.seq, s.last = f.u64(), f.u64(), f.u64(), f.i64()
+	s.mode = IndexingMode(f.u8())
+	s.def = DefaultTTL{on: f.flag(), seconds: f.i64()}
+	s.ownCut = f.i64()
+	n := f.u32()
+	if int64(n) > int64(len(f.b)/16) {
+		return s, fmt.Errorf("a state record counts %d cut-offs in %d bytes", n, len(f.b))
+	}
+	s.cuts = make([]inheritCut, n)
+	for i := range s.cuts {
+		s.cuts[i] = inheritCut{upTo: f.i64(), ttl: f.i64()}
+	}
+	switch {
+	case f.bad || len(f.b) != 0:
+		return s, fmt.Errorf("a state record of %d bytes is malformed", len(b)+1)
+	case s.mode.validate() != nil:
+		return s, fmt.Errorf("a state record holds indexing mode %d", s.mode)
+	case !s.def.on && s.def.seconds != 0 || s.def.on && s.def.validate() != nil:
+		return s, fmt.Errorf("a state record holds DefaultTTL %+v", s.def)
+	case ttlNeedsIndexing(s.def, s.mode) != nil:
+		return s, fmt.Errorf("a state record holds DefaultTTL %v with indexing mode none", s.def)
+	case s.last < -maxClock || s.last > maxClock:
+		return s, fmt.Errorf("a state record holds the instant %d", s.last)
+	}
+	prev := int64(math.MinInt64)
+	for _, c := range s.cuts {
+		if c.upTo <= prev {
+			return s, fmt.Errorf("a state record holds cut-offs out of order")
+		}
+		prev = c.upTo
+	}
+	return s, nil
+}
