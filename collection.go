@@ -239,6 +239,7 @@ func (c *Collection) Close() error {
 		<-c.done
 		if c.j != nil {
 			c.bg.Wait()
+			c.saveClock()
 			c.closeErr = c.j.close()
 			if p := c.failure.Load(); p != nil && c.closeErr != nil {
 				c.closeErr = nil // reported already, by the call that failed

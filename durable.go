@@ -84,11 +84,34 @@ func (c *Collection) startDurable(o *Options) error {
 		c.slack = defaultCompactSlack
 	}
 	c.compacting, c.compactCheck = make(chan struct{}, 1), make(chan struct{}, 1)
+	c.j.clock = c.last.Load()
 	c.bg.Add(2)
 	go func() {
 		defer c.bg.Done()
-		c.j.run(c.stop, c.checkCompaction)
+		c.j.run(c.stop, func() {
+			c.saveClock()
+			c.checkCompaction()
+		})
 	}()
 	go c.compactor()
 	return nil
+}
+
+// saveClock records the collection's latest "now" if it moved since it was
+// last recorded: reads move it too, and a reopen must not let it go back.
+// The journal's goroutine calls it every second, and Close once.
+func (c *Collection) saveClock() {
+	if c.failure.Load() != nil {
+		return
+	}
+	c.mu.Lock()
+	last := c.last.Load()
+	if last <= c.j.clock {
+		c.mu.Unlock()
+		return
+	}
+	c.j.clock = last
+	c.journalSetting(func(b []byte) []byte { return appendClock(b, last) })
+	var err error
+	c.settleSweep(&err)
 }

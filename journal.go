@@ -41,6 +41,7 @@ type journal struct {
 	grp  []byte
 	n    uint32
 	live atomic.Int64 // the bytes a snapshot would take now, about
+	clock int64       // the latest "now" recorded
 
 	// pmu guards the closed groups not yet written.
 	pmu     sync.Mutex
@@ -78,6 +79,7 @@ func (j *journal) put(d, old *doc, lsn uint64, op ChangeOp) {
 	j.grp = appendPut(j.grp, d, lsn, op)
 	j.grp = wal.End(j.grp, mark)
 	j.n++
+	j.clock = max(j.clock, d.ts)
 	delta := diskSize(d)
 	if old != nil {
 		delta -= diskSize(old)
@@ -96,6 +98,7 @@ func (j *journal) del(d *doc, lsn uint64, now int64, expired bool) {
 	j.grp = appendDelete(j.grp, d.key(), lsn, now, expired)
 	j.grp = wal.End(j.grp, mark)
 	j.n++
+	j.clock = max(j.clock, now)
 	j.live.Add(-diskSize(d))
 }
 

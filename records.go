@@ -17,6 +17,7 @@ import (
 //	indexing    kind 4, mode (1)
 //	state       kind 5: see appendState
 //	end         kind 6, documents (8)
+//	clock       kind 7, the instant (8)
 //
 // A put keeps the body as stored (compact, without _ts and _etag): replay
 // parses it again, which recomputes its key, partition key and ttl, and
@@ -30,6 +31,7 @@ const (
 	recIndexing = 4
 	recState    = 5
 	recEnd      = 6
+	recClock    = 7
 )
 
 // appendPut appends the record of the write of d, stamped, as op.
@@ -63,6 +65,13 @@ func appendDefault(b []byte, def DefaultTTL, now int64) []byte {
 
 // appendIndexing appends the record of a change of the indexing mode.
 func appendIndexing(b []byte, m IndexingMode) []byte { return append(b, recIndexing, byte(m)) }
+
+// appendClock appends the record of the collection's latest "now", which
+// reads may have moved past every instant of the other records: a reopen
+// must not let it go back (R4), or an expired document would come back.
+func appendClock(b []byte, now int64) []byte {
+	return binary.BigEndian.AppendUint64(append(b, recClock), uint64(now))
+}
 
 func boolByte(v bool) byte {
 	if v {

@@ -348,6 +348,13 @@ func (c *Collection) replay(r []byte, buf, kb *[]byte) error {
 		c.exp.setDefault(def, now)
 		c.publish()
 		return nil
+	case recClock:
+		now := f.i64()
+		if f.bad || len(f.b) != 0 || now < -maxClock || now > maxClock {
+			return fmt.Errorf("a malformed clock record")
+		}
+		c.advance(now)
+		return nil
 	case recIndexing:
 		m := IndexingMode(f.u8())
 		if f.bad || len(f.b) != 0 || m.validate() != nil || ttlNeedsIndexing(c.exp.def, m) != nil {
