@@ -38,10 +38,10 @@ type journal struct {
 	wake   func() // wakes the feed's readers when visible moves
 
 	// Under Collection.mu: the open group.
-	grp  []byte
-	n    uint32
-	live atomic.Int64 // the bytes a snapshot would take now, about
-	clock int64       // the latest "now" recorded
+	grp   []byte
+	n     uint32
+	live  atomic.Int64 // the bytes a snapshot would take now, about
+	clock int64        // the latest "now" recorded
 
 	// pmu guards the closed groups not yet written.
 	pmu     sync.Mutex
@@ -167,6 +167,15 @@ func (j *journal) wait(g uint64, sync bool) error {
 	if j.written.Load() >= g && (!sync || j.synced.Load() >= g) {
 		return nil // done before a later failure
 	}
+	return j.err
+}
+
+// syncAll writes every closed group and syncs.
+func (j *journal) syncAll() error {
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	j.flush()
+	j.sync()
 	return j.err
 }
 

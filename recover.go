@@ -262,13 +262,17 @@ func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last bool)
 		}
 		return nil
 	})
-	if err == nil && res.End == 0 && res.Dropped == 0 {
-		err = &CorruptError{File: name, Reason: "the log is empty: it was synced with its header when it was made"}
+	if err == nil && res.End == 0 && res.Dropped == 0 { // an empty file
+		if !last {
+			err = &CorruptError{File: name, Reason: "the log is empty, and later logs follow it: a log is synced with its header before the next begins"}
+		} else {
+			res.Reason = "the log is empty: its creation was interrupted"
+		}
 	}
 	if err == nil && res.Dropped > 0 && !last {
 		err = &CorruptError{File: name, Offset: res.End, Reason: res.Reason + ", and later logs follow it: a log is synced whole before the next begins"}
 	}
-	if err == nil && res.Dropped > 0 {
+	if err == nil && (res.Dropped > 0 || res.End == 0) {
 		err = cutTail(f, name, res)
 		c.recovery.Truncated, c.recovery.Dropped, c.recovery.Reason = name, res.Dropped, res.Reason
 	}

@@ -14,8 +14,20 @@ import (
 // calls the same code; Sweep is for collections with ManualSweep, and for
 // tests.
 //
+// In a durable collection, Sweep returns once its deletions are durable as
+// the sync policy says, like any call that changes the collection; the
+// background sweeper waits for no sync.
+//
 // Errors: [ErrClosed].
-func (c *Collection) Sweep() (int, error) { return c.sweep(nil) }
+func (c *Collection) Sweep() (int, error) {
+	n, err := c.sweep(nil)
+	if err == nil && c.j != nil && c.j.policy == SyncAlways {
+		if err = c.j.syncAll(); err != nil {
+			err = c.fail(err)
+		}
+	}
+	return n, err
+}
 
 // sweep deletes batches until none is due or stop is closed. Sweeps run
 // one at a time: a Sweep call beside the background sweeper waits for it,

@@ -348,3 +348,13 @@ func (f *memFile) Size() (int64, error) {
 }
 
 func (f *memFile) Close() error { return nil }
+
+// Kill is the death of the process using the filesystem, the machine
+// running on: nothing written is lost (the kernel has it), but the files
+// opened before are dead, their calls return [ErrCrashed], and the locks
+// are released.
+func (m *Mem) Kill() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gen++
+}
