@@ -1,16 +1,21 @@
 package ttldb
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/ttldb/ttldb/internal/vfs"
+	"github.com/ttldb/ttldb/internal/wal"
 )
 
 // openDurable opens the collection "test", partitioned by /pk, in dir of
@@ -156,4 +161,194 @@ func TestDurableSecondOpener(t *testing.T) { // R12
 	require.ErrorIs(t, err, ErrInvalidOption)
 	_, err = NewCollection("test", "/pk", &Options{Dir: dir, Sync: 9})
 	require.ErrorIs(t, err, ErrInvalidOption)
+}
+
+// fileBytes returns the contents of name in mem.
+func fileBytes(t *testing.T, mem *vfs.Mem, name string) []byte {
+	t.Helper()
+	f, err := mem.Open(name)
+	require.NoError(t, err)
+	size, err := f.Size()
+	require.NoError(t, err)
+	b := make([]byte, size)
+	_, err = f.ReadAt(b, 0)
+	require.NoError(t, err)
+	return b
+}
+
+// setFile replaces the contents of name in mem with b.
+func setFile(t *testing.T, mem *vfs.Mem, name string, b []byte) {
+	t.Helper()
+	f, err := mem.Create(name)
+	require.NoError(t, err)
+	_, err = f.Write(b)
+	require.NoError(t, err)
+	require.NoError(t, f.Sync())
+}
+
+// TestTornTailEveryOffset: the log cut at every byte offset inside its
+// last group, or followed by zeros or garbage, opens with the groups
+// before it, reports the bytes it dropped, and never panics (R12). A cut
+// at a group's end drops nothing.
+func TestTornTailEveryOffset(t *testing.T) { // R12
+	mem := &vfs.Mem{}
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, mem, "db", clk, Options{DefaultTTL: TTLNoDefault()})
+	require.NoError(t, err)
+	mustCreate(t, c, `{"id":"a","pk":"p","ttl":100}`)
+	mustCreate(t, c, `{"id":"b","pk":"p"}`)
+	before := durableState(c)
+	mustCreate(t, c, `{"id":"c","pk":"p","x":"the last group"}`)
+	after := durableState(c)
+	require.NoError(t, c.Close())
+	log := filepath.Join("db", logName(0))
+	whole := fileBytes(t, mem, log)
+	// The groups' ends, from a scan of the log.
+	ends := groupEnds(t, whole)
+	require.Len(t, ends, 3, "two creates and a group holding the last create")
+	lastStart := ends[1]
+
+	check := func(desc string, b []byte, want string, dropped int64) {
+		t.Helper()
+		setFile(t, mem, log, b)
+		c, err := openDurable(t, mem, "db", clk, Options{})
+		require.NoError(t, err, desc)
+		require.Equal(t, want, durableState(c), desc)
+		rec := c.Recovery()
+		require.Equal(t, dropped, rec.Dropped, desc)
+		if dropped > 0 {
+			require.Equal(t, log, rec.Truncated, desc)
+			require.NotEmpty(t, rec.Reason, desc)
+		}
+		mustCreate(t, c, `{"id":"next","pk":"p"}`) // the log goes on after the cut
+		require.NoError(t, c.Close())
+		c, err = openDurable(t, mem, "db", clk, Options{})
+		require.NoError(t, err, desc)
+		require.Zero(t, c.Recovery().Dropped, "%s: the cut was durable", desc)
+		require.NoError(t, c.Close())
+	}
+	for cut := lastStart; cut < int64(len(whole)); cut++ {
+		check(fmt.Sprintf("cut at %d", cut), whole[:cut], before, cut-lastStart)
+	}
+	check("whole", whole, after, 0)
+	check("zeros after", append(slices.Clone(whole), make([]byte, 100)...), after, 100)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 50 {
+		junk := make([]byte, 1+r.IntN(300))
+		for j := range junk {
+			junk[j] = byte(r.Uint32())
+		}
+		check(fmt.Sprintf("garbage %d after", i), append(slices.Clone(whole), junk...), after, int64(len(junk)))
+	}
+}
+
+// groupEnds returns the offsets at which the log's groups end.
+func groupEnds(t *testing.T, log []byte) []int64 {
+	t.Helper()
+	var ends []int64
+	_, err := wal.Scan(bytes.NewReader(log), int64(len(log)), func(g wal.Group) error {
+		ends = append(ends, g.End)
+		return nil
+	})
+	require.NoError(t, err)
+	return ends
+}
+
+// TestDamageRefusesToOpen: damage that is not a torn tail (a flipped
+// byte followed by whole groups, a damaged snapshot, a missing log) makes
+// the open fail with a *CorruptError naming the file and the offset, and
+// changes nothing; truncating a log at that offset repairs it, as the
+// error's documentation says (R12).
+func TestDamageRefusesToOpen(t *testing.T) { // R12
+	mem := &vfs.Mem{}
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err)
+	for i := range 5 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
+	}
+	require.NoError(t, c.Close())
+	log := filepath.Join("db", logName(0))
+	whole := fileBytes(t, mem, log)
+	ends := groupEnds(t, whole)
+
+	bad := slices.Clone(whole)
+	bad[ends[1]+12] ^= 0xff // inside the third group; two whole groups follow
+	setFile(t, mem, log, bad)
+	_, err = openDurable(t, mem, "db", clk, Options{})
+	require.ErrorIs(t, err, ErrCorrupt)
+	var ce *CorruptError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, log, ce.File)
+	require.Equal(t, ends[1], ce.Offset)
+	require.Contains(t, err.Error(), log)
+	require.Equal(t, bad, fileBytes(t, mem, log), "a refused open changes nothing")
+
+	setFile(t, mem, log, bad[:ce.Offset]) // the documented repair
+	c, err = openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), c.LastLSN(), "the changes before the damage")
+	require.NoError(t, c.Close())
+
+	snap := filepath.Join("db", snapName(0))
+	sb := fileBytes(t, mem, snap)
+	sb[len(sb)-3] ^= 1
+	setFile(t, mem, snap, sb)
+	_, err = openDurable(t, mem, "db", clk, Options{})
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, snap, ce.File)
+
+	setFile(t, mem, snap, sb[:len(sb)-10])
+	_, err = openDurable(t, mem, "db", clk, Options{})
+	require.ErrorAs(t, err, &ce)
+	require.Contains(t, ce.Reason, "the snapshot ends early")
+
+	require.NoError(t, mem.Remove(snap))
+	_, err = openDurable(t, mem, "db", clk, Options{})
+	require.ErrorAs(t, err, &ce)
+	require.Contains(t, ce.Reason, "no snapshot")
+}
+
+// TestWriteAndSyncFailures: a write or a sync of the log that fails makes
+// the call fail with ErrClosed, wrapping the failure; the collection is
+// then closed, never ahead of its disk, and a reopen finds every change
+// acknowledged before (R12).
+func TestWriteAndSyncFailures(t *testing.T) { // R12
+	for _, policy := range []SyncPolicy{SyncAlways, SyncEverySecond} {
+		for _, what := range []string{"write", "sync"} {
+			if what == "sync" && policy != SyncAlways {
+				continue // only SyncAlways syncs in the call
+			}
+			mem := &vfs.Mem{}
+			clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+			c, err := openDurable(t, mem, "db", clk, Options{Sync: policy})
+			require.NoError(t, err)
+			mustCreate(t, c, `{"id":"a","pk":"p"}`)
+			before := durableState(c)
+			boom := errors.New("disk on fire")
+			fail := func(string) error { return boom }
+			if what == "write" {
+				mem.FailWrite = fail
+			} else {
+				mem.FailSync = fail
+			}
+			_, err = c.Create([]byte(`{"id":"b","pk":"p"}`))
+			require.ErrorIs(t, err, ErrClosed, "%v %s", policy, what)
+			require.ErrorIs(t, err, boom)
+			_, err = c.Get(StringKey("p"), "a")
+			require.ErrorIs(t, err, ErrClosed, "the collection is closed")
+			require.ErrorIs(t, err, boom, "and says why")
+			require.NoError(t, c.Close(), "Close reports nothing new")
+			mem.FailWrite, mem.FailSync = nil, nil
+			if policy == SyncAlways {
+				mem.Crash() // even a power failure keeps what was acknowledged
+			} else {
+				mem.Kill()
+			}
+			c, err = openDurable(t, mem, "db", clk, Options{Sync: policy})
+			require.NoError(t, err)
+			require.Equal(t, before, durableState(c), "%v %s: the acknowledged change, not the failed one", policy, what)
+			require.NoError(t, c.Close())
+		}
+	}
 }
