@@ -510,6 +510,8 @@ type modelHarness struct {
 	open       []*openListing    // All iterations started in one step, finished in another
 	feed       feedState         // the change feed as read so far (R11; model_feed_test.go)
 	log        []string
+	opts       ttldb.Options // the collection's options
+	dir        string        // a durable collection's directory (R12), or ""
 }
 
 // openListing is an All iteration started in one step and finished in a
@@ -1092,6 +1094,36 @@ var modelOps = []struct {
 	{"SetIndexingMode", 2, (*modelHarness).genSetIndexing},
 	{"Clock", 14, (*modelHarness).genClock},
 	{"Sweep", 3, (*modelHarness).genSweep},
+	{"Reopen", 2, (*modelHarness).genReopen},
+}
+
+// genReopen closes a durable collection and opens its directory again,
+// with other settings in the options, which must not matter: the
+// collection has everything it had, its settings included (R12). Only its
+// count of swept documents starts again. A collection in memory reads a
+// document instead.
+func (h *modelHarness) genReopen() modelStep {
+	if h.dir == "" || len(h.open) > 0 || h.m.closed {
+		return h.genKeyOp("Get")
+	}
+	return modelStep{"Reopen", func() (string, error) {
+		if err := h.c.Close(); err != nil {
+			return "", fmt.Errorf("Close: %v", err)
+		}
+		o := h.opts
+		o.DefaultTTL, o.Indexing = ttldb.TTLSeconds(1+h.r.Int64N(100)), ttldb.IndexingConsistent // the directory's win
+		c, err := ttldb.NewCollection("model", h.path, &o)
+		if err != nil {
+			return "", fmt.Errorf("reopen: %v", err)
+		}
+		h.c = c
+		h.m.swept = 0
+		rec := c.Recovery()
+		if rec.Truncated != "" || rec.LastLSN != c.LastLSN() {
+			return "", fmt.Errorf("reopen after Close: Recovery %+v, LastLSN %d", rec, c.LastLSN())
+		}
+		return fmt.Sprintf("ok, %d changes replayed", rec.Changes), nil
+	}}
 }
 
 func (h *modelHarness) genWrite(op string) modelStep {
@@ -1797,10 +1829,18 @@ func newModelHarness(seed uint64) (*modelHarness, error) {
 	if !md.on && r.IntN(3) == 0 {
 		mode = ttldb.IndexingNone
 	}
-	c, err := ttldb.NewCollection("model", path, &ttldb.Options{
+	h.opts = ttldb.Options{
 		DefaultTTL: def, Indexing: mode, Now: h.wallNow,
 		ManualSweep: !h.background, SweepBatch: r.IntN(4),
-	})
+	}
+	if r.IntN(3) == 0 { // durable (R12)
+		dir, err := os.MkdirTemp("", "ttldb-model-")
+		if err != nil {
+			return nil, err
+		}
+		h.dir, h.opts.Dir, h.opts.Sync = dir, dir, ttldb.SyncPolicy(r.IntN(3))
+	}
+	c, err := ttldb.NewCollection("model", path, &h.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -1820,8 +1860,8 @@ func newModelHarness(seed uint64) (*modelHarness, error) {
 	if err := h.checkInvariants(); err != nil {
 		return nil, err
 	}
-	h.log = append(h.log, fmt.Sprintf("   0 NewCollection path=%s DefaultTTL=%v indexing=%v background sweeper=%v partitions=%v wall=%v",
-		path, def, mode, h.background, parts, h.wallNow().UTC().Format(time.RFC3339Nano)))
+	h.log = append(h.log, fmt.Sprintf("   0 NewCollection path=%s DefaultTTL=%v indexing=%v background sweeper=%v partitions=%v wall=%v dir=%q sync=%v",
+		path, def, mode, h.background, parts, h.wallNow().UTC().Format(time.RFC3339Nano), h.dir, h.opts.Sync))
 	return h, nil
 }
 
@@ -1833,7 +1873,12 @@ func runModelSequence(seed uint64, steps int) (path string, err error) {
 		return "", fmt.Errorf("seed %d: set-up: %v", seed, err)
 	}
 	path = h.path
-	defer h.c.Close()
+	defer func() {
+		h.c.Close() // the last collection: Reopen replaces it
+		if h.dir != "" {
+			os.RemoveAll(h.dir)
+		}
+	}()
 	defer func() {
 		for _, ol := range h.open {
 			ol.stop()
