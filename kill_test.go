@@ -106,7 +106,7 @@ func TestKillMinusNine(t *testing.T) { // R12
 	}
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
-	live := map[string]int{} // id: length of v, of every acknowledged document not deleted
+	live := map[string]int{}  // id: length of v, of every acknowledged document not deleted
 	gone := map[string]bool{} // acknowledged deletes
 	for k := range kills {
 		policy := SyncPolicy(k % 3)
