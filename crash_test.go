@@ -26,7 +26,7 @@ import (
 type faultFS struct {
 	mem  *vfs.Mem
 	kill bool
-	keep func(name string, unsynced []byte) int
+	tear func(name string, unsynced []byte) []byte
 
 	mu     sync.Mutex
 	n      int // events before the crash; <= 0: none
@@ -58,7 +58,7 @@ func (f *faultFS) crash() {
 	if f.kill {
 		f.mem.Kill()
 	} else {
-		f.mem.CrashKeeping(f.keep)
+		f.mem.CrashTearing(f.tear)
 	}
 }
 
@@ -145,7 +145,15 @@ func runCrash(t *testing.T, seed uint64, ops int) {
 	r := rand.New(rand.NewPCG(seed, 7))
 	h := &crashRun{t: t, r: r, mem: &vfs.Mem{}, clk: &fakeClock{t: time.Unix(1_000_000, 0)}, policy: SyncPolicy(r.IntN(3))}
 	h.fs = &faultFS{mem: h.mem, kill: r.IntN(3) == 0, n: 1 + r.IntN(6*ops)}
-	h.fs.keep = func(_ string, unsynced []byte) int { return r.IntN(len(unsynced) + 1) }
+	holes := r.IntN(2) == 0
+	h.fs.tear = func(_ string, unsynced []byte) []byte {
+		kept := unsynced[:r.IntN(len(unsynced)+1)]
+		for holes && len(kept) > 0 && r.IntN(3) > 0 { // pages lost out of order
+			at := r.IntN(len(kept))
+			clear(kept[at:min(len(kept), at+1+r.IntN(200))])
+		}
+		return kept
+	}
 	require.NoError(t, h.mem.MkdirAll("db"))
 	def := []DefaultTTL{TTLOff(), TTLNoDefault(), TTLSeconds(5)}[r.IntN(3)]
 	o := Options{DefaultTTL: def, Sync: h.policy, Feed: FeedOptions{MaxRecords: int64(8 + r.IntN(100))}, compactAt: 1 + int64(r.IntN(4096))}
@@ -336,7 +344,8 @@ func feedRuns(l *changeLog, from uint64) []string {
 // TestCrashHarness: randomized sequences of writes, deletes, settings,
 // sweeps, compactions and clean reopens on a filesystem that crashes at a
 // random event: as a power failure, keeping what was synced and a random
-// part of the rest, or as a killed process, keeping all that was written.
+// part of the rest (a prefix, or a prefix with holes: pages lost out of
+// order), or as a killed process, keeping all that was written.
 // What reopens is always a prefix of the acknowledged history, with every
 // change acknowledged before a kill, or before a power failure under
 // SyncAlways (R12).

@@ -170,6 +170,9 @@ func writeSnapshot(fsys vfs.FS, dir string, epoch uint64, st savedState, docs []
 	if size, err = w.Commit(st.seq); err != nil {
 		return 0, fmt.Errorf("writing %s: %w", tmp, err)
 	}
+	if err := f.Truncate(size); err != nil { // of the space taken ahead of the writes (internal/vfs)
+		return 0, fmt.Errorf("truncating %s: %w", tmp, err)
+	}
 	if err := f.Sync(); err != nil {
 		return 0, fmt.Errorf("syncing %s: %w", tmp, err)
 	}

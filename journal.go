@@ -63,6 +63,8 @@ type journal struct {
 	synced  atomic.Uint64
 	visible atomic.Uint64 // the last LSN the feed shows: written, or synced under SyncAlways
 	rotated atomic.Uint64 // the number of the log written to now
+	off       int64        // the size of the log written to now
+	syncedOff atomic.Int64 // how much of it is synced, which each group's commit says (internal/wal)
 	logs    atomic.Int64  // the bytes of the logs the newest snapshot needs, about
 	snap    atomic.Int64  // the bytes of the newest snapshot
 }
@@ -120,7 +122,11 @@ func (j *journal) commit(seq uint64) uint64 {
 	}
 	j.pmu.Lock()
 	j.pend = append(j.pend, j.grp...)
-	j.pend = wal.AppendCommit(j.pend, j.n, seq)
+	synced := j.syncedOff.Load()
+	if j.cut >= 0 {
+		synced = 0 // the group goes to the next log, of which nothing is known yet
+	}
+	j.pend = wal.AppendCommit(j.pend, j.n, seq, synced)
 	j.groups++
 	g := j.groups
 	j.pendLSN = seq
@@ -200,7 +206,7 @@ func (j *journal) flush() {
 		}
 		rest = buf[cut:]
 	}
-	if !j.write(rest) {
+	if !j.write(rest) || upto == j.written.Load() {
 		return
 	}
 	j.written.Store(upto)
@@ -224,6 +230,7 @@ func (j *journal) write(b []byte) bool {
 		return false
 	}
 	j.unsync = true
+	j.off += int64(n)
 	j.logs.Add(int64(n))
 	return true
 }
@@ -245,7 +252,8 @@ func (j *journal) next(epoch uint64) bool {
 		j.err = err
 		return false
 	}
-	j.file, j.epoch = f, epoch
+	j.file, j.epoch, j.off = f, epoch, wal.HeaderSize
+	j.syncedOff.Store(wal.HeaderSize)
 	j.rotated.Store(epoch)
 	j.logs.Store(wal.HeaderSize)
 	return true
@@ -263,6 +271,7 @@ func (j *journal) sync() {
 			return
 		}
 		j.unsync = false
+		j.syncedOff.Store(j.off)
 	}
 	j.synced.Store(upto)
 	if j.policy == SyncAlways {
@@ -304,12 +313,18 @@ func (j *journal) run(stop <-chan struct{}, check func()) {
 }
 
 // close writes and syncs what is pending, whatever the policy, and closes
-// the log and the lock. It returns the first failure, if any.
+// the log and the lock. It returns the first failure, if any. The last
+// group it writes is empty, and says that the log is synced up to it: damage
+// anywhere before is then told from a torn tail (internal/wal).
 func (j *journal) close() error {
 	j.fmu.Lock()
 	defer j.fmu.Unlock()
 	j.flush()
 	j.sync()
+	if j.err == nil && j.file != nil {
+		j.write(wal.AppendCommit(nil, 0, j.wlsn, j.off))
+		j.sync()
+	}
 	err := j.err
 	if j.file != nil {
 		if cerr := j.file.Close(); err == nil && cerr != nil {

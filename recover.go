@@ -81,6 +81,8 @@ func (c *Collection) openDir(o *Options) (err error) {
 		}
 		j.snap.Store(size)
 		j.logs.Store(wal.HeaderSize)
+		j.off = wal.HeaderSize
+		j.syncedOff.Store(wal.HeaderSize)
 		c.j = j
 		return nil
 	}
@@ -120,10 +122,21 @@ func (c *Collection) openDir(o *Options) (err error) {
 		j.logs.Store(wal.HeaderSize)
 		epoch++
 	}
+	end, err := f.Size()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("%w: %s: %w", ErrInvalidOption, filepath.Join(dir, logName(epoch-1)), err)
+	}
+	if err := f.Sync(); err != nil { // what the last process wrote, and maybe did not sync
+		f.Close()
+		return fmt.Errorf("%w: %s: %w", ErrInvalidOption, filepath.Join(dir, logName(epoch-1)), err)
+	}
+	j.off = end
+	j.syncedOff.Store(end)
 	j.file, j.epoch = f, epoch-1
 	j.rotated.Store(epoch - 1)
 	j.visible.Store(c.seq)
-	j.wlsn = c.seq
+	j.wlsn, j.pendLSN = c.seq, c.seq
 	var live int64
 	c.prim.tree.Ascend(func(e *entry) bool { live += diskSize(e.doc()); return true })
 	j.live.Store(live)
@@ -273,8 +286,11 @@ func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last bool)
 		err = &CorruptError{File: name, Offset: res.End, Reason: res.Reason + ", and later logs follow it: a log is synced whole before the next begins"}
 	}
 	if err == nil && (res.Dropped > 0 || res.End == 0) {
+		zeros := zeroTail(f, res)
 		err = cutTail(f, name, res)
-		c.recovery.Truncated, c.recovery.Dropped, c.recovery.Reason = name, res.Dropped, res.Reason
+		if !zeros { // zeros are the space a log takes ahead of its writes
+			c.recovery.Truncated, c.recovery.Dropped, c.recovery.Reason = name, res.Dropped, res.Reason
+		}
 	}
 	if err != nil {
 		f.Close()
@@ -282,6 +298,29 @@ func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last bool)
 	}
 	c.recovery.Logs++
 	return f, nil
+}
+
+// zeroTail reports whether the tail of a log that Scan dropped is zeros
+// only: the space a log is given ahead of its writes (internal/vfs), not a
+// write a crash tore.
+func zeroTail(f vfs.File, res wal.Result) bool {
+	if res.Dropped == 0 {
+		return false
+	}
+	buf := make([]byte, 64<<10)
+	for off := res.End; off < res.End+res.Dropped; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), res.End+res.Dropped-off)], off)
+		for _, b := range buf[:n] {
+			if b != 0 {
+				return false
+			}
+		}
+		if n == 0 || err != nil && n < len(buf) && off+int64(n) < res.End+res.Dropped {
+			return false
+		}
+		off += int64(n)
+	}
+	return true
 }
 
 // cutTail cuts the torn tail off a log, durably, and writes its header

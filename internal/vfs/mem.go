@@ -243,6 +243,20 @@ func (m *Mem) Crash() { m.CrashKeeping(nil) }
 // unsynced) of the bytes written since its last Sync (0 when keep is nil),
 // as a crash in the middle of writing them may.
 func (m *Mem) CrashKeeping(keep func(name string, unsynced []byte) int) {
+	var tear func(string, []byte) []byte
+	if keep != nil {
+		tear = func(name string, unsynced []byte) []byte {
+			return unsynced[:min(max(keep(name, unsynced), 0), len(unsynced))]
+		}
+	}
+	m.CrashTearing(tear)
+}
+
+// CrashTearing is Crash, but for each file keeps what tear returns of the
+// bytes written since its last Sync (a copy it may change, of which it
+// returns a prefix): a write torn out of order, its pages reaching the disk
+// in any order, keeps some parts and loses others, as zeros.
+func (m *Mem) CrashTearing(tear func(name string, unsynced []byte) []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.gen++
@@ -256,9 +270,10 @@ func (m *Mem) CrashKeeping(keep func(name string, unsynced []byte) int) {
 			}
 			done[n] = true
 			var tail []byte
-			if keep != nil && len(n.data) > len(n.synced) && bytes.Equal(n.data[:len(n.synced)], n.synced) {
-				unsynced := n.data[len(n.synced):]
-				tail = unsynced[:min(max(keep(path.Join(dir, name), unsynced), 0), len(unsynced))]
+			if tear != nil && len(n.data) > len(n.synced) && bytes.Equal(n.data[:len(n.synced)], n.synced) {
+				unsynced := slices.Clone(n.data[len(n.synced):])
+				tail = tear(path.Join(dir, name), unsynced)
+				tail = tail[:min(len(tail), len(unsynced))]
 			}
 			n.data = append(slices.Clone(n.synced), tail...)
 		}

@@ -62,20 +62,20 @@ var _ FS = OS{}
 
 // Create creates or truncates the file name.
 func (OS) Create(name string) (File, error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return osFile{f}, nil
+	return newOSFile(f)
 }
 
 // Open opens the existing file name.
 func (OS) Open(name string) (File, error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND, 0)
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
 	}
-	return osFile{f}, nil
+	return newOSFile(f)
 }
 
 // Rename renames old to new.
@@ -115,9 +115,30 @@ func (OS) SyncDir(dir string) error {
 	return err
 }
 
-type osFile struct{ *os.File }
+// osFile is a file written with write(2), at its end.
+type osFile struct {
+	*os.File
+	size int64
+}
 
-func (f osFile) Size() (int64, error) {
+func (f *osFile) Write(p []byte) (int, error) {
+	n, err := f.File.WriteAt(p, f.size)
+	f.size += int64(n)
+	return n, err
+}
+
+func (f *osFile) Truncate(size int64) error {
+	if err := f.File.Truncate(size); err != nil {
+		return err
+	}
+	f.size = size
+	return nil
+}
+
+func (f *osFile) Size() (int64, error) { return f.size, nil }
+
+// fileSize returns the size of f on disk.
+func fileSize(f *os.File) (int64, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return 0, err

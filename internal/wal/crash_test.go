@@ -37,6 +37,9 @@ func TestCrashKeepsASyncedPrefix(t *testing.T) { // R12 (the log format's part: 
 			if rng.IntN(3) == 0 {
 				require.NoError(t, f.Sync())
 				synced = i + 1
+				size, err := f.Size()
+				require.NoError(t, err)
+				w.Synced(size)
 			}
 		}
 		m.CrashKeeping(func(_ string, unsynced []byte) int { return rng.IntN(len(unsynced) + 1) })

@@ -16,8 +16,8 @@ import (
 var ErrCorrupt = errors.New("wal: log damaged")
 
 // CorruptError is damage that recovery must not cut off silently: a bad
-// header, or a bad frame followed by whole groups. Truncating the log at
-// Offset repairs it, losing what follows.
+// header, or a bad frame in a part of the log that a later group says was
+// synced. Truncating the log at Offset repairs it, losing what follows.
 type CorruptError struct {
 	Offset int64
 	Reason string
@@ -176,9 +176,9 @@ func (s *scanner) group() (g Group, reason string, err error) {
 }
 
 // classify tells a torn tail from damage: the tail from bad on is torn
-// unless a whole commit frame lies after bad and another whole frame
-// follows it, which a crash in the middle of one write cannot leave. It
-// returns the [*CorruptError], or nil for a torn tail.
+// unless a whole commit frame after bad says the log was synced beyond
+// bad: that part was whole on stable storage once, and a crash cannot tear
+// it. It returns the [*CorruptError], or nil for a torn tail.
 func classify(r io.ReaderAt, bad, size int64, reason string) error {
 	const window = 1 << 20
 	const commitFrame = frameHeader + commitPayload
@@ -186,8 +186,8 @@ func classify(r io.ReaderAt, bad, size int64, reason string) error {
 	for from := bad + 1; from+commitFrame <= size; from += window {
 		n, _ := r.ReadAt(buf[:min(int64(len(buf)), size-from)], from)
 		for i := 0; i+commitFrame <= n; i++ {
-			if isCommit(buf[i:i+commitFrame]) && frameAt(r, from+int64(i)+commitFrame, size) {
-				return &CorruptError{bad, reason + ", and whole groups follow: truncate the log at this offset to keep what precedes"}
+			if c := buf[i : i+commitFrame]; isCommit(c) && int64(binary.BigEndian.Uint64(c[frameHeader+12:])) > bad {
+				return &CorruptError{bad, reason + ", and a later group says the log was synced beyond it: truncate the log at this offset to keep what precedes"}
 			}
 		}
 	}
@@ -198,24 +198,4 @@ func classify(r io.ReaderAt, bad, size int64, reason string) error {
 func isCommit(b []byte) bool {
 	return binary.BigEndian.Uint32(b) == commitPayload && b[8] == typeCommit &&
 		crc32.Update(crc32.Checksum(b[8:9], castagnoli), castagnoli, b[frameHeader:]) == binary.BigEndian.Uint32(b[4:])
-}
-
-// frameAt reports whether a whole frame begins at off.
-func frameAt(r io.ReaderAt, off, size int64) bool {
-	var h [frameHeader]byte
-	if off+frameHeader > size {
-		return false
-	}
-	if n, _ := r.ReadAt(h[:], off); n < frameHeader {
-		return false
-	}
-	length, typ := binary.BigEndian.Uint32(h[:]), h[8]
-	if typ != typeRecord && typ != typeCommit || length > MaxRecord || int64(length) > size-off-frameHeader {
-		return false
-	}
-	payload := make([]byte, length)
-	if n, _ := r.ReadAt(payload, off+frameHeader); n < len(payload) {
-		return false
-	}
-	return crc32.Update(crc32.Checksum(h[8:9], castagnoli), castagnoli, payload) == binary.BigEndian.Uint32(h[4:])
 }

@@ -13,8 +13,17 @@
 //
 // A record frame (type 1) carries a record; a commit frame (type 2) closes
 // the group of the records since the previous commit, and carries their
-// count (uint32) and a tag the writer chose (uint64: ttldb's last LSN).
-// Numbers are big-endian.
+// count (uint32), a tag the writer chose (uint64: ttldb's last LSN), and the
+// length of the log that was synced when the group was made (uint64): the
+// part of the log that was whole on stable storage then. Numbers are
+// big-endian.
+//
+// Recovery tells a torn tail from damage by that length. A crash tears
+// only what was not synced, and not always at its start: the pages of one
+// write reach the disk in any order, and a copy into a mapped file is made
+// in any order too. So bad bytes followed by whole groups are a torn tail
+// when no later group says the log was synced beyond them; they are
+// damage, which must not be cut silently, when one does.
 //
 // The package knows nothing of what records mean, of files or of syncing:
 // it writes to an io.Writer and reads from an io.ReaderAt.
@@ -39,8 +48,9 @@ const HeaderSize = 16
 // frameHeader is the size of a frame's header: length, CRC, type.
 const frameHeader = 9
 
-// commitPayload is the size of a commit frame's payload: count and tag.
-const commitPayload = 12
+// commitPayload is the size of a commit frame's payload: count, tag and
+// synced length.
+const commitPayload = 20
 
 // MaxRecord is the largest record: a larger length in a frame is damage,
 // never an allocation.
@@ -74,12 +84,17 @@ func appendFrame(b []byte, typ byte, payload []byte) []byte {
 // Writer appends groups of records to a log. It is not safe for
 // concurrent use. The zero Writer is not usable: make one with NewWriter.
 type Writer struct {
-	w   io.Writer
-	buf []byte // the pending group's frames
-	n   uint32 // the pending group's records
-	off int64  // the log's size once what was written is on it
-	err error  // the first write error: the log's end is unknown after it
+	w      io.Writer
+	buf    []byte // the pending group's frames
+	n      uint32 // the pending group's records
+	off    int64  // the log's size once what was written is on it
+	synced int64  // the length of the log known synced
+	err    error  // the first write error: the log's end is unknown after it
 }
+
+// Synced tells the Writer that the first off bytes of the log are synced:
+// the groups it commits from now on say so.
+func (w *Writer) Synced(off int64) { w.synced = off }
 
 // NewWriter returns a Writer that appends to w, whose end is at offset off
 // (HeaderSize after writing a new log's Header).
@@ -111,7 +126,7 @@ func (w *Writer) Commit(tag uint64) (int64, error) {
 	if w.err != nil {
 		return w.off, w.err
 	}
-	w.buf = AppendCommit(w.buf, w.n, tag)
+	w.buf = AppendCommit(w.buf, w.n, tag, w.synced)
 	n, err := w.w.Write(w.buf)
 	if err == nil && n < len(w.buf) {
 		err = io.ErrShortWrite
@@ -147,10 +162,12 @@ func End(b []byte, mark int) []byte {
 }
 
 // AppendCommit appends the commit frame that closes a group of count
-// records with tag.
-func AppendCommit(b []byte, count uint32, tag uint64) []byte {
+// records with tag, made when the first synced bytes of the log were
+// synced (0 when unknown: less than the truth is safe, more is not).
+func AppendCommit(b []byte, count uint32, tag uint64, synced int64) []byte {
 	var c [commitPayload]byte
 	binary.BigEndian.PutUint32(c[:], count)
 	binary.BigEndian.PutUint64(c[4:], tag)
+	binary.BigEndian.PutUint64(c[12:], uint64(max(synced, 0)))
 	return appendFrame(b, typeCommit, c[:])
 }
