@@ -52,21 +52,21 @@ type journal struct {
 	cutTo   uint64 // the number of the log it rotates to
 
 	// fmu is held by the writer of the moment.
-	fmu     sync.Mutex
-	file    vfs.File
-	epoch   uint64 // the current log's number
-	spare   []byte
-	unsync  bool   // written since the last sync
-	wlsn    uint64 // the last LSN written
-	err     error  // sticky: the first failure
-	written atomic.Uint64
-	synced  atomic.Uint64
-	visible atomic.Uint64 // the last LSN the feed shows: written, or synced under SyncAlways
-	rotated atomic.Uint64 // the number of the log written to now
-	off       int64        // the size of the log written to now
-	syncedOff atomic.Int64 // how much of it is synced, which each group's commit says (internal/wal)
-	logs    atomic.Int64  // the bytes of the logs the newest snapshot needs, about
-	snap    atomic.Int64  // the bytes of the newest snapshot
+	fmu       sync.Mutex
+	file      vfs.File
+	epoch     uint64 // the current log's number
+	spare     []byte
+	unsync    bool   // written since the last sync
+	wlsn      uint64 // the last LSN written
+	err       error  // sticky: the first failure
+	written   atomic.Uint64
+	synced    atomic.Uint64
+	visible   atomic.Uint64 // the last LSN the feed shows: written, or synced under SyncAlways
+	rotated   atomic.Uint64 // the number of the log written to now
+	off       int64         // the size of the log written to now
+	syncedOff atomic.Int64  // how much of it is synced, which each group's commit says (internal/wal)
+	logs      atomic.Int64  // the bytes of the logs the newest snapshot needs, about
+	snap      atomic.Int64  // the bytes of the newest snapshot
 }
 
 // errJournalClosed is the state of a journal after close: it writes no
