@@ -239,13 +239,10 @@ func (c *Collection) Close() error {
 		<-c.done
 		if c.j != nil {
 			c.bg.Wait()
+			c.compacting <- struct{}{} // a Compact in progress stops; none starts: the token stays
 			c.saveClock()
-			c.closeErr = c.j.close()
-			if p := c.failure.Load(); p != nil && c.closeErr != nil {
-				c.closeErr = nil // reported already, by the call that failed
-			}
-			if c.closeErr != nil {
-				c.closeErr = fmt.Errorf("%w: Close of collection %q: %w", ErrClosed, c.name, c.closeErr)
+			if err := c.j.close(); err != nil {
+				c.closeErr = fmt.Errorf("%w: Close of collection %q: %w", ErrClosed, c.name, err)
 			}
 		}
 		c.mu.Lock()

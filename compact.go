@@ -35,11 +35,18 @@ func (c *Collection) Compact(ctx context.Context) error {
 	case c.compacting <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-c.stop:
+		return c.errClosed("Compact")
 	}
 	defer func() { <-c.compacting }()
-	err := c.compact(ctx.Done())
-	if errors.Is(err, errStopped) && ctx.Err() != nil {
+	stop := make(chan struct{})
+	defer context.AfterFunc(ctx, func() { close(stop) })()
+	err := c.compact(stop)
+	switch {
+	case errors.Is(err, errStopped) && ctx.Err() != nil:
 		return ctx.Err()
+	case errors.Is(err, errStopped):
+		return c.errClosed("Compact")
 	}
 	return err
 }
@@ -104,7 +111,7 @@ func (c *Collection) compact(stop <-chan struct{}) error {
 	if err := j.force(); err != nil { // the log of the new epoch exists, durable
 		return c.fail(err)
 	}
-	size, err := writeSnapshot(j.fs, j.dir, epoch, st, docs, c.etagBase, stop)
+	size, err := writeSnapshot(j.fs, j.dir, epoch, st, docs, c.etagBase, stop, c.stop)
 	if err != nil {
 		if !errors.Is(err, errStopped) {
 			err = errorf(ErrClosed, "Compact: collection %q: %w; the log still holds every change", c.name, err)

@@ -8,8 +8,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -359,7 +362,8 @@ func TestWriteAndSyncFailures(t *testing.T) { // R12
 			_, err = c.Get(StringKey("p"), "a")
 			require.ErrorIs(t, err, ErrClosed, "the collection is closed")
 			require.ErrorIs(t, err, boom, "and says why")
-			require.NoError(t, c.Close(), "Close reports nothing new")
+			require.ErrorIs(t, c.Close(), boom, "Close reports the failure, every time")
+			require.ErrorIs(t, c.Close(), ErrClosed)
 			mem.FailWrite, mem.FailSync = nil, nil
 			if policy == SyncAlways {
 				mem.Crash() // even a power failure keeps what was acknowledged
@@ -371,5 +375,120 @@ func TestWriteAndSyncFailures(t *testing.T) { // R12
 			require.Equal(t, before, durableState(c), "%v %s: the acknowledged change, not the failed one", policy, what)
 			require.NoError(t, c.Close())
 		}
+	}
+}
+
+// TestDurableCloseAndCompact: Close stops a Compact in progress and waits
+// for it, and no Compact runs after Close, so that nothing touches the
+// directory once Close has returned; a Compact cancelled by its context
+// says so (R12, R15).
+func TestDurableCloseAndCompact(t *testing.T) { // R12, R15
+	mem := &vfs.Mem{}
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err)
+	for i := range 10_000 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, c.Compact(ctx), context.Canceled)
+
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	var once sync.Once
+	var closeReturned, lateWrite atomic.Bool
+	mem.FailWrite = func(name string) error {
+		if closeReturned.Load() {
+			lateWrite.Store(true)
+		}
+		if strings.HasSuffix(name, tmpSuffix) {
+			once.Do(func() { close(entered); <-release })
+		}
+		return nil
+	}
+	done := make(chan error)
+	go func() { done <- c.Compact(context.Background()) }()
+	<-entered // the snapshot is being written
+	closed := make(chan []string)
+	go func() {
+		require.NoError(t, c.Close())
+		closeReturned.Store(true)
+		names, _ := mem.List("db")
+		closed <- names
+	}()
+	for !c.closed.Load() { // Close has begun
+		runtime.Gosched()
+	}
+	close(release)
+	require.ErrorIs(t, <-done, ErrClosed, "Close stopped it")
+	names := <-closed
+	require.False(t, lateWrite.Load(), "nothing is written once Close has returned")
+	for _, n := range names {
+		require.False(t, strings.HasSuffix(n, tmpSuffix), "the stopped snapshot is removed before Close returns: %v", names)
+	}
+	mem.FailWrite = nil
+	require.ErrorIs(t, c.Compact(context.Background()), ErrClosed)
+	c, err = openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err)
+	n, err := c.Count(Query{})
+	require.NoError(t, err)
+	require.Equal(t, 10_000, n)
+	require.NoError(t, c.Close())
+}
+
+// TestDurableLiveBytes: the size of the documents that decides when to
+// compact follows writes, overwrites, deletes and creates over expired
+// documents, so that compaction neither runs for nothing nor never runs.
+func TestDurableLiveBytes(t *testing.T) { // R12
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, &vfs.Mem{}, "db", clk, Options{DefaultTTL: TTLSeconds(5)})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range 100 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p","v":%q}`, i%10, strings.Repeat("x", i)))
+		if i%3 == 0 {
+			require.NoError(t, c.Delete(StringKey("p"), fmt.Sprint(i%10)))
+		} else {
+			clk.Advance(6 * time.Second) // expired: the next create of the id writes over it
+		}
+		_, _ = c.Upsert([]byte(`{"id":"u","pk":"p"}`))
+	}
+	var want int64
+	c.mu.RLock()
+	c.prim.tree.Ascend(func(e *entry) bool { want += diskSize(e.doc()); return true })
+	c.mu.RUnlock()
+	require.Equal(t, want, c.j.live.Load())
+}
+
+// TestDurableFailureWakesWatchers: a failing log ends WatchFeed's waits
+// with ErrClosed, wrapping the failure.
+func TestDurableFailureWakesWatchers(t *testing.T) { // R11, R12
+	mem := &vfs.Mem{}
+	c, err := NewCollection("test", "/pk", &Options{Dir: "db", fs: mem, Sync: SyncAlways, ManualSweep: true})
+	require.NoError(t, err)
+	defer c.Close()
+	got := make(chan error, 1)
+	go func() {
+		for _, err := range c.WatchFeed(context.Background(), FeedQuery{FromNow: true}) {
+			if err != nil {
+				got <- err
+				return
+			}
+		}
+	}()
+	for !c.feed.waiting.Load() { // the watcher waits for the next change
+		runtime.Gosched()
+	}
+	boom := errors.New("disk on fire")
+	mem.FailWrite = func(string) error { return boom }
+	_, err = c.Create([]byte(`{"id":"a","pk":"p"}`))
+	require.ErrorIs(t, err, boom)
+	select {
+	case err := <-got:
+		require.ErrorIs(t, err, ErrClosed)
+		require.ErrorIs(t, err, boom)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watcher still waits")
 	}
 }

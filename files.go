@@ -25,9 +25,12 @@ const lockName = "LOCK"
 // tmpSuffix ends the name of a snapshot being written.
 const tmpSuffix = ".tmp"
 
-// snapshotGroup is the most records a group of a snapshot holds: recovery
+// snapshotGroup and snapshotBytes bound a group of a snapshot: recovery
 // reads a group at once.
-const snapshotGroup = 4096
+const (
+	snapshotGroup = 4096
+	snapshotBytes = 4 << 20
+)
 
 // errStopped: Close stopped a compaction, which left nothing behind.
 var errStopped = errors.New("stopped by Close")
@@ -126,9 +129,11 @@ func (c *Collection) savedState() savedState {
 
 // writeSnapshot writes the snapshot of epoch: the state st and docs, in the
 // order of their LSNs, durably: to a temporary file, synced, then renamed,
-// and the directory synced. It returns its size. stop abandons it, and
-// removes the temporary file.
-func writeSnapshot(fsys vfs.FS, dir string, epoch uint64, st savedState, docs []*doc, etagBase uint64, stop <-chan struct{}) (size int64, err error) {
+// and the directory synced. It returns its size. stop or closing abandon
+// it, and remove the temporary file. A group closes at snapshotGroup
+// documents or snapshotBytes, whichever comes first: recovery reads a group
+// at once.
+func writeSnapshot(fsys vfs.FS, dir string, epoch uint64, st savedState, docs []*doc, etagBase uint64, stop, closing <-chan struct{}) (size int64, err error) {
 	name := filepath.Join(dir, snapName(epoch))
 	tmp := name + tmpSuffix
 	f, err := fsys.Create(tmp)
@@ -150,17 +155,21 @@ func writeSnapshot(fsys vfs.FS, dir string, epoch uint64, st savedState, docs []
 	w := wal.NewWriter(f, wal.HeaderSize)
 	w.Add(appendState(nil, st))
 	var rec []byte
-	for i, d := range docs {
+	pending := 0
+	for _, d := range docs {
 		rec = appendPut(rec[:0], d, d.tag-etagBase, OpCreate)
 		if err := w.Add(rec); err != nil {
 			return 0, fmt.Errorf("writing %s: %w", tmp, err)
 		}
-		if (i+1)%snapshotGroup == 0 {
+		if pending += len(rec); w.Pending() == snapshotGroup || pending >= snapshotBytes {
+			pending = 0
 			if _, err := w.Commit(st.seq); err != nil {
 				return 0, fmt.Errorf("writing %s: %w", tmp, err)
 			}
 			select {
 			case <-stop:
+				return 0, errStopped
+			case <-closing:
 				return 0, errStopped
 			default:
 			}

@@ -209,11 +209,11 @@ func (j *journal) flush() {
 	if !j.write(rest) || upto == j.written.Load() {
 		return
 	}
-	j.written.Store(upto)
 	j.wlsn = lsn
 	if j.policy != SyncAlways {
-		j.show(lsn)
+		j.show(lsn) // before written moves: a writer that returns finds its change in the feed
 	}
+	j.written.Store(upto)
 }
 
 // write writes b to the log. Call with fmu held.
@@ -273,10 +273,10 @@ func (j *journal) sync() {
 		j.unsync = false
 		j.syncedOff.Store(j.off)
 	}
-	j.synced.Store(upto)
 	if j.policy == SyncAlways {
-		j.show(lsn)
+		j.show(lsn) // before synced moves, as in flush
 	}
+	j.synced.Store(upto)
 }
 
 // show lets the feed show the changes up to lsn, now that they are

@@ -109,5 +109,6 @@ func (c *Collection) unlock() {
 func (c *Collection) fail(err error) error {
 	c.failure.CompareAndSwap(nil, &err)
 	c.closed.Store(true)
+	c.feed.wakeAll() // WatchFeed's readers, to find it closed
 	return fmt.Errorf("%w: collection %q: the change may not be on disk, and the collection is closed (reopen its directory to recover what is): %w", ErrClosed, c.name, err)
 }

@@ -72,12 +72,15 @@ func (c *Collection) openDir(o *Options) (err error) {
 		if len(logs) > 0 {
 			return &CorruptError{File: dir, Reason: fmt.Sprintf("%d logs and no snapshot: the snapshot was removed", len(logs))}
 		}
-		size, err := writeSnapshot(fsys, dir, 0, c.savedState(), nil, c.etagBase, nil)
+		size, err := writeSnapshot(fsys, dir, 0, c.savedState(), nil, c.etagBase, nil, nil)
 		if err != nil {
 			return err
 		}
 		if j.file, err = newLog(fsys, dir, 0); err != nil {
 			return err
+		}
+		if err := fsys.SyncDir(filepath.Dir(dir)); err != nil { // the directory's own name
+			return errorf(ErrInvalidOption, "Options.Dir %q: syncing its parent: %w", o.Dir, err)
 		}
 		j.snap.Store(size)
 		j.logs.Store(wal.HeaderSize)
@@ -127,7 +130,13 @@ func (c *Collection) openDir(o *Options) (err error) {
 		f.Close()
 		return fmt.Errorf("%w: %s: %w", ErrInvalidOption, filepath.Join(dir, logName(epoch-1)), err)
 	}
-	if err := f.Sync(); err != nil { // what the last process wrote, and maybe did not sync
+	// What the last process wrote it may not have synced, nor the name of
+	// its last log: both are durable before anything is built on them.
+	err = f.Sync()
+	if err == nil {
+		err = fsys.SyncDir(dir)
+	}
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("%w: %s: %w", ErrInvalidOption, filepath.Join(dir, logName(epoch-1)), err)
 	}

@@ -159,6 +159,9 @@ func (c *Collection) store(e *entry, d *doc, h uint64, op ChangeOp) {
 		c.ver.keep(e, old, c.seqOf(old), c.seqOf(d))
 		c.prim.swap(e, d, h)
 		c.exp.move(e, old)
+		if op == OpCreate {
+			old = nil // a create over an expired document: its delete counted it out
+		}
 		c.journalPut(d, old, op)
 	} else {
 		e = c.prim.insert(d, h)

@@ -168,6 +168,18 @@ func TestRawJSONWrites(t *testing.T) { // R10
 	if !raceDetector() {
 		require.Equal(t, 1.0, allocs, "an overwrite allocates its document only, feed and help included")
 	}
+	// And in a durable collection (R12): its record is encoded in place.
+	dur, err := NewCollection("dur", "/pk", &Options{DefaultTTL: TTLSeconds(60), Dir: t.TempDir()})
+	require.NoError(t, err)
+	defer dur.Close()
+	allocs = testing.AllocsPerRun(200, func() {
+		if _, err := dur.UpsertJSON(doc); err != nil {
+			panic(err)
+		}
+	})
+	if !raceDetector() {
+		require.Equal(t, 1.0, allocs, "an overwrite of a durable collection allocates its document only, log included")
+	}
 	// Also while a shrinking map moves, a few entries per write.
 	for i := range 5000 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"m%d","pk":"p"}`, i))

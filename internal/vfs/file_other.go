@@ -35,4 +35,3 @@ func (f *osFile) Truncate(size int64) error {
 }
 
 func (f *osFile) Size() (int64, error) { return f.size, nil }
-

@@ -165,9 +165,10 @@ func End(b []byte, mark int) []byte {
 // records with tag, made when the first synced bytes of the log were
 // synced (0 when unknown: less than the truth is safe, more is not).
 func AppendCommit(b []byte, count uint32, tag uint64, synced int64) []byte {
-	var c [commitPayload]byte
-	binary.BigEndian.PutUint32(c[:], count)
-	binary.BigEndian.PutUint64(c[4:], tag)
-	binary.BigEndian.PutUint64(c[12:], uint64(max(synced, 0)))
-	return appendFrame(b, typeCommit, c[:])
+	mark := len(b)
+	b = append(b, 0, 0, 0, 0, 0, 0, 0, 0, typeCommit) // in place, as Begin and End do: no allocation
+	b = binary.BigEndian.AppendUint32(b, count)
+	b = binary.BigEndian.AppendUint64(b, tag)
+	b = binary.BigEndian.AppendUint64(b, uint64(max(synced, 0)))
+	return End(b, mark)
 }
