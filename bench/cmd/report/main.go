@@ -13,7 +13,9 @@
 // RemovalNone then share, FeedRead, and DefaultTTL) with -benchtime, the size group
 // (WriteSize: writes into stores of a hundredth and five times -items) with
 // -benchtime, and the slow group (Removal10k, Stall, Lag), whose operations
-// build their own stores or wait on real time, with -slowtime; each group
+// build their own stores or wait on real time, with -slowtime, and the disk
+// group (Durable: writes to stores on disk, ttldb and buntdb only) with
+// -benchtime; each group
 // in its own process, so that a process holds one store's heap at a time. A
 // figure is the median over the rounds. ttldb's variants (ttldb_feed_off:
 // the change feed off) are stores of their own here, with Heap, Write and
@@ -45,7 +47,7 @@ var (
 	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, FeedRead, DefaultTTL) and of the size group (WriteSize)")
 	slowtime  = flag.String("slowtime", "1x", "-benchtime of the slow group (Removal10k, Stall, Lag), whose operations build their own stores or wait on real time")
 	items     = flag.Int("items", 1_000_000, "items in a full store")
-	storeList = flag.String("stores", "ttldb,ttldb_feed_off,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated (ttldb_feed_off: ttldb with the change feed off, in Heap, Write and WriteSize only)")
+	storeList = flag.String("stores", "ttldb,ttldb_feed_off,ttldb_mem,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated (ttldb_feed_off: ttldb with the change feed off, in Heap, Write and WriteSize only; ttldb_mem: ttldb in memory, in Durable only)")
 	benchRE   = flag.String("bench", "", "run only the workloads this regular expression matches, as go test -bench would (^BenchmarkWrite$ or ^Write$), each in its group; after a slash, only the stores it matches (^Write$/^ttldb): the filters of -stores too")
 	quick     = flag.Bool("quick", false, "a quick run: -count 3 -benchtime 300ms, unless given")
 	from      = flag.String("from", "", "render the report from this saved raw output instead of running")
@@ -58,7 +60,8 @@ var (
 const (
 	fastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|FeedRead|DefaultTTL"
 	sizeGroup = "WriteSize"
-	slowGroup = "Removal10k|Stall|Lag"
+	slowGroup = "Removal10k|Stall|Lag|Reopen"
+	diskGroup = "Durable"
 )
 
 func main() {
@@ -138,7 +141,7 @@ func runAll(stores []string) string {
 	for r := range *count {
 		for i := range stores {
 			store := stores[(i+r)%len(stores)]
-			for _, g := range []struct{ group, time string }{{fastGroup, *benchtime}, {sizeGroup, *benchtime}, {slowGroup, *slowtime}} {
+			for _, g := range []struct{ group, time string }{{fastGroup, *benchtime}, {sizeGroup, *benchtime}, {slowGroup, *slowtime}, {diskGroup, *benchtime}} {
 				group := selectGroup(g.group, store, *benchRE)
 				if group == "" {
 					continue
@@ -151,10 +154,16 @@ func runAll(stores []string) string {
 	return all.String()
 }
 
-// variantWorkloads are the workloads of ttldb's variants (such as
-// ttldb_feed_off, bench/stores.go), the only ones that have a
-// sub-benchmark for them.
-var variantWorkloads = map[string]bool{"Heap": true, "Write": true, "WriteSize": true}
+// variantWorkloads are the workloads of ttldb's variants (ttldb_feed_off,
+// bench/stores.go; ttldb_mem, bench/zdurable_test.go), the only ones that
+// have a sub-benchmark for them.
+var variantWorkloads = map[string]map[string]bool{
+	"ttldb_feed_off": {"Heap": true, "Write": true, "WriteSize": true},
+	"ttldb_mem":      {"Durable": true},
+}
+
+// diskStores are the stores of the workloads on disk (R12).
+var diskStores = map[string]bool{"ttldb": true, "ttldb_mem": true, "buntdb": true}
 
 // splitBench splits a -bench expression at its first slash: the workloads'
 // part and the stores'.
@@ -200,7 +209,10 @@ func selectGroup(group, store, expr string) string {
 	}
 	var kept []string
 	for _, w := range strings.Split(group, "|") {
-		if strings.HasPrefix(store, "ttldb_") && !variantWorkloads[w] {
+		if strings.HasPrefix(store, "ttldb_") && !variantWorkloads[store][w] {
+			continue
+		}
+		if (w == "Durable" || w == "Reopen") && !diskStores[store] {
 			continue
 		}
 		if re == nil || re.MatchString(w) || re.MatchString("Benchmark"+w) {

@@ -45,6 +45,10 @@ func vsOwn(label, bench, metric, base string, floor, limit float64, u unit) targ
 // (bench/stores.go), which the feed's targets compare with.
 const feedOff = "ttldb_feed_off"
 
+// inMemory is ttldb in memory in the durability workloads
+// (bench/zdurable_test.go), which a durable write compares with.
+const inMemory = "ttldb_mem"
+
 // targets are in the order of the workloads. {N}, {M}, {S} and {L} are the
 // run's sizes (see sized); in bench names, plain digits.
 var targets = []target{
@@ -71,6 +75,12 @@ var targets = []target{
 	absolute("DefaultTTL change on {N} documents under 10 µs", "DefaultTTL", "ns/op", 1e4, true, nanos),
 	absolute("Expiry lag when idle under 10 ms", "Lag", "lag-ns", 1e7, true, nanos),
 	absolute("Latest-version feed read of {N} documents: under 0.01 allocations per document", "FeedRead/n={N}/latest", "allocs/doc", 0.01, true, plain),
+	vsPeer("Durable write, sync every second: within 1.5x ttldb in memory", "Durable/everysecond", "ns/op", inMemory, 1.5, nanos),
+	vsPeer("Durable write, sync every second: faster than buntdb's", "Durable/everysecond", "ns/op", "buntdb", 1, nanos),
+	vsPeer("Durable write, sync always, 1 writer: at least buntdb's rate", "Durable/always/g=1", "ns/op", "buntdb", 1, nanos),
+	vsPeer("Durable write, sync always, 16 writers: at least 3x buntdb's rate", "Durable/always/g=16", "ns/op", "buntdb", 1.0/3, nanos),
+	absolute("Reopen of {N} documents from a snapshot under 2 s", "Reopen/snapshot", "ns/op", 2e9, true, nanos),
+	absolute("Reopen of {N} documents from the log under 2 s", "Reopen/log", "ns/op", 2e9, true, nanos),
 	// That the read is O(n) is checked by counting the documents it visits
 	// (TestFeedLatestVersionIsLinear), not by comparing times at two sizes,
 	// which differ by the caches: a 100,000-document store fits much of
