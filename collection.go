@@ -10,8 +10,8 @@ import (
 )
 
 // Collection is a named set of JSON documents that expire like Cosmos DB's
-// time to live, with a change feed (see the package documentation and the
-// rules R1-R11).
+// time to live, with a change feed, in memory or also on disk (see the
+// package documentation and the rules R1-R12).
 //
 // Make a [Collection] with [NewCollection]: the zero [Collection] is not usable,
 // and its methods report [ErrClosed].
@@ -67,13 +67,20 @@ type Collection struct {
 // their partition key at partitionKeyPath ("/customerId", or a nested path
 // such as "/tenant/id"). A nil opts means all defaults. Unless
 // opts.ManualSweep is set it starts the sweeper goroutine, which Close
-// stops.
+// stops. With opts.Dir it opens the directory (R12): a new one gets the
+// collection as made; an existing one, which must hold a collection of this
+// name and partition-key path, gives it its documents and settings, and
+// [Collection.Recovery] says what the open found. It then starts the log's
+// goroutine and the compactor, which Close stops too. Opening a directory
+// takes O(n) for the n changes it holds.
 //
 // Errors: [ErrInvalidOption] for a name that is empty, longer than
 // [MaxNameLength] or holds '/', '\', '?', '#' or a control character, a path
-// that is not of the form /a/b, an unknown indexing mode, a negative
-// SweepBatch, or TTL with indexing mode none (R8); [ErrInvalidTTL] for a
-// [DefaultTTL] outside R1.
+// that is not of the form /a/b, an unknown indexing mode or sync policy, a
+// negative SweepBatch, or TTL with indexing mode none (R8), and for a
+// directory that cannot be made or read, or holds another collection;
+// [ErrInvalidTTL] for a [DefaultTTL] outside R1; [ErrLocked] for a directory
+// another collection has open; [ErrCorrupt] for damaged files.
 func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, error) {
 	var o Options
 	if opts != nil {
@@ -224,9 +231,13 @@ func (c *Collection) IndexingMode() IndexingMode {
 // Close stops the sweeper, waits for it to return, and releases the
 // documents. Every later call returns [ErrClosed] (LastLSN still answers);
 // an iteration of All in progress, and every WatchFeed, waiting or not,
-// ends with [ErrClosed]. Close is idempotent and safe to call from
-// several goroutines at once: each call returns nil once the collection is
-// closed.
+// ends with [ErrClosed]. A durable collection also stops its log's
+// goroutine and a compaction in progress, waits for them, writes and syncs
+// what is pending (whatever the policy), and releases its directory; its
+// Close reports [ErrClosed] wrapping the failure if writing or syncing
+// failed, now or earlier. Close is idempotent and safe to call from
+// several goroutines at once: each call returns the same result once the
+// collection is closed.
 func (c *Collection) Close() error {
 	if c.stop == nil {
 		return nil // not made by NewCollection: nothing to stop

@@ -115,6 +115,37 @@
 // delay writers: no callback runs under a lock, and a waiting or stopped
 // reader holds none.
 //
+// # Durability
+//
+// A collection lives in memory unless [Options.Dir] names a directory: then
+// it also keeps a log of its changes and snapshots there, and a later
+// [NewCollection] on the same directory finds everything as it was (R12):
+// the documents with their _ts, _etag and ttl, the DefaultTTL and R7's
+// cut-offs, the indexing mode, the LSNs. What expired while no process had
+// it open is expired at once.
+//
+//	c, err := ttldb.NewCollection("sessions", "/userId", &ttldb.Options{
+//		Dir:        "/var/lib/myservice/sessions",
+//		DefaultTTL: ttldb.TTLSeconds(1800), // for a new directory only: an existing one keeps its own
+//	})
+//
+// A call that changes the collection returns once its change is written to
+// the operating system, so a killed process loses no acknowledged change;
+// [Options.Sync] decides what a power failure may lose: [SyncEverySecond]
+// (the default) the last second, [SyncAlways] nothing acknowledged
+// (concurrent writers share one sync), [SyncNever] what the operating
+// system had not written. Reads see a change at once; the change feed only
+// once it is durable as the policy says.
+//
+// Opening a directory cuts a write a crash tore back to the last whole
+// change, and says so in [Collection.Recovery]; other damage fails with
+// [ErrCorrupt], naming the file and the offset (see [CorruptError]). The
+// log is compacted into a snapshot in the background, without holding the
+// lock more than O(1), so the files stay about twice the documents' size;
+// [Collection.Compact] does it at once. A directory has one user at a time
+// ([ErrLocked]). A write or a sync that fails closes the collection
+// ([ErrClosed], wrapping the failure): it never runs ahead of its disk.
+//
 // # Errors
 //
 // Every error wraps exactly one of the sentinels of errors.go

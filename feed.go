@@ -216,7 +216,8 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 }
 
 // LastLSN returns the LSN of the collection's last change: 0 before the
-// first. It takes O(1) under the read lock.
+// first. For a durable collection, of its last change durable as the sync
+// policy says, like the feed (R12). It takes O(1) under the read lock.
 func (c *Collection) LastLSN() uint64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
