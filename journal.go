@@ -194,6 +194,11 @@ func (j *journal) flush() {
 	j.pmu.Lock()
 	buf, upto, lsn, cut, epoch := j.pend, j.groups, j.pendLSN, j.cut, j.cutTo
 	j.pend, j.cut = j.spare[:0], -1
+	if cut >= 0 {
+		// The groups closed from now on go to the next log, whose header
+		// alone is synced when they reach it: none may claim more.
+		j.syncedOff.Store(wal.HeaderSize)
+	}
 	j.pmu.Unlock()
 	j.spare = buf[:0]
 	if cap(j.spare) > 4<<20 {
