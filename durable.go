@@ -38,27 +38,22 @@ func (c *Collection) journalSetting(rec func([]byte) []byte) {
 // A failure to write or sync closes the collection, and becomes the call's
 // error, *errp, unless it has one already.
 func (c *Collection) settle(errp *error) {
-	if c.j == nil {
-		c.unlock()
-		return
-	}
-	g := c.j.commit(c.seq)
-	c.unlock()
-	if err := c.j.wait(g, c.j.policy == SyncAlways); err != nil && *errp == nil {
-		*errp = c.fail(err)
-	}
+	c.settleAs(errp, c.j != nil && c.j.policy == SyncAlways)
 }
 
 // settleSweep is settle for a batch of the sweeper, which waits for the
 // write and never for a sync: it acknowledges nothing to anyone.
-func (c *Collection) settleSweep(errp *error) {
+func (c *Collection) settleSweep(errp *error) { c.settleAs(errp, false) }
+
+// settleAs is settle, waiting for a sync if sync is set.
+func (c *Collection) settleAs(errp *error, sync bool) {
 	if c.j == nil {
 		c.unlock()
 		return
 	}
 	g := c.j.commit(c.seq)
 	c.unlock()
-	if err := c.j.wait(g, false); err != nil && *errp == nil {
+	if err := c.j.wait(g, sync); err != nil && *errp == nil {
 		*errp = c.fail(err)
 	}
 }
