@@ -63,6 +63,14 @@ func (p *primary) init() {
 	p.tree = btree.NewG(btreeDegree, keyLess)
 }
 
+// presize readies the maps of an empty p for about n keys, which a reopen
+// is about to load: they then never grow on the way.
+func (p *primary) presize(n int) {
+	for i := range p.shards {
+		p.shards[i].byKey.byHash = make(map[uint64]slot, n>>shardBits+n>>(shardBits+3))
+	}
+}
+
 // clear drops every entry, for Close.
 func (p *primary) clear() {
 	for i := range p.shards {

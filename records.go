@@ -92,13 +92,15 @@ type savedState struct {
 	def               DefaultTTL
 	ownCut            int64
 	cuts              []inheritCut
+	docs              uint64 // in the snapshot, to size the maps that load them
 }
 
 // appendState appends a state record: kind 5, then the name and the
 // partition-key path (each a length (2) and its bytes), the etag base, the
 // token id, the last LSN, the latest now (8 each), the indexing mode (1),
 // the DefaultTTL (on (1), seconds (8)), the own cut (8), and the inherit
-// cuts (a count (4), then upTo and ttl (8 each) of each).
+// cuts (a count (4), then upTo and ttl (8 each) of each), and the number
+// of documents that follow (8).
 func appendState(b []byte, s savedState) []byte {
 	b = append(b, recState)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(s.name)))
@@ -116,7 +118,7 @@ func appendState(b []byte, s savedState) []byte {
 		b = binary.BigEndian.AppendUint64(b, uint64(c.upTo))
 		b = binary.BigEndian.AppendUint64(b, uint64(c.ttl))
 	}
-	return b
+	return binary.BigEndian.AppendUint64(b, s.docs)
 }
 
 // appendEnd appends the record that ends a snapshot of n documents.
@@ -197,13 +199,14 @@ func readState(b []byte) (savedState, error) {
 	s.def = DefaultTTL{on: f.flag(), seconds: f.i64()}
 	s.ownCut = f.i64()
 	n := f.u32()
-	if int64(n) > int64(len(f.b)/16) {
+	if int64(n) > int64(len(f.b)/16) || n > 1<<20 {
 		return s, fmt.Errorf("a state record counts %d cut-offs in %d bytes", n, len(f.b))
 	}
 	s.cuts = make([]inheritCut, n)
 	for i := range s.cuts {
 		s.cuts[i] = inheritCut{upTo: f.i64(), ttl: f.i64()}
 	}
+	s.docs = f.u64()
 	switch {
 	case f.bad || len(f.b) != 0:
 		return s, fmt.Errorf("a state record of %d bytes is malformed", len(b)+1)
