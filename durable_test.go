@@ -543,3 +543,35 @@ func dirBytes(t *testing.T, mem *vfs.Mem, dir string) int64 {
 	}
 	return n
 }
+
+// TestZeroTails: the zeros a log is grown ahead by (internal/vfs) never
+// stop an open, wherever a crash leaves them: a last log of zeros only (its
+// creation interrupted before its header), and zeros after the whole groups
+// of a log that is not the last (a cut whose length a power failure lost).
+func TestZeroTails(t *testing.T) { // R12
+	mem := &vfs.Mem{}
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err)
+	mustCreate(t, c, `{"id":"a","pk":"p"}`)
+	want := durableState(c)
+	require.NoError(t, c.Close())
+
+	// A second log begun, whose header never came: zeros only.
+	setFile(t, mem, filepath.Join("db", logName(1)), make([]byte, 1<<20))
+	c, err = openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err, "the last log, zeros only, is a creation interrupted")
+	require.Equal(t, want, durableState(c))
+	require.Empty(t, c.Recovery().Truncated, "zeros are not a torn write")
+	mustCreate(t, c, `{"id":"b","pk":"p"}`)
+	want = durableState(c)
+	require.NoError(t, c.Close())
+
+	// Zeros after the first log's groups, with a later log after it.
+	first := filepath.Join("db", logName(0))
+	setFile(t, mem, first, append(fileBytes(t, mem, first), make([]byte, 4096)...))
+	c, err = openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err, "zeros after a log that is not the last")
+	require.Equal(t, want, durableState(c))
+	require.NoError(t, c.Close())
+}

@@ -244,13 +244,17 @@ func (j *journal) write(b []byte) bool {
 // before anything is written to it: a crash leaves every log but the last
 // whole. Call with fmu held.
 func (j *journal) next(epoch uint64) bool {
-	if j.unsync {
-		if err := j.file.Sync(); err != nil {
-			j.err = fmt.Errorf("syncing %s: %w", j.name(), err)
-			return false
-		}
-		j.unsync = false
+	// Cut the log to what was written before the sync, so that its length
+	// is durable too: the space ahead of the writes (internal/vfs) goes.
+	err := j.file.Truncate(j.off)
+	if err == nil {
+		err = j.file.Sync()
 	}
+	if err != nil {
+		j.err = fmt.Errorf("syncing %s: %w", j.name(), err)
+		return false
+	}
+	j.unsync = false
 	j.file.Close()
 	f, err := newLog(j.fs, j.dir, epoch)
 	if err != nil {

@@ -136,6 +136,9 @@ func (c *Collection) openDir(o *Options) (err error) {
 	if err == nil {
 		err = fsys.SyncDir(dir)
 	}
+	if err == nil { // the directory's own name, which a killed creator may not have synced
+		err = fsys.SyncDir(filepath.Dir(dir))
+	}
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("%w: %s: %w", ErrInvalidOption, filepath.Join(dir, logName(epoch-1)), err)
@@ -171,7 +174,7 @@ func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last bool)
 			res.Reason = "the log is empty: its creation was interrupted"
 		}
 	}
-	if err == nil && res.Dropped > 0 && !last {
+	if err == nil && res.Dropped > 0 && !last && !zeroTail(f, res) {
 		err = &CorruptError{File: name, Offset: res.End, Reason: res.Reason + ", and later logs follow it: a log is synced whole before the next begins"}
 	}
 	if err == nil && (res.Dropped > 0 || res.End == 0) {

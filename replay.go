@@ -101,7 +101,8 @@ func (c *Collection) loadSnapshot(fsys vfs.FS, dir string, s uint64) (int64, err
 					p.err = errorf(ErrInvalidOption, "%s holds collection %q partitioned by %s, not %q partitioned by %s", dir, v.name, v.path, c.name, c.path)
 					return p.err
 				}
-				if v.docs > uint64(size/16) {
+				if v.docs > uint64(size/32) { // a put record takes more than 32 bytes
+
 					return fmt.Errorf("a state record counts %d documents in a snapshot of %d bytes", v.docs, size)
 				}
 				st = &v
@@ -331,8 +332,7 @@ func (c *Collection) readPut(r []byte, buf, kb *[]byte) (op ChangeOp, lsn uint64
 // advance makes now no earlier than t, an instant the collection's files
 // hold: the clock of a reopened collection never goes back before them.
 func (c *Collection) advance(t int64) {
-	if t > c.last.Load() {
-		c.last.Store(t)
+	for last := c.last.Load(); t > last && !c.last.CompareAndSwap(last, t); last = c.last.Load() {
 	}
 }
 

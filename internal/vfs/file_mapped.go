@@ -1,4 +1,4 @@
-//go:build linux || darwin || freebsd || openbsd || netbsd || dragonfly
+//go:build linux
 
 package vfs
 
@@ -12,18 +12,29 @@ import (
 // is a copy into the page cache, with no system call, and belongs to the
 // file as soon as it is made, so that the death of the process, however it
 // dies, loses nothing written (what a power failure keeps is still what
-// Sync synced: fsync writes the mapping's dirty pages too). The file is
-// grown ahead of the writes, in zeros: on disk it is longer than what was
-// written, until Close cuts it to its size. Reads go through the file, which
-// the kernel keeps coherent with the mapping.
+// Sync synced: on Linux, fsync writes the mapping's dirty pages too).
+// Reads go through the file, which the kernel keeps coherent with the
+// mapping.
+//
+// The file is grown ahead of the writes by writing zeros, with write(2),
+// not by ftruncate: the blocks are then the file's before the mapping
+// touches them, so that a full disk is an error of the write that grows,
+// not a SIGBUS that kills the process. On disk the file is longer than
+// what was written until Close (or Truncate) cuts it to its size. Should
+// the mapping fail (a filesystem that cannot map), the file goes on with
+// write(2).
 type mappedFile struct {
 	*os.File
-	data []byte // the mapping, of the file's length on disk
-	size int64  // the bytes written
+	data   []byte // the mapping, of the file's length on disk
+	size   int64  // the bytes written
+	direct bool   // no mapping: write(2)
 }
 
 // mapStep is the least a mapped file grows by.
 const mapStep = 1 << 20
+
+// zeros is what a file grows by, a piece at a time.
+var zeros [64 << 10]byte
 
 // newOSFile returns f, written through a mapping.
 func newOSFile(f *os.File) (File, error) {
@@ -39,10 +50,18 @@ func (f *mappedFile) Write(p []byte) (int, error) {
 	if f.File == nil {
 		return 0, os.ErrClosed
 	}
+	if f.direct {
+		n, err := f.File.WriteAt(p, f.size)
+		f.size += int64(n)
+		return n, err
+	}
 	end := f.size + int64(len(p))
 	if end > int64(len(f.data)) {
 		if err := f.grow(end); err != nil {
 			return 0, err
+		}
+		if f.direct {
+			return f.Write(p)
 		}
 	}
 	copy(f.data[f.size:], p)
@@ -58,12 +77,22 @@ func (f *mappedFile) grow(end int64) error {
 	if err := f.unmap(); err != nil {
 		return err
 	}
-	if err := f.File.Truncate(n); err != nil {
+	disk, err := fileSize(f.File)
+	if err != nil {
 		return err
+	}
+	for off := max(disk, f.size); off < n; {
+		k, err := f.File.WriteAt(zeros[:min(int64(len(zeros)), n-off)], off)
+		if err != nil {
+			f.File.Truncate(max(disk, f.size)) // give back what was taken
+			return err
+		}
+		off += int64(k)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
-		return err
+		f.direct = true // write(2) from now on; the zeros ahead are cut at Close
+		return nil
 	}
 	f.data = data
 	return nil
@@ -97,7 +126,11 @@ func (f *mappedFile) Close() error {
 	if f.File == nil {
 		return os.ErrClosed
 	}
-	err := errors.Join(f.unmap(), f.File.Truncate(f.size), f.File.Close())
+	err := f.unmap()
+	if disk, serr := fileSize(f.File); serr == nil && disk != f.size {
+		err = errors.Join(err, f.File.Truncate(f.size))
+	}
+	err = errors.Join(err, f.File.Close())
 	f.File = nil
 	return err
 }

@@ -1,9 +1,11 @@
 package vfs
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -181,4 +183,42 @@ func TestLockExcludes(t *testing.T) {
 	_, err = mem.Lock("d/LOCK")
 	require.ErrorIs(t, err, ErrLocked)
 	require.NoError(t, l2.Close())
+}
+
+// TestOSFileWritesAcrossGrowth: the operating system's files take writes
+// across the space they grow ahead by, read back what was written, report
+// the size written, and are cut to it by Close; Truncate then Write goes on
+// from the cut.
+func TestOSFileWritesAcrossGrowth(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "f")
+	f, err := OS{}.Create(name)
+	require.NoError(t, err)
+	var want []byte
+	for i := range 3000 {
+		p := bytes.Repeat([]byte{byte(i)}, 1000)
+		n, err := f.Write(p)
+		require.NoError(t, err)
+		require.Equal(t, len(p), n)
+		want = append(want, p...)
+	}
+	size, err := f.Size()
+	require.NoError(t, err)
+	require.Equal(t, int64(len(want)), size)
+	got := make([]byte, len(want))
+	_, err = f.ReadAt(got, 0)
+	require.NoError(t, err)
+	require.Equal(t, want, got, "reads see the writes")
+	require.NoError(t, f.Sync())
+	require.NoError(t, f.Truncate(1500))
+	_, err = f.Write([]byte("after"))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	st, err := os.Stat(name)
+	require.NoError(t, err)
+	require.Equal(t, int64(1505), st.Size(), "Close cuts the space ahead")
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	require.Equal(t, append(want[:1500:1500], "after"...), b)
+	_, err = f.Write([]byte("x"))
+	require.Error(t, err, "closed")
 }

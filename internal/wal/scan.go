@@ -73,6 +73,11 @@ func Scan(r io.ReaderAt, size int64, fn func(Group) error) (Result, error) {
 	case n < HeaderSize && bytes.HasPrefix(want, head[:n]):
 		res.Dropped, res.Reason = size, "the header is incomplete: the log's creation was interrupted"
 		return res, nil
+	case allZeros(r, size):
+		// A file grown ahead in zeros (ttldb's logs are) before its header
+		// reached it: its creation was interrupted.
+		res.Dropped, res.Reason = size, "the log holds only zeros: its creation was interrupted"
+		return res, nil
 	case n < HeaderSize || string(head[:len(Magic)]) != Magic:
 		return res, &CorruptError{0, "not a ttldb log: it does not begin with " + Magic}
 	case !bytes.Equal(head, want):
@@ -192,6 +197,22 @@ func classify(r io.ReaderAt, bad, size int64, reason string) error {
 		}
 	}
 	return nil
+}
+
+// allZeros reports whether the size bytes of r are all zero.
+func allZeros(r io.ReaderAt, size int64) bool {
+	buf := make([]byte, min(size, 64<<10))
+	for off := int64(0); off < size; {
+		n, err := r.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if n == 0 || !bytes.Equal(buf[:n], make([]byte, n)) {
+			return false
+		}
+		if err != nil && off+int64(n) < size {
+			return false
+		}
+		off += int64(n)
+	}
+	return true
 }
 
 // isCommit reports whether b is a whole commit frame.

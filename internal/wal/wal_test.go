@@ -309,3 +309,19 @@ func TestTornOutOfOrder(t *testing.T) { // R12 (the log format's part)
 	require.ErrorAs(t, err, &ce, "a synced part that is bad is damage")
 	require.Equal(t, ends[0], ce.Offset)
 }
+
+// TestZerosAreACreationInterrupted: a log of zeros only, as a file grown
+// ahead of its writes leaves when its creation is interrupted before the
+// header reaches it, is a torn tail; zeros in a header followed by other
+// bytes are damage.
+func TestZerosAreACreationInterrupted(t *testing.T) { // R12 (the log format's part)
+	zeros := make([]byte, 100_000)
+	got, res, err := scanAll(zeros)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	require.Equal(t, int64(len(zeros)), res.Dropped)
+	require.Zero(t, res.End)
+	zeros[50_000] = 1
+	_, _, err = scanAll(zeros)
+	require.ErrorIs(t, err, ErrCorrupt)
+}
