@@ -206,7 +206,9 @@ func readState(b []byte) (savedState, error) {
 	for i := range s.cuts {
 		s.cuts[i] = inheritCut{upTo: f.i64(), ttl: f.i64()}
 	}
-	s.docs = f.u64()
+	if len(f.b) > 0 { // written by snapshots from the first of them on but one: absent, no size is known
+		s.docs = f.u64()
+	}
 	switch {
 	case f.bad || len(f.b) != 0:
 		return s, fmt.Errorf("a state record of %d bytes is malformed", len(b)+1)
