@@ -167,7 +167,7 @@ func TestDurableSecondOpener(t *testing.T) { // R12
 }
 
 // fileBytes returns the contents of name in mem.
-func fileBytes(t *testing.T, mem *vfs.Mem, name string) []byte {
+func fileBytes(t testing.TB, mem *vfs.Mem, name string) []byte {
 	t.Helper()
 	f, err := mem.Open(name)
 	require.NoError(t, err)
@@ -180,7 +180,7 @@ func fileBytes(t *testing.T, mem *vfs.Mem, name string) []byte {
 }
 
 // setFile replaces the contents of name in mem with b.
-func setFile(t *testing.T, mem *vfs.Mem, name string, b []byte) {
+func setFile(t testing.TB, mem *vfs.Mem, name string, b []byte) {
 	t.Helper()
 	f, err := mem.Create(name)
 	require.NoError(t, err)

@@ -29,8 +29,8 @@ func FuzzRecover(f *testing.F) {
 	if err := c.Close(); err != nil {
 		f.Fatal(err)
 	}
-	base := fileBytesOf(mem, filepath.Join("db", logName(0)))
-	snap := fileBytesOf(mem, filepath.Join("db", snapName(0)))
+	base := fileBytes(f, mem, filepath.Join("db", logName(0)))
+	snap := fileBytes(f, mem, filepath.Join("db", snapName(0)))
 
 	// Seeds: a delete, a put, a setting and a clock record, an indexing
 	// record and a stray state record.
@@ -45,8 +45,8 @@ func FuzzRecover(f *testing.F) {
 		}
 		log := append([]byte(nil), base...)
 		log = append(log, groupOf(r1, r2)...)
-		setBytes(t, m, filepath.Join("db", logName(0)), log)
-		setBytes(t, m, filepath.Join("db", snapName(0)), snap)
+		setFile(t, m, filepath.Join("db", logName(0)), log)
+		setFile(t, m, filepath.Join("db", snapName(0)), snap)
 		c, err := NewCollection("test", "/pk", &Options{Dir: "db", fs: m, Now: clk.Now, ManualSweep: true})
 		if err != nil {
 			var ce *CorruptError
@@ -78,25 +78,4 @@ func groupOf(records ...[]byte) []byte {
 		b = wal.End(b, mark)
 	}
 	return wal.AppendCommit(b, uint32(len(records)), 0, 0)
-}
-
-func fileBytesOf(m *vfs.Mem, name string) []byte {
-	f, err := m.Open(name)
-	if err != nil {
-		panic(err)
-	}
-	size, _ := f.Size()
-	b := make([]byte, size)
-	f.ReadAt(b, 0)
-	return b
-}
-
-func setBytes(t *testing.T, m *vfs.Mem, name string, b []byte) {
-	f, err := m.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(b); err != nil {
-		t.Fatal(err)
-	}
 }
