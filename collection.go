@@ -46,6 +46,8 @@ type Collection struct {
 	lastSweep time.Duration
 	sweeping  chan struct{} // holds a token while a sweep runs: one at a time (R5)
 	wakeAt    int64         // the instant the sweeper sleeps until; a write due earlier wakes it
+	inBatch   bool          // a batch is applying its changes: the writes leave the sweeper's help to its end
+	batching  atomic.Uint64 // odd while a batch applies its changes; Get reads again when it moved
 
 	wake      chan struct{} // nil with ManualSweep
 	stop      chan struct{}

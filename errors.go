@@ -39,6 +39,16 @@ var (
 	// ErrTooLarge: the document is larger than [MaxDocumentSize] (R10).
 	ErrTooLarge = errors.New("ttldb: document too large")
 
+	// ErrInvalidPatch: a patch operation that is malformed, names a path a
+	// patch may not change (id, _ts, _etag, the partition key), or does not
+	// apply to the document: a missing member to replace or remove, a path
+	// through a string, an incr of a non-number (R14).
+	ErrInvalidPatch = errors.New("ttldb: invalid patch")
+
+	// ErrInvalidBatch: a transactional batch that holds no operation, or
+	// more than [MaxBatchOperations] (R14).
+	ErrInvalidBatch = errors.New("ttldb: invalid batch")
+
 	// ErrInvalidOption: a collection setting that is not allowed: a bad name,
 	// partition-key path, indexing mode or batch size, or TTL together with
 	// indexing mode none (R8).

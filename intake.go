@@ -3,6 +3,8 @@ package ttldb
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/ttldb/ttldb/internal/jsontext"
 )
 
 // encodeInput turns what a caller passes to a write into JSON text: []byte
@@ -50,7 +52,7 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 		if err := s.value(1); err != nil {
 			return intake{}, nil, err
 		}
-		return intake{}, nil, errorf(ErrInvalidDocument, "document is a JSON %s, not an object", kindOf(first))
+		return intake{}, nil, errorf(ErrInvalidDocument, "document is a JSON %s, not an object", jsontext.Kind(first))
 	}
 	if err := s.object(1); err != nil {
 		return intake{}, nil, err
@@ -73,9 +75,9 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 	}
 	idRaw := s.out[s.id.start:s.id.end]
 	if idRaw[0] != '"' {
-		return intake{}, nil, errorf(ErrInvalidID, "id %s is a JSON %s, want a string (R10)", clip(idRaw), kindOf(idRaw[0]))
+		return intake{}, nil, errorf(ErrInvalidID, "id %s is a JSON %s, want a string (R10)", clip(idRaw), jsontext.Kind(idRaw[0]))
 	}
-	id, ok := unquote(idRaw)
+	id, ok := jsontext.Unquote(idRaw)
 	if !ok {
 		return intake{}, nil, errorf(ErrInvalidID, "id %s holds a lone surrogate escape, which is not Unicode text (R10)", clip(idRaw))
 	}
@@ -98,7 +100,7 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 	if s.pk.set() {
 		pkRaw = s.out[s.pk.start:s.pk.end]
 		for _, seg := range pkPath[1:] {
-			val, found, dup := member(pkRaw, seg)
+			val, found, dup := jsontext.Member(pkRaw, seg)
 			if dup {
 				return intake{}, nil, errorf(ErrInvalidDocument, "document %q: member %q of the partition-key path appears twice", id, seg)
 			}

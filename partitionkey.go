@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ttldb/ttldb/internal/jsontext"
 )
 
 // PartitionKey is a partition-key value: a string, a number, a bool, JSON
@@ -249,7 +251,7 @@ func appendPartitionKeyJSON(b, raw []byte) ([]byte, error) {
 	}
 	switch raw[0] {
 	case '"':
-		s, ok := unquote(raw)
+		s, ok := jsontext.Unquote(raw)
 		if !ok {
 			return nil, errorf(ErrInvalidPartitionKey, "partition key %s holds a lone surrogate escape, which is not Unicode text (R10)", clip(raw))
 		}
@@ -264,7 +266,7 @@ func appendPartitionKeyJSON(b, raw []byte) ([]byte, error) {
 	case 'n':
 		return NullKey().appendEncoded(b), nil
 	case '{', '[':
-		return nil, errorf(ErrInvalidPartitionKey, "partition key %s is a JSON %s: want a string, number, bool or null (R10)", clip(raw), kindOf(raw[0]))
+		return nil, errorf(ErrInvalidPartitionKey, "partition key %s is a JSON %s: want a string, number, bool or null (R10)", clip(raw), jsontext.Kind(raw[0]))
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {

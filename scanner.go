@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/ttldb/ttldb/internal/jsontext"
 )
 
 // scanner validates JSON and writes it compactly.
@@ -134,7 +136,7 @@ func (s *scanner) object(depth int) error {
 		if depth == 1 {
 			name = s.out[keyAt+1 : keyEnd-1]
 			if s.escaped {
-				if n, ok := unquote(s.out[keyAt:keyEnd]); ok {
+				if n, ok := jsontext.Unquote(s.out[keyAt:keyEnd]); ok {
 					name = n
 				} // else a name with a lone surrogate escape, kept escaped: none the library reads
 			}

@@ -138,6 +138,15 @@ func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (_ Do
 	case cond && !old.hasETag(etag):
 		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.at), old.etag(), etag)
 	}
+	c.put(e, d, h, now, live)
+	return c.document(d), nil
+}
+
+// put stamps d, a new document not yet shared, at now, and stores it under
+// its key, whose hash is h and whose entry is e (nil for none), as a
+// replace of e's document if it is live, and as a create otherwise. Call
+// with mu held.
+func (c *Collection) put(e *entry, d *doc, h uint64, now int64, live bool) {
 	op := OpReplace
 	if !live {
 		op = OpCreate
@@ -145,9 +154,8 @@ func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (_ Do
 			c.logDelete(e, now, true)
 		}
 	}
-	c.stamp(d, now) // d is not yet shared
+	c.stamp(d, now)
 	c.store(e, d, h, op)
-	return c.document(d), nil
 }
 
 // store puts d, stamped, under its key, whose hash is h, in e's place (nil
@@ -172,5 +180,7 @@ func (c *Collection) store(e *entry, d *doc, h uint64, op ChangeOp) {
 	if at, ok := c.exp.due(d); ok && at < c.wakeAt {
 		c.poke()
 	}
-	c.help(d.ts)
+	if !c.inBatch { // a batch's changes are not to be interleaved with the help's
+		c.help(d.ts)
+	}
 }

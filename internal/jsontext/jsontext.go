@@ -1,4 +1,7 @@
-package ttldb
+// Package jsontext reads compact, valid JSON text in place: the values a
+// document's scanner has checked, and the documents the collection stores.
+// Nothing in it allocates but Unquote of a literal with escapes.
+package jsontext
 
 import (
 	"bytes"
@@ -7,8 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// kindOf names the JSON type of a value from its first byte.
-func kindOf(c byte) string {
+// Kind names the JSON type of a value from its first byte.
+func Kind(c byte) string {
 	switch c {
 	case '{':
 		return "object"
@@ -24,22 +27,22 @@ func kindOf(c byte) string {
 	return "number"
 }
 
-// keyIs reports whether the quoted JSON string key, as scanned, names name.
+// KeyIs reports whether the quoted JSON string key, as scanned, names name.
 // A key that holds a lone surrogate escape names nothing.
-func keyIs(key []byte, name string) bool {
+func KeyIs(key []byte, name string) bool {
 	if bytes.IndexByte(key, '\\') < 0 {
 		return string(key[1:len(key)-1]) == name
 	}
-	s, ok := unquote(key)
+	s, ok := Unquote(key)
 	return ok && string(s) == name
 }
 
-// unquote decodes a valid JSON string literal. Literals without escapes
+// Unquote decodes a valid JSON string literal. Literals without escapes
 // decode to a slice of the input. ok is false when the literal holds a
 // \u escape of a lone surrogate (as "\ud800"), which is valid JSON but no
 // Unicode text: encoding/json would decode it as U+FFFD, so that "\ud800"
 // and "\udc00" would read as one string.
-func unquote(lit []byte) (s []byte, ok bool) {
+func Unquote(lit []byte) (s []byte, ok bool) {
 	body := lit[1 : len(lit)-1]
 	i := bytes.IndexByte(body, '\\')
 	if i < 0 {
@@ -97,19 +100,19 @@ func hex4(b []byte) uint16 {
 	return v
 }
 
-// member finds the value of member name in obj, a compact and valid JSON
-// value. found is false when obj is not an object or has no such member; dup
-// is true when the member appears more than once.
-func member(obj []byte, name string) (val []byte, found, dup bool) {
+// Member finds the value of member name in obj, a compact and valid JSON
+// value. found is false when obj is not an object or has no such Member; dup
+// is true when the Member appears more than once.
+func Member(obj []byte, name string) (val []byte, found, dup bool) {
 	if len(obj) == 0 || obj[0] != '{' {
 		return nil, false, false
 	}
 	i := 1
 	for i < len(obj) && obj[i] != '}' {
-		kEnd := skip(obj, i)
+		kEnd := Skip(obj, i)
 		key := obj[i:kEnd]
-		vEnd := skip(obj, kEnd+1)
-		if keyIs(key, name) {
+		vEnd := Skip(obj, kEnd+1)
+		if KeyIs(key, name) {
 			if found {
 				return nil, false, true
 			}
@@ -123,9 +126,9 @@ func member(obj []byte, name string) (val []byte, found, dup bool) {
 	return val, found, false
 }
 
-// skip returns the index just past the compact, valid JSON value that starts
+// Skip returns the index just past the compact, valid JSON value that starts
 // at b[i].
-func skip(b []byte, i int) int {
+func Skip(b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		for i++; b[i] != '"'; i++ {
@@ -139,7 +142,7 @@ func skip(b []byte, i int) int {
 		for ; ; i++ {
 			switch b[i] {
 			case '"':
-				i = skip(b, i) - 1
+				i = Skip(b, i) - 1
 			case '{', '[':
 				depth++
 			case '}', ']':

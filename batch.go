@@ -1,0 +1,325 @@
+package ttldb
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ttldb/ttldb/internal/patch"
+)
+
+// MaxBatchOperations is the most operations a [Batch] may hold, as in
+// Cosmos DB.
+const MaxBatchOperations = 100
+
+// Batch is a transactional batch (R14): operations on the documents of one
+// partition key that [Collection.ExecuteBatch] applies all together or not
+// at all. Make one with [NewBatch] and add operations with its methods;
+// they only record what to do, and every error is reported by
+// ExecuteBatch, naming the operation. The zero Batch is an empty batch of
+// the "none" partition. A Batch may be executed several times, and is not
+// safe for use by several goroutines at once while operations are added.
+type Batch struct {
+	pk  PartitionKey
+	ops []batchOp
+}
+
+// batchOp is one operation of a batch, as recorded.
+type batchOp struct {
+	kind  batchKind
+	src   []byte // the document, for the writes
+	err   error  // a document that did not encode
+	id    string // for patch, delete and read
+	patch []PatchOp
+	opts  []WriteOption
+}
+
+type batchKind uint8
+
+const (
+	batchCreate batchKind = iota
+	batchReplace
+	batchUpsert
+	batchPatch
+	batchDelete
+	batchRead
+)
+
+func (k batchKind) String() string {
+	return [...]string{"Create", "Replace", "Upsert", "Patch", "Delete", "Read"}[k]
+}
+
+// NewBatch returns an empty batch of the documents with partition key pk.
+func NewBatch(pk PartitionKey) *Batch { return &Batch{pk: pk} }
+
+// PartitionKey returns the batch's partition key.
+func (b *Batch) PartitionKey() PartitionKey { return b.pk }
+
+// Len returns the number of operations in the batch.
+func (b *Batch) Len() int { return len(b.ops) }
+
+// Create adds the creation of doc, as [Collection.Create] takes it; doc
+// must have the batch's partition key. JSON text ([]byte or
+// json.RawMessage) is copied, so the caller may reuse it at once.
+func (b *Batch) Create(doc any) { b.addDoc(batchCreate, doc, nil) }
+
+// Replace adds the replacement of a live document by doc, as
+// [Collection.Replace] does it.
+func (b *Batch) Replace(doc any, opts ...WriteOption) { b.addDoc(batchReplace, doc, opts) }
+
+// Upsert adds the upsert of doc, as [Collection.Upsert] does it.
+func (b *Batch) Upsert(doc any, opts ...WriteOption) { b.addDoc(batchUpsert, doc, opts) }
+
+// Patch adds a patch of the live document id, as [Collection.Patch] does
+// it.
+func (b *Batch) Patch(id string, ops []PatchOp, opts ...WriteOption) {
+	b.ops = append(b.ops, batchOp{kind: batchPatch, id: id, patch: append([]PatchOp(nil), ops...), opts: opts})
+}
+
+// Delete adds the deletion of the live document id, as
+// [Collection.Delete] does it.
+func (b *Batch) Delete(id string, opts ...WriteOption) {
+	b.ops = append(b.ops, batchOp{kind: batchDelete, id: id, opts: opts})
+}
+
+// Read adds a read of the live document id: its result is the document as
+// the batch's earlier operations left it. A read of a document that is not
+// there fails the batch, as in Cosmos DB.
+func (b *Batch) Read(id string) { b.ops = append(b.ops, batchOp{kind: batchRead, id: id}) }
+
+// addDoc records a write of doc.
+func (b *Batch) addDoc(kind batchKind, doc any, opts []WriteOption) {
+	op := batchOp{kind: kind, opts: opts}
+	switch x := doc.(type) {
+	case []byte:
+		op.src = append([]byte(nil), x...)
+	case json.RawMessage:
+		op.src = append([]byte(nil), x...)
+	default:
+		op.src, op.err = encodeInput(doc)
+	}
+	b.ops = append(b.ops, op)
+}
+
+// BatchError is the error of a batch that failed because one of its
+// operations did: the batch changed nothing. Err says why, and wraps the
+// sentinel that operation alone would have returned ([ErrConflict],
+// [ErrNotFound], [ErrPreconditionFailed], [ErrInvalidTTL]...), so
+// errors.Is sees through a BatchError to it.
+type BatchError struct {
+	Index int    // the failed operation's position in the batch, from 0
+	Len   int    // the number of operations in the batch
+	Op    string // its kind: "Create", "Replace", "Upsert", "Patch", "Delete" or "Read"
+	ID    string // the id of its document, when it has one
+	Err   error
+}
+
+// Error says which operation failed, counting from 1, and why.
+func (e *BatchError) Error() string {
+	id := ""
+	if e.ID != "" {
+		id = fmt.Sprintf(" of %q", e.ID)
+	}
+	return fmt.Sprintf("ttldb: batch failed and changed nothing: operation %d of %d (%s%s): %v", e.Index+1, e.Len, e.Op, id, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// step is an operation of a batch being executed: what it found and what
+// it does.
+type step struct {
+	op  *batchOp
+	key []byte
+	d   *doc // the document it writes, the one it reads, or nil
+	ops []patch.Op
+}
+
+// prepare checks the operations that need no lock and readies their
+// documents: parsed, with their keys, not yet stamped.
+func (c *Collection) prepare(b *Batch) ([]step, error) {
+	switch {
+	case len(b.ops) == 0:
+		return nil, errorf(ErrInvalidBatch, "the batch holds no operation")
+	case len(b.ops) > MaxBatchOperations:
+		return nil, errorf(ErrInvalidBatch, "the batch holds %d operations, at most %d are allowed (as in Cosmos DB): split it, knowing that each part is then atomic alone", len(b.ops), MaxBatchOperations)
+	}
+	if err := b.pk.validate(); err != nil {
+		return nil, err
+	}
+	enc := b.pk.appendEncoded(nil) // every key of the batch starts with it: see keyFor
+	steps := make([]step, len(b.ops))
+	for i := range b.ops {
+		op := &b.ops[i]
+		s, id, err := c.prepareStep(b.pk, enc, op)
+		if err != nil {
+			return nil, &BatchError{Index: i, Len: len(b.ops), Op: op.kind.String(), ID: id, Err: err}
+		}
+		steps[i] = s
+	}
+	return steps, nil
+}
+
+// prepareStep readies op, of a batch of the partition key pk, whose
+// encoding is enc. id is the document's id, for the error.
+func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp) (s step, id string, err error) {
+	s.op, id = op, op.id
+	switch op.kind {
+	case batchCreate, batchReplace, batchUpsert:
+		if op.err != nil {
+			return s, id, op.err
+		}
+		in, key, err := parseDocument(nil, nil, op.src, c.pkPath)
+		if err != nil {
+			return s, id, err
+		}
+		id = string(key[in.at.idAt:in.at.idEnd])
+		if !bytes.Equal(key[:in.at.pk], enc) {
+			got, _ := decodePartitionKey(string(key[:in.at.pk]))
+			return s, id, errorf(ErrInvalidPartitionKey, "document %q has partition key %v, not the batch's %v: a batch holds the documents of one partition key", id, got, pk)
+		}
+		s.key, s.d = key, newDoc(key, in.at, in.out, in.ttl, 0, 0)
+		return s, id, nil
+	case batchPatch:
+		if s.ops, err = c.compilePatch(op.patch); err != nil {
+			return s, id, err
+		}
+	}
+	s.key, err = c.lookupKey(nil, pk, op.id)
+	return s, id, err
+}
+
+// ExecuteBatch executes the operations of b, in order, as one write (R14):
+// either all of them succeed, or the batch changes nothing. Each obeys the
+// rules it obeys alone, and sees what the operations before it did. Every
+// document the batch writes gets the same _ts; readers, Get included, see
+// all of its changes or none; the change feed shows them in order, with
+// consecutive LSNs; a durable collection logs them as one group, so that
+// after a crash they are all there or none is (R12).
+//
+// ExecuteBatch returns a [Document] per operation: the document written,
+// patched or read, and the zero [Document] for a delete. It holds the
+// collection's lock once, for O(k log n + size of the documents) for k
+// operations; a Get waits while the batch applies its changes.
+//
+// Errors: a [*BatchError] naming the first operation that failed and why
+// (it wraps the sentinel that operation alone would return: [ErrConflict],
+// [ErrNotFound], [ErrPreconditionFailed], [ErrInvalidPatch],
+// [ErrInvalidTTL], [ErrInvalidPartitionKey] for a document of another
+// partition key...); [ErrInvalidBatch] for a batch of no operation or more
+// than [MaxBatchOperations]; [ErrInvalidPartitionKey] for a bad partition
+// key of the batch; [ErrClosed]. An error changes nothing. A condition
+// ([IfMatch]) on a document the same batch wrote earlier fails: its etag is
+// not known before the batch commits.
+func (c *Collection) ExecuteBatch(b *Batch) (_ []Document, err error) {
+	if c.unusable() {
+		return nil, c.errClosed("ExecuteBatch")
+	}
+	steps, err := c.prepare(b)
+	if err != nil {
+		return nil, err
+	}
+	c.lock()
+	defer c.settle(&err)
+	if c.unusable() {
+		return nil, c.errClosed("ExecuteBatch")
+	}
+	now := c.now()
+	if i, err := c.decide(steps, now); err != nil {
+		op := steps[i].op
+		return nil, &BatchError{Index: i, Len: len(steps), Op: op.kind.String(), ID: steps[i].id(), Err: err}
+	}
+	c.commitBatch(steps, now)
+	out := make([]Document, len(steps))
+	for i, s := range steps {
+		if s.d != nil {
+			out[i] = c.document(s.d)
+		}
+	}
+	return out, nil
+}
+
+// id returns the id of the step's document.
+func (s *step) id() string {
+	if s.op.id != "" || s.d == nil {
+		return s.op.id
+	}
+	return s.d.id()
+}
+
+// pending is what a key holds at a point of a batch: d, live, or nil; fresh
+// when the batch wrote d, which is not yet stamped.
+type pending struct {
+	d     *doc
+	fresh bool
+}
+
+// decide checks every step against what the steps before it leave, and
+// readies the documents of patches and the results of reads; it changes
+// nothing. It returns the index of the first step that fails, and its
+// error. Call with mu held.
+func (c *Collection) decide(steps []step, now int64) (int, error) {
+	lim := c.exp.limits(now)
+	seen := make(map[string]pending, len(steps))
+	for i := range steps {
+		s := &steps[i]
+		cur, ok := seen[string(s.key)]
+		if !ok {
+			if e, _ := c.prim.get(s.key); e != nil && !lim.expired(e.doc()) {
+				cur.d = e.doc()
+			}
+		}
+		etag, cond := condition(s.op.opts)
+		kind := s.op.kind
+		switch {
+		case kind == batchCreate && cur.d != nil:
+			return i, errorf(ErrConflict, "document %q exists", s.id())
+		case (kind != batchCreate && kind != batchUpsert || cond) && cur.d == nil:
+			return i, errorf(ErrNotFound, "document %q is not there or has expired", s.id())
+		case cond && cur.fresh:
+			return i, errorf(ErrPreconditionFailed, "document %q was written earlier in this batch: its etag is not known before the batch commits, so no etag matches it", s.id())
+		case cond && !cur.d.hasETag(etag):
+			return i, errorf(ErrPreconditionFailed, "document %q has etag %q, not %q", s.id(), cur.d.etag(), etag)
+		}
+		switch kind {
+		case batchRead:
+			s.d = cur.d
+			continue
+		case batchDelete:
+			seen[string(s.key)] = pending{}
+			continue
+		case batchPatch:
+			d, err := c.applyPatch(cur.d, s.ops)
+			if err != nil {
+				return i, err
+			}
+			s.d = d
+		}
+		seen[string(s.key)] = pending{d: s.d, fresh: true}
+	}
+	return 0, nil
+}
+
+// commitBatch makes the changes of the steps, which decide has checked, in
+// order, with the _ts now. Point reads, which take no collection lock,
+// wait until it is done (see Get), and the sweeper's help comes after the
+// batch, not between its changes. Call with mu held.
+func (c *Collection) commitBatch(steps []step, now int64) {
+	c.batching.Add(1) // odd: a batch is applying its changes
+	c.inBatch = true
+	lim := c.exp.limits(now)
+	for _, s := range steps {
+		switch s.op.kind {
+		case batchRead:
+		case batchDelete:
+			e, _ := c.prim.get(s.key)
+			c.remove(e, now)
+		default:
+			e, h := c.prim.get(s.key)
+			c.put(e, s.d, h, now, e != nil && !lim.expired(e.doc()))
+		}
+	}
+	c.inBatch = false
+	c.batching.Add(1)
+	c.help(now)
+}
