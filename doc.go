@@ -115,6 +115,28 @@
 // delay writers: no callback runs under a lock, and a waiting or stopped
 // reader holds none.
 //
+// # Patch and batch
+//
+// [Collection.Patch] changes members of a document in place, all of its
+// operations or none, as Cosmos DB's partial document update does (R14):
+//
+//	doc, err := c.Patch(pk, "r-410", []ttldb.PatchOp{
+//		ttldb.PatchSet("/price", 355.45),
+//		ttldb.PatchIncrement("/inventory/quantity", -1),
+//		ttldb.PatchAdd("/tags/-", "featured"),
+//	})
+//
+// Paths are JSON Pointers; the id, the partition key, _ts and _etag cannot
+// be patched. A patch is a write: a new _ts restarts the countdown, and a
+// patched /ttl is checked as any ttl.
+//
+// A [Batch] gathers up to [MaxBatchOperations] creates, replaces, upserts,
+// patches, deletes and reads of one partition key, which
+// [Collection.ExecuteBatch] applies in order, each seeing the ones before:
+// all of them, with one _ts, seen whole by every reader, or none, with a
+// [*BatchError] that names the operation that failed and wraps its
+// sentinel.
+//
 // # Durability
 //
 // A collection lives in memory unless [Options.Dir] names a directory: then
@@ -162,7 +184,8 @@
 // shared, so it waits for no writer, listing or sweep. A write holds the
 // collection's lock: an overwrite for O(1), storing the new document in
 // place; a create or a delete for O(log n). Listings read a snapshot and
-// hold no lock. [Options.Now], when set, is called concurrently and must be
+// hold no lock. A batch holds the lock once for all its operations, and
+// a point read waits while it applies them. [Options.Now], when set, is called concurrently and must be
 // safe for that. Documents are immutable values: a Document stays valid,
 // unchanged, after later writes and after Close.
 //

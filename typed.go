@@ -270,6 +270,15 @@ func (t *Typed[T]) Touch(pk PartitionKey, id string, opts ...WriteOption) (Item[
 	return t.item(d)
 }
 
+// Patch is [Collection.Patch], returning the patched document decoded.
+func (t *Typed[T]) Patch(pk PartitionKey, id string, ops []PatchOp, opts ...WriteOption) (Item[T], error) {
+	d, err := t.c.Patch(pk, id, ops, opts...)
+	if err != nil {
+		return Item[T]{}, err
+	}
+	return t.item(d)
+}
+
 // ExpiresAt returns when the item expires, or expired, under the
 // collection's [DefaultTTL], as [Collection.ExpiresAt] does for its [Document].
 func (t *Typed[T]) ExpiresAt(it Item[T]) (at time.Time, ok bool) { return t.c.ExpiresAt(it.Document) }

@@ -3,6 +3,7 @@ package patch
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ttldb/ttldb/internal/jsontext"
 )
@@ -70,8 +71,13 @@ func Apply(doc []byte, ops []Op) ([]byte, error) {
 
 // apply applies op to the document root.
 func (root *value) apply(op Op) error {
-	if len(op.Path) == 0 || (op.Kind == Move && len(op.From) == 0) {
+	switch {
+	case op.Kind < Add || op.Kind > Move:
+		return fmt.Errorf("unknown operation %v", op.Kind)
+	case len(op.Path) == 0 || (op.Kind == Move && len(op.From) == 0):
 		return errors.New("the path is empty")
+	case len(op.Value) == 0 && (op.Kind == Add || op.Kind == Set || op.Kind == Replace):
+		return errors.New("the operation has no value")
 	}
 	if op.Kind == Remove {
 		_, err := root.take(op.Path)
@@ -81,6 +87,10 @@ func (root *value) apply(op Op) error {
 	if op.Kind == Move {
 		if len(op.Path) > len(op.From) && HasPrefix(op.Path, op.From) {
 			return fmt.Errorf("%s lies inside %s: a value cannot move into itself", Format(op.Path), Format(op.From))
+		}
+		if slices.Equal(op.Path, op.From) { // nothing moves, but the value must be there
+			_, _, err := root.get(op.From)
+			return err
 		}
 		var err error
 		if v, err = root.take(op.From); err != nil {
@@ -144,18 +154,26 @@ func (v *value) find(tok string, at []string) (int, error) {
 	return found, nil
 }
 
-// take removes the value at path and returns it.
-func (root *value) take(path []string) (*value, error) {
-	parent, err := root.walk(path[:len(path)-1])
-	if err != nil {
-		return nil, err
+// get returns the container holding the value at path, which must exist,
+// and the value's position in it.
+func (root *value) get(path []string) (parent *value, j int, err error) {
+	if parent, err = root.walk(path[:len(path)-1]); err != nil {
+		return nil, 0, err
 	}
-	j, err := parent.find(path[len(path)-1], path)
-	if err != nil {
-		return nil, err
+	if j, err = parent.find(path[len(path)-1], path); err != nil {
+		return nil, 0, err
 	}
 	if j < 0 {
-		return nil, fmt.Errorf("%s does not exist", Format(path))
+		return nil, 0, fmt.Errorf("%s does not exist", Format(path))
+	}
+	return parent, j, nil
+}
+
+// take removes the value at path, which must exist, and returns it.
+func (root *value) take(path []string) (*value, error) {
+	parent, j, err := root.get(path)
+	if err != nil {
+		return nil, err
 	}
 	v := parent.kids[j]
 	parent.kids = append(parent.kids[:j], parent.kids[j+1:]...)
