@@ -71,7 +71,8 @@ func (b *Batch) Replace(doc any, opts ...WriteOption) { b.addDoc(batchReplace, d
 func (b *Batch) Upsert(doc any, opts ...WriteOption) { b.addDoc(batchUpsert, doc, opts) }
 
 // Patch adds a patch of the live document id, as [Collection.Patch] does
-// it.
+// it. The operations are copied, but their values are encoded when the
+// batch executes.
 func (b *Batch) Patch(id string, ops []PatchOp, opts ...WriteOption) {
 	b.ops = append(b.ops, batchOp{kind: batchPatch, id: id, patch: append([]PatchOp(nil), ops...), opts: opts})
 }
@@ -139,6 +140,8 @@ type step struct {
 // documents: parsed, with their keys, not yet stamped.
 func (c *Collection) prepare(b *Batch) ([]step, error) {
 	switch {
+	case b == nil:
+		return nil, errorf(ErrInvalidBatch, "the batch is nil: make one with NewBatch")
 	case len(b.ops) == 0:
 		return nil, errorf(ErrInvalidBatch, "the batch holds no operation")
 	case len(b.ops) > MaxBatchOperations:
@@ -210,7 +213,7 @@ func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp) (s st
 // than [MaxBatchOperations]; [ErrInvalidPartitionKey] for a bad partition
 // key of the batch; [ErrClosed]. An error changes nothing. A condition
 // ([IfMatch]) on a document the same batch wrote earlier fails: its etag is
-// not known before the batch commits.
+// not known before the batch commits. A nil b is an [ErrInvalidBatch].
 func (c *Collection) ExecuteBatch(b *Batch) (_ []Document, err error) {
 	if c.unusable() {
 		return nil, c.errClosed("ExecuteBatch")

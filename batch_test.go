@@ -157,6 +157,10 @@ func TestBatchErrors(t *testing.T) { // R14, R2, R10
 	// The batch as a whole.
 	_, err := c.ExecuteBatch(NewBatch(pk))
 	require.ErrorIs(t, err, ErrInvalidBatch)
+	_, err = c.ExecuteBatch(nil)
+	require.ErrorIs(t, err, ErrInvalidBatch)
+	_, err = c.ExecuteBatch(&Batch{})
+	require.ErrorIs(t, err, ErrInvalidBatch)
 	b := NewBatch(pk)
 	for i := range MaxBatchOperations + 1 {
 		b.Upsert([]byte(`{"id":"b` + strconv.Itoa(i) + `","pk":"p"}`))
