@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unsafe"
 
 	"github.com/ttldb/ttldb/internal/patch"
 )
@@ -20,8 +21,9 @@ const MaxBatchOperations = 100
 // the "none" partition. A Batch may be executed several times, and is not
 // safe for use by several goroutines at once while operations are added.
 type Batch struct {
-	pk  PartitionKey
-	ops []batchOp
+	pk   PartitionKey
+	ops  []batchOp
+	text []byte // the chunk the JSON text of the documents is copied into
 }
 
 // batchOp is one operation of a batch, as recorded.
@@ -93,13 +95,25 @@ func (b *Batch) addDoc(kind batchKind, doc any, opts []WriteOption) {
 	op := batchOp{kind: kind, opts: opts}
 	switch x := doc.(type) {
 	case []byte:
-		op.src = append([]byte(nil), x...)
+		op.src = b.keep(x)
 	case json.RawMessage:
-		op.src = append([]byte(nil), x...)
+		op.src = b.keep(x)
 	default:
 		op.src, op.err = encodeInput(doc)
 	}
 	b.ops = append(b.ops, op)
+}
+
+// keep copies src into b.text and returns the copy. The text is kept in
+// chunks of 8 KiB or more: a chunk that is full is left to the copies it
+// holds, never copied again.
+func (b *Batch) keep(src []byte) []byte {
+	if cap(b.text)-len(b.text) < len(src) {
+		b.text = make([]byte, 0, max(8<<10, len(src)))
+	}
+	n := len(b.text)
+	b.text = append(b.text, src...)
+	return b.text[n:len(b.text):len(b.text)]
 }
 
 // BatchError is the error of a batch that failed because one of its
@@ -131,7 +145,7 @@ func (e *BatchError) Unwrap() error { return e.Err }
 // it does.
 type step struct {
 	op  *batchOp
-	key []byte
+	key string
 	d   *doc // the document it writes, the one it reads, or nil
 	ops []patch.Op
 }
@@ -152,9 +166,15 @@ func (c *Collection) prepare(b *Batch) ([]step, error) {
 	}
 	enc := b.pk.appendEncoded(nil) // every key of the batch starts with it: see keyFor
 	steps := make([]step, len(b.ops))
+	bufp := intakeBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bufp) <= 64<<10 {
+			intakeBuffers.Put(bufp)
+		}
+	}()
 	for i := range b.ops {
 		op := &b.ops[i]
-		s, id, err := c.prepareStep(b.pk, enc, op)
+		s, id, err := c.prepareStep(b.pk, enc, op, bufp)
 		if err != nil {
 			return nil, &BatchError{Index: i, Len: len(b.ops), Op: op.kind.String(), ID: id, Err: err}
 		}
@@ -164,15 +184,18 @@ func (c *Collection) prepare(b *Batch) ([]step, error) {
 }
 
 // prepareStep readies op, of a batch of the partition key pk, whose
-// encoding is enc. id is the document's id, for the error.
-func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp) (s step, id string, err error) {
+// encoding is enc, parsing a document into *buf. id is the document's id,
+// for the error.
+func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp, buf *[]byte) (s step, id string, err error) {
 	s.op, id = op, op.id
 	switch op.kind {
 	case batchCreate, batchReplace, batchUpsert:
 		if op.err != nil {
 			return s, id, op.err
 		}
-		in, key, err := parseDocument(nil, nil, op.src, c.pkPath)
+		var kb keyBuffer
+		in, key, err := parseDocument(*buf, kb[:0], op.src, c.pkPath)
+		*buf = in.out[:0]
 		if err != nil {
 			return s, id, err
 		}
@@ -181,16 +204,23 @@ func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp) (s st
 			got, _ := decodePartitionKey(string(key[:in.at.pk]))
 			return s, id, errorf(ErrInvalidPartitionKey, "document %q has partition key %v, not the batch's %v: a batch holds the documents of one partition key", id, got, pk)
 		}
-		s.key, s.d = key, newDoc(key, in.at, in.out, in.ttl, 0, 0)
+		s.d = newDoc(key, in.at, in.out, in.ttl, 0, 0)
+		s.key = s.d.key() // the document's own copy
 		return s, id, nil
 	case batchPatch:
 		if s.ops, err = c.compilePatch(op.patch); err != nil {
 			return s, id, err
 		}
 	}
-	s.key, err = c.lookupKey(nil, pk, op.id)
+	var kb keyBuffer
+	key, err := c.lookupKey(kb[:0], pk, op.id)
+	s.key = string(key)
 	return s, id, err
 }
+
+// keyBytes returns the step's key as bytes, to look it up with: a view of
+// the string, which nothing may write to.
+func (s *step) keyBytes() []byte { return unsafe.Slice(unsafe.StringData(s.key), len(s.key)) }
 
 // ExecuteBatch executes the operations of b, in order, as one write (R14):
 // either all of them succeed, or the batch changes nothing. Each obeys the
@@ -266,9 +296,9 @@ func (c *Collection) decide(steps []step, now int64) (int, error) {
 	seen := make(map[string]pending, len(steps))
 	for i := range steps {
 		s := &steps[i]
-		cur, ok := seen[string(s.key)]
+		cur, ok := seen[s.key]
 		if !ok {
-			if e, _ := c.prim.get(s.key); e != nil && !lim.expired(e.doc()) {
+			if e, _ := c.prim.get(s.keyBytes()); e != nil && !lim.expired(e.doc()) {
 				cur.d = e.doc()
 			}
 		}
@@ -289,7 +319,7 @@ func (c *Collection) decide(steps []step, now int64) (int, error) {
 			s.d = cur.d
 			continue
 		case batchDelete:
-			seen[string(s.key)] = pending{}
+			seen[s.key] = pending{}
 			continue
 		case batchPatch:
 			d, err := c.applyPatch(cur.d, s.ops)
@@ -298,7 +328,7 @@ func (c *Collection) decide(steps []step, now int64) (int, error) {
 			}
 			s.d = d
 		}
-		seen[string(s.key)] = pending{d: s.d, fresh: true}
+		seen[s.key] = pending{d: s.d, fresh: true}
 	}
 	return 0, nil
 }
@@ -315,10 +345,10 @@ func (c *Collection) commitBatch(steps []step, now int64) {
 		switch s.op.kind {
 		case batchRead:
 		case batchDelete:
-			e, _ := c.prim.get(s.key)
+			e, _ := c.prim.get(s.keyBytes())
 			c.remove(e, now)
 		default:
-			e, h := c.prim.get(s.key)
+			e, h := c.prim.get(s.keyBytes())
 			c.put(e, s.d, h, now, e != nil && !lim.expired(e.doc()))
 		}
 	}
