@@ -225,14 +225,11 @@ func (h *crashRun) step() {
 	r := h.r
 	id := fmt.Sprint(r.IntN(12))
 	pk := StringKey("p")
-	doc := fmt.Sprintf(`{"id":%q,"pk":"p","v":%d`, id, r.IntN(1000))
-	if r.IntN(3) == 0 {
-		doc += fmt.Sprintf(`,"ttl":%d`, []int{-1, 1, 3, 10}[r.IntN(4)])
-	}
-	doc += "}"
+	doc := h.doc(id)
 	var desc string
 	var do func(c *Collection) error
-	switch n := r.IntN(20); {
+	expect := 0 // for a batch: 1 when the twin must take it, -1 when it must refuse it
+	switch n := r.IntN(25); {
 	case n < 5:
 		desc, do = "Create "+doc, func(c *Collection) error { _, err := c.Create([]byte(doc)); return err }
 	case n < 8:
@@ -259,6 +256,18 @@ func (h *crashRun) step() {
 			require.True(h.t, h.dead(), "Compact: %v", err)
 		}
 		return
+	case n < 21: // R14
+		ops, what := h.patchOps(false)
+		var opts []WriteOption
+		if d, err := h.tw.Get(pk, id); err == nil && r.IntN(3) == 0 {
+			opts = append(opts, IfMatch(d.ETag()))
+			what += " if-match"
+		}
+		desc, do = "Patch "+id+" "+what, func(c *Collection) error { _, err := c.Patch(pk, id, ops, opts...); return err }
+	case n < 24: // R14
+		var b *Batch
+		b, desc, expect = h.batch()
+		do = func(c *Collection) error { _, err := c.ExecuteBatch(b); return err }
 	default:
 		h.log = append(h.log, "Close and reopen")
 		if err := h.c.Close(); err != nil {
@@ -276,8 +285,17 @@ func (h *crashRun) step() {
 		return
 	}
 	want := do(h.tw)
+	switch expect { // the harness's own check: its batches do what it meant
+	case 1:
+		require.NoError(h.t, want, "the twin takes %s", desc)
+	case -1:
+		var be *BatchError
+		require.ErrorAs(h.t, want, &be, "the twin refuses %s", desc)
+	}
 	got := do(h.c)
 	h.log = append(h.log, fmt.Sprintf("%s: %v", desc, got))
+	// One state per call, a batch's included: a reopened collection that
+	// holds a part of a batch is no state of the history (R12, R14).
 	h.states = append(h.states, durableState(h.tw))
 	if h.dead() {
 		return // the change may or may not have been acknowledged
@@ -288,6 +306,157 @@ func (h *crashRun) step() {
 		return
 	}
 	h.acked = len(h.states) - 1
+}
+
+// doc returns a document of id in partition "p", with a random v and,
+// one time in three, a ttl.
+func (h *crashRun) doc(id string) string {
+	r := h.r
+	doc := fmt.Sprintf(`{"id":%q,"pk":"p","v":%d`, id, r.IntN(1000))
+	if r.IntN(3) == 0 {
+		doc += fmt.Sprintf(`,"ttl":%d`, []int{-1, 1, 3, 10}[r.IntN(4)])
+	}
+	return doc + "}"
+}
+
+// patchOps returns one to three patch operations (R14) and their
+// description. With apply set they apply to any document of the harness;
+// otherwise they may remove a /status or a /ttl that is not there, which
+// fails the patch.
+func (h *crashRun) patchOps(apply bool) ([]PatchOp, string) {
+	r := h.r
+	var ops []PatchOp
+	var desc []string
+	for range 1 + r.IntN(3) {
+		n := r.IntN(7)
+		if apply {
+			n = r.IntN(5)
+		}
+		switch n {
+		case 0, 1:
+			s := fmt.Sprint("s", r.IntN(100))
+			ops, desc = append(ops, PatchSet("/status", s)), append(desc, "set /status "+s)
+		case 2:
+			by := int64(r.IntN(7) - 3)
+			path := []string{"/count", "/v"}[r.IntN(2)]
+			ops, desc = append(ops, PatchIncrement(path, by)), append(desc, fmt.Sprint("incr ", path, " ", by))
+		case 3:
+			ttl := []int{-1, 1, 3, 10}[r.IntN(4)]
+			ops, desc = append(ops, PatchSet("/ttl", ttl)), append(desc, fmt.Sprint("set /ttl ", ttl))
+		case 4:
+			ops, desc = append(ops, PatchReplace("/v", r.IntN(1000))), append(desc, "replace /v")
+		case 5:
+			ops, desc = append(ops, PatchRemove("/status")), append(desc, "remove /status")
+		default:
+			ops, desc = append(ops, PatchRemove("/ttl")), append(desc, "remove /ttl")
+		}
+	}
+	return ops, "[" + strings.Join(desc, ", ") + "]"
+}
+
+// batch makes a transactional batch (R14) of one to ten operations on
+// partition "p": creates, replaces, upserts, patches, deletes and reads,
+// some conditioned on an etag, chosen by what the twin holds so that the
+// batch succeeds; or, one time in four, with one operation that fails on
+// purpose, so that the batch must change nothing. expect says which: 1 or
+// -1.
+func (h *crashRun) batch() (b *Batch, desc string, expect int) {
+	r := h.r
+	pk := StringKey("p")
+	live := map[string]string{} // id: the etag of the live document, "" once the batch wrote it
+	for i := range 12 {
+		id := fmt.Sprint(i)
+		if d, err := h.tw.Get(pk, id); err == nil {
+			live[id] = d.ETag()
+		}
+	}
+	n := 1 + r.IntN(10)
+	bad, expect := -1, 1
+	if r.IntN(4) == 0 {
+		bad, expect = r.IntN(n), -1
+	}
+	b = NewBatch(pk)
+	var ops []string
+	for i := range n {
+		id := fmt.Sprint(r.IntN(12))
+		etag, ok := live[id]
+		var opts []WriteOption
+		cond := ""
+		if etag != "" && r.IntN(3) == 0 {
+			opts, cond = []WriteOption{IfMatch(etag)}, " if-match"
+		}
+		if i == bad {
+			ops = append(ops, "FAILS "+h.badOp(b, id, ok))
+			continue
+		}
+		switch k := r.IntN(5); {
+		case !ok && k < 3:
+			doc := h.doc(id)
+			b.Create([]byte(doc))
+			ops = append(ops, "create "+doc)
+		case !ok:
+			doc := h.doc(id)
+			b.Upsert([]byte(doc))
+			ops = append(ops, "upsert "+doc)
+		case k == 0:
+			doc := h.doc(id)
+			b.Replace([]byte(doc), opts...)
+			ops = append(ops, "replace "+doc+cond)
+		case k == 1:
+			doc := h.doc(id)
+			b.Upsert([]byte(doc), opts...)
+			ops = append(ops, "upsert "+doc+cond)
+		case k == 2:
+			p, what := h.patchOps(true)
+			b.Patch(id, p, opts...)
+			ops = append(ops, "patch "+id+" "+what+cond)
+		case k == 3:
+			b.Delete(id, opts...)
+			ops = append(ops, "delete "+id+cond)
+			delete(live, id)
+			continue
+		default:
+			b.Read(id)
+			ops = append(ops, "read "+id)
+			continue
+		}
+		live[id] = ""
+	}
+	return b, "Batch [" + strings.Join(ops, "; ") + "]", expect
+}
+
+// badOp adds to b an operation on id, live or not, that fails, and
+// describes it.
+func (h *crashRun) badOp(b *Batch, id string, live bool) string {
+	switch k := h.r.IntN(6); {
+	case k == 0 && live:
+		doc := h.doc(id)
+		b.Create([]byte(doc))
+		return "create of a live document " + doc
+	case k == 0:
+		doc := h.doc(id)
+		b.Replace([]byte(doc))
+		return "replace of a missing document " + doc
+	case k == 1 && live:
+		b.Patch(id, []PatchOp{PatchSet("/status", "x"), PatchRemove("/nothing")})
+		return "patch " + id + " [set /status x, remove /nothing]"
+	case k == 1:
+		b.Patch(id, []PatchOp{PatchSet("/status", "x")})
+		return "patch of a missing document " + id
+	case k == 2:
+		b.Delete(id, IfMatch("0000000000000000"))
+		return "delete " + id + " if-match a wrong etag"
+	case k == 3:
+		b.Read("99")
+		return "read of a missing document 99"
+	case k == 4:
+		doc := fmt.Sprintf(`{"id":%q,"pk":"q"}`, id)
+		b.Upsert([]byte(doc))
+		return "upsert of another partition's document " + doc
+	default:
+		b.Upsert([]byte(fmt.Sprintf(`{"id":%q,"pk":"p","ttl":0}`, id)))
+		return "upsert with ttl 0 " + id
+	}
 }
 
 // sameFeed checks the reopened collection's all-versions feed against the
@@ -341,15 +510,16 @@ func feedRuns(l *changeLog, from uint64) []string {
 	return out
 }
 
-// TestCrashHarness: randomized sequences of writes, deletes, settings,
-// sweeps, compactions and clean reopens on a filesystem that crashes at a
-// random event: as a power failure, keeping what was synced and a random
-// part of the rest (a prefix, or a prefix with holes: pages lost out of
-// order), or as a killed process, keeping all that was written.
-// What reopens is always a prefix of the acknowledged history, with every
-// change acknowledged before a kill, or before a power failure under
-// SyncAlways (R12).
-func TestCrashHarness(t *testing.T) { // R12
+// TestCrashHarness: randomized sequences of writes, patches, transactional
+// batches, deletes, settings, sweeps, compactions and clean reopens on a
+// filesystem that crashes at a random event: as a power failure, keeping
+// what was synced and a random part of the rest (a prefix, or a prefix with
+// holes: pages lost out of order), or as a killed process, keeping all that
+// was written. What reopens is always a prefix of the acknowledged history,
+// with every change acknowledged before a kill, or before a power failure
+// under SyncAlways (R12); the history has one state per call, so a batch
+// is there whole or not at all (R14).
+func TestCrashHarness(t *testing.T) { // R12, R14
 	runs := 400
 	if testing.Short() {
 		runs = 100

@@ -38,10 +38,12 @@ func TestMain(m *testing.M) {
 }
 
 // killChild writes, from four goroutines, documents of its own ids
-// (run-w-i), deleting some it wrote before, compacting now and then. It
-// prints each change before it makes it ("try-put id n", "try-del id")
-// and once the call that made it returned ("put id n", "del id"). It runs
-// until it is killed.
+// (run-w-i), deleting some it wrote before, compacting now and then; one
+// write in six is a transactional batch that creates run-w-i and two to
+// five more documents, run-w-i.1 and on (R14). It prints each change
+// before it makes it ("try-put id n", "try-del id", "try-batch id n id n
+// ...") and once the call that made it returned ("put id n", "del id",
+// "batch id n id n ..."). It runs until it is killed.
 func killChild(dir string, policy SyncPolicy, n uint64) {
 	c, err := NewCollection("kill", "/pk", &Options{Dir: dir, Sync: policy, compactAt: 64 << 10})
 	if err != nil {
@@ -64,13 +66,32 @@ func killChild(dir string, policy SyncPolicy, n uint64) {
 			r := rand.New(rand.NewPCG(n, uint64(w)))
 			for i := 0; ; i++ {
 				id := fmt.Sprintf("%d-%d-%d", n, w, i)
-				v := strings.Repeat("x", r.IntN(2000))
-				say(fmt.Sprintf("try-put %s %d", id, len(v)))
-				if _, err := c.Create(fmt.Appendf(nil, `{"id":%q,"pk":"p","v":%q}`, id, v)); err != nil {
-					say("error " + err.Error())
-					return
+				if r.IntN(6) == 0 { // R14
+					b, what := NewBatch(StringKey("p")), ""
+					for j := range 3 + r.IntN(4) {
+						bid := id
+						if j > 0 {
+							bid = fmt.Sprintf("%s.%d", id, j)
+						}
+						v := strings.Repeat("x", r.IntN(500)) // a batch writes about what a Create does
+						b.Create(fmt.Appendf(nil, `{"id":%q,"pk":"p","v":%q}`, bid, v))
+						what += fmt.Sprintf(" %s %d", bid, len(v))
+					}
+					say("try-batch" + what)
+					if _, err := c.ExecuteBatch(b); err != nil {
+						say("error " + err.Error())
+						return
+					}
+					say("batch" + what)
+				} else {
+					v := strings.Repeat("x", r.IntN(2000))
+					say(fmt.Sprintf("try-put %s %d", id, len(v)))
+					if _, err := c.Create(fmt.Appendf(nil, `{"id":%q,"pk":"p","v":%q}`, id, v)); err != nil {
+						say("error " + err.Error())
+						return
+					}
+					say(fmt.Sprintf("put %s %d", id, len(v)))
 				}
-				say(fmt.Sprintf("put %s %d", id, len(v)))
 				if i > 0 && r.IntN(4) == 0 {
 					old := fmt.Sprintf("%d-%d-%d", n, w, r.IntN(i))
 					say("try-del " + old)
@@ -95,8 +116,9 @@ func killChild(dir string, policy SyncPolicy, n uint64) {
 // directory, under every policy; after each kill the directory opens, and
 // every change the child acknowledged (printed) is there, whole: every
 // document it created and did not delete, with its body, and none it
-// deleted (R12).
-func TestKillMinusNine(t *testing.T) { // R12
+// deleted (R12); of a batch in flight, all of its documents or none
+// (R14).
+func TestKillMinusNine(t *testing.T) { // R12, R14
 	if os.Getenv(killChildEnv) != "" {
 		t.Skip("the child")
 	}
@@ -118,12 +140,26 @@ func TestKillMinusNine(t *testing.T) { // R12
 		require.NoError(t, cmd.Start())
 		lines := bufio.NewScanner(stdout)
 		stopAt := 1 + r.IntN(400)
-		maybe := map[string]string{} // changes begun and not acknowledged: id: "put n" or "del"
+		maybe := map[string]string{}   // changes begun and not acknowledged: id: "put n" or "del"
+		batch := map[string][]string{} // batches begun and not acknowledged: first id: every id
 		for seen := 0; lines.Scan(); seen++ {
 			f := strings.Fields(lines.Text())
 			switch f[0] {
 			case "try-put":
 				maybe[f[1]] = "put " + f[2]
+			case "try-batch":
+				var ids []string
+				for i := 1; i+1 < len(f); i += 2 {
+					maybe[f[i]] = "put " + f[i+1]
+					ids = append(ids, f[i])
+				}
+				batch[f[1]] = ids
+			case "batch":
+				for i := 1; i+1 < len(f); i += 2 {
+					live[f[i]], _ = strconv.Atoi(f[i+1])
+					delete(maybe, f[i])
+				}
+				delete(batch, f[1])
 			case "try-del":
 				maybe[f[1]] = "del"
 			case "put":
@@ -146,7 +182,22 @@ func TestKillMinusNine(t *testing.T) { // R12
 
 		c, err := NewCollection("kill", "/pk", &Options{Dir: dir, ManualSweep: true})
 		require.NoError(t, err, "kill %d (%v): the directory opens", k, policy)
-		require.LessOrEqual(t, len(maybe), 4, "one change in flight per writer")
+		inBatches := 0
+		for _, ids := range batch {
+			inBatches += len(ids) - 1
+		}
+		require.LessOrEqual(t, len(maybe)-inBatches, 4, "one change in flight per writer")
+		// A batch in flight is all there or not at all (R14); an
+		// acknowledged one is in live, all there (R12).
+		for first, ids := range batch {
+			there := 0
+			for _, id := range ids {
+				if _, err := c.Get(StringKey("p"), id); err == nil {
+					there++
+				}
+			}
+			require.True(t, there == 0 || there == len(ids), "kill %d (%v): %d of the %d documents of the batch %s in flight are there", k, policy, there, len(ids), first)
+		}
 		for id, n := range live {
 			d, err := c.Get(StringKey("p"), id)
 			if maybe[id] == "del" && err != nil {

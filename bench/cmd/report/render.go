@@ -278,6 +278,9 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	w("\n## Durability\n\n")
 	writeDurable(&b, res, run.Items)
 
+	w("\n## Patch and batch\n\n")
+	writePatchBatch(&b, res, run.Items)
+
 	w("\n## Context\n\n")
 	head("figure", "")
 	for _, r := range details {

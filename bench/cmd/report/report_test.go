@@ -134,3 +134,47 @@ func TestSelect(t *testing.T) {
 		t.Errorf("selectStores without a stores' part = %v", got)
 	}
 }
+
+// TestPatchBatch: the patch and batch figures (R14) make their table and
+// their target, the batch as a ratio to the same writes one by one.
+func TestPatchBatch(t *testing.T) {
+	raw := `# report: count=2 benchtime=300ms slowtime=1x items=1000000 quick=true start=2026-11-21T22:00:00Z end=2026-11-21T22:05:00Z load-before="1" load-after="1" args=""
+BenchmarkBatch/ttldb/batch-2     	  100	    300000 ns/op	      3000 ns/doc	  187696 B/op	    1400 allocs/op
+BenchmarkBatch/ttldb/batch-2     	  100	    500000 ns/op	      5000 ns/doc	  187696 B/op	    1400 allocs/op
+BenchmarkBatch/ttldb/singles-2   	  100	    200000 ns/op	      2000 ns/doc	   31618 B/op	     100 allocs/op
+BenchmarkPatch/ttldb/set-2       	  100	      3000 ns/op	    3605 B/op	      30 allocs/op
+BenchmarkPatch/ttldb/incr-2      	  100	      6000 ns/op	    3640 B/op	      34 allocs/op
+BenchmarkPatch/ttldb/replace-2   	  100	      2000 ns/op	     314 B/op	       1 allocs/op
+`
+	res := parse(raw)
+	md := renderMarkdown(res, runInfoFromRaw(raw), machineInfo{CPU: "cpu", NumCPU: 2})
+	for _, want := range []string{
+		"| Batch of 100 upserts of one partition key within 2x 100 single writes, in a store of 100,000 | 400 µs = 2.00x of 100 single writes (200 µs) | ≤ 2.00x | yes |",
+		"## Patch and batch",
+		"a collection of 100,000 documents",
+		"| Batch of 100 upserts of one partition key (NewBatch, 100 Upsert, ExecuteBatch), per batch | 400 µs (300 µs – 500 µs) | 2.00x of 100 singles |",
+		"| Batch of 100: allocations per batch | 1400 | 14.0x of 100 singles |",
+		"| Patch of one member: set /status | 3 µs | 1.50x of replace |",
+		"| Patch of one member: incr /count | 6 µs | 3.00x of replace |",
+		"| ReplaceJSON of the whole document (about 200 bytes) | 2 µs | |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	res["Batch/batch"]["ttldb"]["ns/op"] = []float64{500000}
+	for _, tg := range targets {
+		if tg.bench != "Batch/batch" {
+			continue
+		}
+		if _, _, met, known := tg.check(res, 1_000_000); !known || met {
+			t.Errorf("a batch 2.5x the singles: known %v, met %v; want known and not met", known, met)
+		}
+		delete(res, "Batch/singles")
+		if _, against, _, known := tg.check(res, 1_000_000); known || against != "100 single writes missing" {
+			t.Errorf("without the singles: known %v, %q", known, against)
+		}
+		return
+	}
+	t.Fatal("no target of Batch/batch")
+}

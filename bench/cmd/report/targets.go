@@ -11,16 +11,18 @@ import (
 // median (or of the best peer's, or of a variant's such as ttldb with the
 // change feed off), against a ratio of another of ttldb's own metrics of
 // the same benchmark, or against a ratio of its own median of the metric
-// in another benchmark (the same workload at another size).
+// in another benchmark (a batch of writes against the same writes one by
+// one).
 type target struct {
-	label         string
-	bench, metric string
-	peer          string  // compare with this peer's or variant's median (bestPeerName: the best peer's); "" otherwise
-	base          string  // or compare with ttldb's own median of this metric of bench,
-	floor         float64 // taken as at least floor
-	limit         float64 // the ratio, or the absolute value
-	strict        bool    // below the limit, not at it
-	unit          unit
+	label             string
+	bench, metric     string
+	peer              string  // compare with this peer's or variant's median (bestPeerName: the best peer's); "" otherwise
+	base              string  // or compare with ttldb's own median of this metric of bench,
+	floor             float64 // taken as at least floor
+	other, otherTitle string  // or with ttldb's own median of metric in the benchmark other (otherTitle says what it is)
+	limit             float64 // the ratio, or the absolute value
+	strict            bool    // below the limit, not at it
+	unit              unit
 }
 
 // bestPeerName in target.peer compares with the peer with the lowest median.
@@ -39,6 +41,12 @@ func absolute(label, bench, metric string, limit float64, strict bool, u unit) t
 // vsOwn: ttldb's median at most limit times max(its median of base, floor).
 func vsOwn(label, bench, metric, base string, floor, limit float64, u unit) target {
 	return target{label: label, bench: bench, metric: metric, base: base, floor: floor, limit: limit, unit: u}
+}
+
+// vsBench: ttldb's median at most limit times its median of the same
+// metric in the benchmark other, which otherTitle names in the report.
+func vsBench(label, bench, metric, other, otherTitle string, limit float64, u unit) target {
+	return target{label: label, bench: bench, metric: metric, other: other, otherTitle: otherTitle, limit: limit, unit: u}
 }
 
 // feedOff is the variant of ttldb with the change feed off
@@ -75,6 +83,7 @@ var targets = []target{
 	absolute("DefaultTTL change on {N} documents under 10 µs", "DefaultTTL", "ns/op", 1e4, true, nanos),
 	absolute("Expiry lag when idle under 10 ms", "Lag", "lag-ns", 1e7, true, nanos),
 	absolute("Latest-version feed read of {N} documents: under 0.01 allocations per document", "FeedRead/n={N}/latest", "allocs/doc", 0.01, true, plain),
+	vsBench("Batch of 100 upserts of one partition key within 2x 100 single writes, in a store of {T}", "Batch/batch", "ns/op", "Batch/singles", "100 single writes", 2, nanos),
 	vsPeer("Durable write, sync every second: within 1.5x ttldb in memory", "Durable/everysecond", "ns/op", inMemory, 1.5, nanos),
 	vsPeer("Durable write, sync every second: faster than buntdb's", "Durable/everysecond", "ns/op", "buntdb", 1, nanos),
 	vsPeer("Durable write, sync always, 1 writer: at least buntdb's rate", "Durable/always/g=1", "ns/op", "buntdb", 1, nanos),
@@ -116,6 +125,14 @@ func (t target) check(res results, items int) (shown, against string, met, known
 			of += ", the best peer"
 		}
 		shown = fmt.Sprintf("%s = %s of %s (%s)", shown, ratio(v/p), of, format(p, t.unit))
+		against = "≤ " + ratio(t.limit)
+		v = v / p
+	case t.other != "":
+		p, ok := res.median(benchName(t.other, items), "ttldb", t.metric)
+		if !ok || p == 0 {
+			return shown, t.otherTitle + " missing", false, false
+		}
+		shown = fmt.Sprintf("%s = %s of %s (%s)", shown, ratio(v/p), t.otherTitle, format(p, t.unit))
 		against = "≤ " + ratio(t.limit)
 		v = v / p
 	case t.base != "":
