@@ -187,8 +187,15 @@ func (c *Collection) applyPatch(old *doc, ops []patch.Op) (*doc, error) {
 	if err != nil {
 		return nil, errorf(ErrInvalidPatch, "document %q: %v", old.id(), err)
 	}
+	bufp := intakeBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bufp) <= 64<<10 {
+			intakeBuffers.Put(bufp)
+		}
+	}()
 	var kb keyBuffer
-	in, key, err := parseDocument(nil, kb[:0], body, c.pkPath)
+	in, key, err := parseDocument(*bufp, kb[:0], body, c.pkPath)
+	*bufp = in.out[:0]
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +221,9 @@ func (c *Collection) applyPatch(old *doc, ops []patch.Op) (*doc, error) {
 // [ErrInvalidDocument] for a result that breaks R2 or R10; and the errors
 // of Delete. An error changes nothing.
 func (c *Collection) Patch(pk PartitionKey, id string, ops []PatchOp, opts ...WriteOption) (Document, error) {
+	if c.unusable() {
+		return Document{}, c.errClosed("Patch")
+	}
 	compiled, err := c.compilePatch(ops)
 	if err != nil {
 		return Document{}, err

@@ -118,7 +118,7 @@ func (v *value) walk(toks []string) (*value, error) {
 		if j < 0 {
 			return nil, fmt.Errorf("%s does not exist", Format(at))
 		}
-		v = v.kids[j]
+		v = &v.kids[j]
 	}
 	if !v.open() {
 		return nil, notContainer(toks, v)
@@ -176,11 +176,11 @@ func (root *value) take(path []string) (*value, error) {
 		return nil, err
 	}
 	v := parent.kids[j]
-	parent.kids = append(parent.kids[:j], parent.kids[j+1:]...)
+	parent.kids = slices.Delete(parent.kids, j, j+1)
 	if parent.kind == '{' {
-		parent.names = append(parent.names[:j], parent.names[j+1:]...)
+		parent.names = slices.Delete(parent.names, j, j+1)
 	}
-	return v, nil
+	return &v, nil
 }
 
 // put applies op, whose value (for all but Incr) is v, to the member or
@@ -197,11 +197,11 @@ func (parent *value) put(op Op, v *value) error {
 			if kind != Add && kind != Set {
 				return fmt.Errorf("%s names no element: the array has %d", Format(path), len(parent.kids))
 			}
-			parent.kids = append(parent.kids, v)
+			parent.kids = append(parent.kids, *v)
 			return nil
 		}
 		if i, ok := index(tok); ok && i < len(parent.kids) && kind == Add {
-			parent.kids = append(parent.kids[:i], append([]*value{v}, parent.kids[i:]...)...)
+			parent.kids = slices.Insert(parent.kids, i, *v)
 			return nil
 		}
 	}
@@ -217,16 +217,16 @@ func (parent *value) put(op Op, v *value) error {
 			v = &value{raw: op.By.append(nil)}
 		}
 		parent.names = append(parent.names, appendQuoted(nil, tok))
-		parent.kids = append(parent.kids, v)
+		parent.kids = append(parent.kids, *v)
 		return nil
 	case kind == Incr:
-		sum, err := add(parent.kids[j], op.By)
+		sum, err := add(&parent.kids[j], op.By)
 		if err != nil {
 			return fmt.Errorf("%s: %w", Format(path), err)
 		}
 		v = &value{raw: sum}
 	}
-	parent.kids[j] = v
+	parent.kids[j] = *v
 	return nil
 }
 

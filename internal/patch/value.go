@@ -10,11 +10,12 @@ type value struct {
 	raw   []byte   // the text; nil once opened
 	kind  byte     // '{' or '[' once opened
 	names [][]byte // an object's member names, quoted as in the text
-	kids  []*value // its members' values, or an array's elements
+	kids  []value  // its members' values, or an array's elements
 }
 
 // open takes v apart into its members or elements, if it is an object or
-// an array, and reports whether it is one.
+// an array, and reports whether it is one. It counts them first, to
+// allocate their slices once.
 func (v *value) open() bool {
 	if v.raw == nil {
 		return true
@@ -23,17 +24,28 @@ func (v *value) open() bool {
 	if b[0] != '{' && b[0] != '[' {
 		return false
 	}
-	v.kind = b[0]
+	n := 0
+	for i := 1; b[i] != '}' && b[i] != ']'; n++ {
+		if b[0] == '{' {
+			i = jsontext.Skip(b, i) + 1 // past the name and the ':'
+		}
+		if i = jsontext.Skip(b, i); b[i] == ',' {
+			i++
+		}
+	}
+	v.kind, v.kids = b[0], make([]value, 0, n)
+	if v.kind == '{' {
+		v.names = make([][]byte, 0, n)
+	}
 	for i := 1; b[i] != '}' && b[i] != ']'; {
 		if v.kind == '{' {
 			end := jsontext.Skip(b, i)
 			v.names = append(v.names, b[i:end])
-			i = end + 1 // past the ':'
+			i = end + 1
 		}
 		end := jsontext.Skip(b, i)
-		v.kids = append(v.kids, &value{raw: b[i:end]})
-		i = end
-		if b[i] == ',' {
+		v.kids = append(v.kids, value{raw: b[i:end]})
+		if i = end; b[i] == ',' {
 			i++
 		}
 	}
