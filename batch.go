@@ -145,6 +145,8 @@ func (e *BatchError) Unwrap() error { return e.Err }
 // it does.
 type step struct {
 	op  *batchOp
+	id  string // the document's id, for messages
+	err error  // what is wrong with the operation's own input
 	key string
 	d   *doc // the document it writes, the one it reads, or nil
 	ops []patch.Op
@@ -173,49 +175,45 @@ func (c *Collection) prepare(b *Batch) ([]step, error) {
 		}
 	}()
 	for i := range b.ops {
-		op := &b.ops[i]
-		s, id, err := c.prepareStep(b.pk, enc, op, bufp)
-		if err != nil {
-			return nil, &BatchError{Index: i, Len: len(b.ops), Op: op.kind.String(), ID: id, Err: err}
-		}
-		steps[i] = s
+		steps[i] = c.prepareStep(b.pk, enc, &b.ops[i], bufp)
 	}
 	return steps, nil
 }
 
 // prepareStep readies op, of a batch of the partition key pk, whose
-// encoding is enc, parsing a document into *buf. id is the document's id,
-// for the error.
-func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp, buf *[]byte) (s step, id string, err error) {
-	s.op, id = op, op.id
+// encoding is enc, parsing a document into *buf. A fault of op's own input
+// goes to the step's err, which decide reports in its turn.
+func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp, buf *[]byte) (s step) {
+	s.op, s.id = op, op.id
 	switch op.kind {
 	case batchCreate, batchReplace, batchUpsert:
-		if op.err != nil {
-			return s, id, op.err
+		if s.err = op.err; s.err != nil {
+			return s
 		}
 		var kb keyBuffer
 		in, key, err := parseDocument(*buf, kb[:0], op.src, c.pkPath)
 		*buf = in.out[:0]
-		if err != nil {
-			return s, id, err
+		if s.err = err; err != nil {
+			return s
 		}
-		id = string(key[in.at.idAt:in.at.idEnd])
+		s.id = string(key[in.at.idAt:in.at.idEnd])
 		if !bytes.Equal(key[:in.at.pk], enc) {
 			got, _ := decodePartitionKey(string(key[:in.at.pk]))
-			return s, id, errorf(ErrInvalidPartitionKey, "document %q has partition key %v, not the batch's %v: a batch holds the documents of one partition key", id, got, pk)
+			s.err = errorf(ErrInvalidPartitionKey, "document %q has partition key %v, not the batch's %v: a batch holds the documents of one partition key", s.id, got, pk)
+			return s
 		}
 		s.d = newDoc(key, in.at, in.out, in.ttl, 0, 0)
 		s.key = s.d.key() // the document's own copy
-		return s, id, nil
+		return s
 	case batchPatch:
-		if s.ops, err = c.compilePatch(op.patch); err != nil {
-			return s, id, err
+		if s.ops, s.err = c.compilePatch(op.patch); s.err != nil {
+			return s
 		}
 	}
 	var kb keyBuffer
 	key, err := c.lookupKey(kb[:0], pk, op.id)
-	s.key = string(key)
-	return s, id, err
+	s.key, s.err = string(key), err
+	return s
 }
 
 // keyBytes returns the step's key as bytes, to look it up with: a view of
@@ -235,7 +233,8 @@ func (s *step) keyBytes() []byte { return unsafe.Slice(unsafe.StringData(s.key),
 // collection's lock once, for O(k log n + size of the documents) for k
 // operations; a Get waits while the batch applies its changes.
 //
-// Errors: a [*BatchError] naming the first operation that failed and why
+// Errors: a [*BatchError] naming the first operation, in the batch's
+// order, that failed and why
 // (it wraps the sentinel that operation alone would return: [ErrConflict],
 // [ErrNotFound], [ErrPreconditionFailed], [ErrInvalidPatch],
 // [ErrInvalidTTL], [ErrInvalidPartitionKey] for a document of another
@@ -259,8 +258,7 @@ func (c *Collection) ExecuteBatch(b *Batch) (_ []Document, err error) {
 	}
 	now := c.now()
 	if i, err := c.decide(steps, now); err != nil {
-		op := steps[i].op
-		return nil, &BatchError{Index: i, Len: len(steps), Op: op.kind.String(), ID: steps[i].id(), Err: err}
+		return nil, &BatchError{Index: i, Len: len(steps), Op: steps[i].op.kind.String(), ID: steps[i].id, Err: err}
 	}
 	c.commitBatch(steps, now)
 	out := make([]Document, len(steps))
@@ -272,14 +270,6 @@ func (c *Collection) ExecuteBatch(b *Batch) (_ []Document, err error) {
 	return out, nil
 }
 
-// id returns the id of the step's document.
-func (s *step) id() string {
-	if s.op.id != "" || s.d == nil {
-		return s.op.id
-	}
-	return s.d.id()
-}
-
 // pending is what a key holds at a point of a batch: d, live, or nil; fresh
 // when the batch wrote d, which is not yet stamped.
 type pending struct {
@@ -287,7 +277,8 @@ type pending struct {
 	fresh bool
 }
 
-// decide checks every step against what the steps before it leave, and
+// decide checks every step, in order, for a fault of its input found by
+// prepare, then against what the steps before it leave, and
 // readies the documents of patches and the results of reads; it changes
 // nothing. It returns the index of the first step that fails, and its
 // error. Call with mu held.
@@ -296,6 +287,9 @@ func (c *Collection) decide(steps []step, now int64) (int, error) {
 	seen := make(map[string]pending, len(steps))
 	for i := range steps {
 		s := &steps[i]
+		if s.err != nil {
+			return i, s.err
+		}
 		cur, ok := seen[s.key]
 		if !ok {
 			if e, _ := c.prim.get(s.keyBytes()); e != nil && !lim.expired(e.doc()) {
@@ -306,13 +300,13 @@ func (c *Collection) decide(steps []step, now int64) (int, error) {
 		kind := s.op.kind
 		switch {
 		case kind == batchCreate && cur.d != nil:
-			return i, errorf(ErrConflict, "document %q exists", s.id())
+			return i, errorf(ErrConflict, "document %q exists", s.id)
 		case (kind != batchCreate && kind != batchUpsert || cond) && cur.d == nil:
-			return i, errorf(ErrNotFound, "document %q is not there or has expired", s.id())
+			return i, errorf(ErrNotFound, "document %q is not there or has expired", s.id)
 		case cond && cur.fresh:
-			return i, errorf(ErrPreconditionFailed, "document %q was written earlier in this batch: its etag is not known before the batch commits, so no etag matches it", s.id())
+			return i, errorf(ErrPreconditionFailed, "document %q was written earlier in this batch: its etag is not known before the batch commits, so no etag matches it", s.id)
 		case cond && !cur.d.hasETag(etag):
-			return i, errorf(ErrPreconditionFailed, "document %q has etag %q, not %q", s.id(), cur.d.etag(), etag)
+			return i, errorf(ErrPreconditionFailed, "document %q has etag %q, not %q", s.id, cur.d.etag(), etag)
 		}
 		switch kind {
 		case batchRead:

@@ -220,6 +220,8 @@ const (
 	classInvalidOpt   = "ErrInvalidOption"
 	classInvalidToken = "ErrInvalidContinuation"
 	classClosed       = "ErrClosed"
+	classInvalidPatch = "ErrInvalidPatch" // R14
+	classInvalidBatch = "ErrInvalidBatch" // R14
 )
 
 // write is Create, Replace or Upsert of d at k, with an if-match etag when
@@ -464,7 +466,8 @@ var modelSentinels = []struct {
 	{classInvalidID, ttldb.ErrInvalidID}, {classInvalidPK, ttldb.ErrInvalidPartitionKey},
 	{classInvalidDoc, ttldb.ErrInvalidDocument}, {classTooLarge, ttldb.ErrTooLarge},
 	{classInvalidOpt, ttldb.ErrInvalidOption}, {classInvalidToken, ttldb.ErrInvalidContinuation},
-	{classClosed, ttldb.ErrClosed},
+	{classClosed, ttldb.ErrClosed}, {classInvalidPatch, ttldb.ErrInvalidPatch},
+	{classInvalidBatch, ttldb.ErrInvalidBatch},
 }
 
 // errClass names the one sentinel err matches.
@@ -1095,6 +1098,8 @@ var modelOps = []struct {
 	{"Clock", 14, (*modelHarness).genClock},
 	{"Sweep", 3, (*modelHarness).genSweep},
 	{"Reopen", 2, (*modelHarness).genReopen},
+	{"Patch", 8, (*modelHarness).genPatch},        // R14 (model_patch_test.go)
+	{"ExecuteBatch", 5, (*modelHarness).genBatch}, // R14 (model_patch_test.go)
 }
 
 // genReopen closes a durable collection and opens its directory again,
@@ -1972,7 +1977,8 @@ func envInt(t *testing.T, name string, def uint64) uint64 {
 // Listings are also opened in one step and finished steps later, to check
 // that they read the collection as it was when they started. The change
 // feed (R11) is read after every step, and from everywhere at the end of
-// the sequence (model_feed_test.go).
+// the sequence (model_feed_test.go). Patches and transactional batches
+// (R14) are among the operations (model_patch_test.go).
 func TestModel(t *testing.T) {
 	def := uint64(modelDefaultSequences)
 	if raceEnabled() {

@@ -25,20 +25,23 @@ func (n Number) append(dst []byte) []byte {
 }
 
 // add returns the text of v, which must be a number, plus by. Two integers
-// add as integers, exactly; a sum out of their range is an error. Any
-// other pair adds as float64, and a sum that is not finite is an error.
+// add as integers, exactly; an integer or a sum out of int64's range is an
+// error, never rounded. Any other pair adds as float64, and a sum that is
+// not finite is an error.
 func add(v *value, by Number) ([]byte, error) {
 	raw := v.raw
 	if raw == nil || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
 		return nil, fmt.Errorf("is %s, not a number: incr adds only to numbers", v.what())
 	}
 	if !by.IsFloat && isInteger(raw) {
-		if x, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-			if (by.Int > 0 && x > math.MaxInt64-by.Int) || (by.Int < 0 && x < math.MinInt64-by.Int) {
-				return nil, fmt.Errorf("%s + %d is out of the range of a 64-bit integer", raw, by.Int)
-			}
-			return strconv.AppendInt(nil, x+by.Int, 10), nil
+		x, err := strconv.ParseInt(string(raw), 10, 64)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%.40s is an integer beyond the range of a 64-bit integer: an integer incr would round it (PatchIncrementFloat adds as float64)", raw)
+		case (by.Int > 0 && x > math.MaxInt64-by.Int) || (by.Int < 0 && x < math.MinInt64-by.Int):
+			return nil, fmt.Errorf("%s + %d is out of the range of a 64-bit integer", raw, by.Int)
 		}
+		return strconv.AppendInt(nil, x+by.Int, 10), nil
 	}
 	x, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {

@@ -65,7 +65,8 @@ func TestAdd(t *testing.T) {
 		{"9223372036854775807", Number{Int: 1}, "", "out of the range of a 64-bit integer"},
 		{"-9223372036854775808", Number{Int: -1}, "", "out of the range of a 64-bit integer"},
 		{"9223372036854775807", Number{Int: -1}, "9223372036854775806", ""},
-		{"99999999999999999999", Number{Int: 1}, "100000000000000000000", ""}, // beyond int64: a float
+		{"99999999999999999999", Number{Int: 0}, "", "beyond the range of a 64-bit integer"}, // never rounded
+		{"99999999999999999999", Number{Float: 1, IsFloat: true}, "100000000000000000000", ""},
 		{"1e308", Number{Float: 1e308, IsFloat: true}, "", "beyond the range"},
 		{"1e400", Number{Int: 1}, "", "beyond the range"},
 		{"0", Number{Float: 1e-7, IsFloat: true}, "1e-7", ""},
