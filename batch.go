@@ -73,10 +73,20 @@ func (b *Batch) Replace(doc any, opts ...WriteOption) { b.addDoc(batchReplace, d
 func (b *Batch) Upsert(doc any, opts ...WriteOption) { b.addDoc(batchUpsert, doc, opts) }
 
 // Patch adds a patch of the live document id, as [Collection.Patch] does
-// it. The operations are copied, but their values are encoded when the
-// batch executes.
+// it. The operations are copied, and so are values of JSON text; other
+// values are encoded when the batch executes.
 func (b *Batch) Patch(id string, ops []PatchOp, opts ...WriteOption) {
-	b.ops = append(b.ops, batchOp{kind: batchPatch, id: id, patch: append([]PatchOp(nil), ops...), opts: opts})
+	kept := make([]PatchOp, len(ops))
+	for i, op := range ops {
+		switch v := op.value.(type) { // JSON text is copied, as Create's
+		case []byte:
+			op.value = b.keep(v)
+		case json.RawMessage:
+			op.value = json.RawMessage(b.keep(v))
+		}
+		kept[i] = op
+	}
+	b.ops = append(b.ops, batchOp{kind: batchPatch, id: id, patch: kept, opts: opts})
 }
 
 // Delete adds the deletion of the live document id, as
@@ -206,7 +216,7 @@ func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp, buf *
 		s.key = s.d.key() // the document's own copy
 		return s
 	case batchPatch:
-		if s.ops, s.err = c.compilePatch(op.patch); s.err != nil {
+		if s.ops, s.err = c.compilePatch(op.patch, op.id); s.err != nil {
 			return s
 		}
 	}
@@ -257,7 +267,7 @@ func (c *Collection) ExecuteBatch(b *Batch) (_ []Document, err error) {
 		return nil, c.errClosed("ExecuteBatch")
 	}
 	now := c.now()
-	if i, err := c.decide(steps, now); err != nil {
+	if i, err := c.decide(steps, b.pk, now); err != nil {
 		return nil, &BatchError{Index: i, Len: len(steps), Op: steps[i].op.kind.String(), ID: steps[i].id, Err: err}
 	}
 	c.commitBatch(steps, now)
@@ -282,7 +292,7 @@ type pending struct {
 // readies the documents of patches and the results of reads; it changes
 // nothing. It returns the index of the first step that fails, and its
 // error. Call with mu held.
-func (c *Collection) decide(steps []step, now int64) (int, error) {
+func (c *Collection) decide(steps []step, pk PartitionKey, now int64) (int, error) {
 	lim := c.exp.limits(now)
 	seen := make(map[string]pending, len(steps))
 	for i := range steps {
@@ -300,13 +310,13 @@ func (c *Collection) decide(steps []step, now int64) (int, error) {
 		kind := s.op.kind
 		switch {
 		case kind == batchCreate && cur.d != nil:
-			return i, errorf(ErrConflict, "document %q exists", s.id)
+			return i, errorf(ErrConflict, "document %q in partition %v exists", s.id, pk)
 		case (kind != batchCreate && kind != batchUpsert || cond) && cur.d == nil:
-			return i, errorf(ErrNotFound, "document %q is not there or has expired", s.id)
+			return i, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", s.id, pk)
 		case cond && cur.fresh:
-			return i, errorf(ErrPreconditionFailed, "document %q was written earlier in this batch: its etag is not known before the batch commits, so no etag matches it", s.id)
+			return i, errorf(ErrPreconditionFailed, "document %q in partition %v was written earlier in this batch: its etag is not known before the batch commits, so no etag matches it", s.id, pk)
 		case cond && !cur.d.hasETag(etag):
-			return i, errorf(ErrPreconditionFailed, "document %q has etag %q, not %q", s.id, cur.d.etag(), etag)
+			return i, errorf(ErrPreconditionFailed, "document %q in partition %v has etag %q, not %q", s.id, pk, cur.d.etag(), etag)
 		}
 		switch kind {
 		case batchRead:
@@ -330,11 +340,13 @@ func (c *Collection) decide(steps []step, now int64) (int, error) {
 // commitBatch makes the changes of the steps, which decide has checked, in
 // order, with the _ts now. Point reads, which take no collection lock,
 // wait until it is done (see Get), and the sweeper's help comes after the
-// batch, not between its changes. Call with mu held.
+// batch, not between its changes: two deletions per write, as alone, and
+// none for a batch that only reads or deletes. Call with mu held.
 func (c *Collection) commitBatch(steps []step, now int64) {
 	c.batching.Add(1) // odd: a batch is applying its changes
 	c.inBatch = true
 	lim := c.exp.limits(now)
+	writes := 0
 	for _, s := range steps {
 		switch s.op.kind {
 		case batchRead:
@@ -344,9 +356,10 @@ func (c *Collection) commitBatch(steps []step, now int64) {
 		default:
 			e, h := c.prim.get(s.keyBytes())
 			c.put(e, s.d, h, now, e != nil && !lim.expired(e.doc()))
+			writes++
 		}
 	}
 	c.inBatch = false
 	c.batching.Add(1)
-	c.help(now)
+	c.help(now, writes) // as much as the writes would have done alone
 }

@@ -181,7 +181,8 @@
 //
 // Every method of Collection and Typed is safe for concurrent use. A point
 // read takes no collection-wide lock, only its shard of the key map's,
-// shared, so it waits for no writer, listing or sweep. A write holds the
+// shared, so it waits for no writer, listing or sweep (only for a batch
+// applying its changes). A write holds the
 // collection's lock: an overwrite for O(1), storing the new document in
 // place; a create or a delete for O(log n). Listings read a snapshot and
 // hold no lock. A batch holds the lock once for all its operations, and

@@ -45,8 +45,9 @@ var (
 	// through a string, an incr of a non-number (R14).
 	ErrInvalidPatch = errors.New("ttldb: invalid patch")
 
-	// ErrInvalidBatch: a transactional batch that holds no operation, or
-	// more than [MaxBatchOperations] (R14).
+	// ErrInvalidBatch: a transactional batch that is nil, holds no
+	// operation, or more than [MaxBatchOperations] (R14). An operation that
+	// fails is a [*BatchError] instead, which wraps its own sentinel.
 	ErrInvalidBatch = errors.New("ttldb: invalid batch")
 
 	// ErrInvalidOption: a collection setting that is not allowed: a bad name,

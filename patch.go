@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"github.com/ttldb/ttldb/internal/patch"
 )
@@ -60,8 +61,8 @@ func PatchRemove(path string) PatchOp { return PatchOp{kind: patch.Remove, path:
 
 // PatchIncrement adds by (negative to subtract) to the number at path, or
 // creates it with the value by when it does not exist. An integer stays an
-// integer, and a sum beyond the range of int64 is refused; a number with a
-// fraction or an exponent adds as float64.
+// integer, and an integer or a sum beyond the range of int64 is refused,
+// never rounded; a number with a fraction or an exponent adds as float64.
 func PatchIncrement(path string, by int64) PatchOp {
 	return PatchOp{kind: patch.Incr, path: path, by: patch.Number{Int: by}}
 }
@@ -89,21 +90,21 @@ func (op PatchOp) String() string {
 	return op.kind.String() + " " + op.path
 }
 
-// compilePatch checks ops and turns them into the operations of
-// internal/patch: paths split, values encoded, the paths a patch may not
-// touch refused. Errors wrap [ErrInvalidPatch].
-func (c *Collection) compilePatch(ops []PatchOp) ([]patch.Op, error) {
+// compilePatch checks ops, a patch of the document id, and turns them into
+// the operations of internal/patch: paths split, values encoded, the paths
+// a patch may not touch refused. Errors wrap [ErrInvalidPatch].
+func (c *Collection) compilePatch(ops []PatchOp, id string) ([]patch.Op, error) {
 	switch {
 	case len(ops) == 0:
-		return nil, errorf(ErrInvalidPatch, "the patch holds no operation")
+		return nil, errorf(ErrInvalidPatch, "the patch of document %q holds no operation", id)
 	case len(ops) > MaxPatchOperations:
-		return nil, errorf(ErrInvalidPatch, "the patch holds %d operations, at most %d are allowed (as in Cosmos DB): split it into several patches, or a Batch to apply them together", len(ops), MaxPatchOperations)
+		return nil, errorf(ErrInvalidPatch, "the patch of document %q holds %d operations, at most %d are allowed (as in Cosmos DB): split it into several patches, or a Batch to apply them together", id, len(ops), MaxPatchOperations)
 	}
 	out := make([]patch.Op, len(ops))
 	for i, op := range ops {
 		p, err := c.compileOp(op)
 		if err != nil {
-			return nil, errorf(ErrInvalidPatch, "operation %d of %d (%v): %v", i+1, len(ops), op, err)
+			return nil, errorf(ErrInvalidPatch, "document %q: operation %d of %d (%v): %v", id, i+1, len(ops), op, err)
 		}
 		out[i] = p
 	}
@@ -175,6 +176,9 @@ func encodeValue(v any) ([]byte, error) {
 	if err := json.Compact(&out, src); err != nil {
 		return nil, fmt.Errorf("value %q is not valid JSON: %v", clip(src), err)
 	}
+	if !utf8.Valid(out.Bytes()) {
+		return nil, fmt.Errorf("value %q is not valid UTF-8, which JSON text must be", clip(src))
+	}
 	return out.Bytes(), nil
 }
 
@@ -197,7 +201,7 @@ func (c *Collection) applyPatch(old *doc, ops []patch.Op) (*doc, error) {
 	in, key, err := parseDocument(*bufp, kb[:0], body, c.pkPath)
 	*bufp = in.out[:0]
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (in document %q as the patch would leave it: %.80s)", err, old.id(), body)
 	}
 	if string(key) != old.key() { // the paths above keep it; this is a last guard
 		return nil, errorf(ErrInvalidPatch, "document %q: the patch changes its id or partition key", old.id())
@@ -221,19 +225,30 @@ func (c *Collection) applyPatch(old *doc, ops []patch.Op) (*doc, error) {
 // [ErrInvalidDocument] for a result that breaks R2 or R10; and the errors
 // of Delete. An error changes nothing.
 func (c *Collection) Patch(pk PartitionKey, id string, ops []PatchOp, opts ...WriteOption) (Document, error) {
+	return c.patch(pk, id, ops, opts, nil)
+}
+
+// patch is Patch, refusing a patched document that fits does not accept
+// (for [Typed.Patch]: one that does not decode into its type).
+func (c *Collection) patch(pk PartitionKey, id string, ops []PatchOp, opts []WriteOption, fits func(*doc) error) (Document, error) {
 	if c.unusable() {
 		return Document{}, c.errClosed("Patch")
 	}
-	compiled, err := c.compilePatch(ops)
+	compiled, err := c.compilePatch(ops, id)
 	if err != nil {
 		return Document{}, err
 	}
-	return c.modify("Patch", pk, id, opts, func(e *entry, h uint64) (*doc, error) {
+	return c.modify("Patch", pk, id, opts, func(e *entry, h uint64, now int64) (*doc, error) {
 		d, err := c.applyPatch(e.doc(), compiled)
 		if err != nil {
 			return nil, err
 		}
-		c.stamp(d, c.now())
+		if fits != nil {
+			if err := fits(d); err != nil {
+				return nil, err
+			}
+		}
+		c.stamp(d, now)
 		c.store(e, d, h, OpReplace)
 		return d, nil
 	})

@@ -397,8 +397,8 @@ func refCompile(ops []RefPatchOp, pk []string) ([]refOp, error) {
 					return nil, fmt.Errorf("operation %d: value: %v", i+1, err)
 				}
 			}
-			if !json.Valid(text) {
-				return nil, fmt.Errorf("operation %d: value %q is not JSON", i+1, text)
+			if !json.Valid(text) || !utf8.Valid(text) {
+				return nil, fmt.Errorf("operation %d: value %q is not JSON text (valid UTF-8)", i+1, text)
 			}
 			if r.val, err = refParse(text); err != nil {
 				panic(fmt.Sprintf("json.Valid accepts %q, the Decoder says %v", text, err))

@@ -29,11 +29,11 @@ func (c *Collection) lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, 
 	return keyFor(buf, pk, id, c.byID), nil
 }
 
-// live returns the entry of key when its document is live, or nil, and
-// the key's hash. Call with mu held.
-func (c *Collection) live(key []byte) (*entry, uint64) {
+// live returns the entry of key when its document is live at now, or
+// nil, and the key's hash. Call with mu held.
+func (c *Collection) live(key []byte, now int64) (*entry, uint64) {
 	e, h := c.prim.get(key)
-	if e == nil || c.limits().expired(e.doc()) {
+	if e == nil || c.exp.limits(now).expired(e.doc()) {
 		return nil, h
 	}
 	return e, h
@@ -42,7 +42,9 @@ func (c *Collection) live(key []byte) (*entry, uint64) {
 // Get returns the live document with partition key pk and id id. It takes
 // O(1) on average and does not allocate when it finds the document. It
 // takes no collection-wide lock: it waits for neither writers nor the
-// sweeper, but for one change of the key map at most.
+// sweeper, but for one change of the key map at most, or for a
+// transactional batch applying its changes, so that it sees all of a batch
+// or none of it (R14).
 //
 // Errors: [ErrNotFound] when there is none or it has expired (R4);
 // [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
@@ -98,8 +100,8 @@ func (c *Collection) lookup(key []byte) (d *doc, open bool) {
 // [ErrPreconditionFailed] when an [IfMatch] etag differs;
 // [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
 func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
-	_, err := c.modify("Delete", pk, id, opts, func(e *entry, _ uint64) (*doc, error) {
-		c.remove(e, c.now())
+	_, err := c.modify("Delete", pk, id, opts, func(e *entry, _ uint64, now int64) (*doc, error) {
+		c.remove(e, now)
 		return nil, nil
 	})
 	return err
@@ -111,19 +113,20 @@ func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) err
 //
 // Errors: those of Delete.
 func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
-	return c.modify("Touch", pk, id, opts, func(e *entry, h uint64) (*doc, error) {
+	return c.modify("Touch", pk, id, opts, func(e *entry, h uint64, now int64) (*doc, error) {
 		old := e.doc()
 		d := newDoc(old.key(), old.at, old.body(), old.ttl, 0, 0)
-		c.stamp(d, c.now())
+		c.stamp(d, now)
 		c.store(e, d, h, OpReplace)
 		return d, nil
 	})
 }
 
 // modify runs change on the live document with the key, under the lock and
-// the write's condition. An error of change must come before it changes
-// anything.
-func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64) (*doc, error)) (_ Document, err error) {
+// the write's condition, at now: the instant the document was found live
+// at, which the change must use too (one reading of the clock per call). An
+// error of change must come before it changes anything.
+func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64, now int64) (*doc, error)) (_ Document, err error) {
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}
@@ -137,7 +140,8 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}
-	e, h := c.live(key)
+	now := c.now()
+	e, h := c.live(key, now)
 	etag, cond := condition(opts)
 	switch {
 	case e == nil:
@@ -145,7 +149,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 	case cond && !e.doc().hasETag(etag):
 		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, e.doc().etag(), etag)
 	}
-	d, err := change(e, h)
+	d, err := change(e, h, now)
 	if err != nil {
 		return Document{}, err
 	}

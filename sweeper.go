@@ -111,7 +111,8 @@ func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 // some left for the background sweeper.
 const helpBatch = 2
 
-// help deletes up to helpBatch expired documents, if any are due at now,
+// help deletes up to helpBatch expired documents per write of the call
+// (writes of them), if any are due at now,
 // for a write that holds the lock. The sweeper lets every waiting call take
 // the lock before its next batch (R5), so under writers that never stop it
 // could get too few turns, and expired documents pile up, memory with them,
@@ -120,12 +121,12 @@ const helpBatch = 2
 // heavy the load. With nothing due it costs two looks at the first item of
 // each expiry tree. It does nothing with ManualSweep, where only Sweep
 // deletes, and while TTL is off (R5).
-func (c *Collection) help(now int64) {
-	if c.wake == nil || !c.exp.def.on {
+func (c *Collection) help(now int64, writes int) {
+	if c.wake == nil || !c.exp.def.on || writes == 0 {
 		return
 	}
 	drop := func(e *entry) { c.dropExpired(e, now) } // does not escape: no allocation
-	if n := c.exp.popExpired(c.exp.limits(now), helpBatch, drop); n > 0 {
+	if n := c.exp.popExpired(c.exp.limits(now), helpBatch*writes, drop); n > 0 {
 		c.swept.Add(uint64(n))
 	}
 }

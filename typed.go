@@ -270,9 +270,17 @@ func (t *Typed[T]) Touch(pk PartitionKey, id string, opts ...WriteOption) (Item[
 	return t.item(d)
 }
 
-// Patch is [Collection.Patch], returning the patched document decoded.
+// Patch is [Collection.Patch], returning the patched document decoded. A
+// patch whose result would not decode into T is refused, with
+// [ErrInvalidDocument], and changes nothing.
 func (t *Typed[T]) Patch(pk PartitionKey, id string, ops []PatchOp, opts ...WriteOption) (Item[T], error) {
-	d, err := t.c.Patch(pk, id, ops, opts...)
+	d, err := t.c.patch(pk, id, ops, opts, func(d *doc) error {
+		var v T
+		if err := d.decode(&v, false); err != nil {
+			return fmt.Errorf("%w (the document as the patch would leave it; nothing changed)", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return Item[T]{}, err
 	}

@@ -181,6 +181,6 @@ func (c *Collection) store(e *entry, d *doc, h uint64, op ChangeOp) {
 		c.poke()
 	}
 	if !c.inBatch { // a batch's changes are not to be interleaved with the help's
-		c.help(d.ts)
+		c.help(d.ts, 1)
 	}
 }
