@@ -28,9 +28,13 @@ type Collection struct {
 	clock  func() time.Time
 	batch  int
 
-	last    atomic.Int64 // the latest "now", Unix seconds: never goes backward
-	closed  atomic.Bool  // set under mu; read without it where a stale read is harmless
-	handoff handoff      // foreground calls waiting for mu go before the sweeper's next batch
+	last   atomic.Int64 // the latest "now", Unix seconds: never goes backward
+	closed atomic.Bool  // set under mu; read without it where a stale read is harmless
+	// batching is odd while a batch applies its changes; Get reads again
+	// when it moved. Beside last and closed, which Get reads too: it costs
+	// Get no other cache line.
+	batching atomic.Uint64
+	handoff  handoff // foreground calls waiting for mu go before the sweeper's next batch
 
 	mu        sync.RWMutex
 	mode      IndexingMode
@@ -47,7 +51,6 @@ type Collection struct {
 	sweeping  chan struct{} // holds a token while a sweep runs: one at a time (R5)
 	wakeAt    int64         // the instant the sweeper sleeps until; a write due earlier wakes it
 	inBatch   bool          // a batch is applying its changes: the writes leave the sweeper's help to its end
-	batching  atomic.Uint64 // odd while a batch applies its changes; Get reads again when it moved
 
 	wake      chan struct{} // nil with ManualSweep
 	stop      chan struct{}
