@@ -128,15 +128,19 @@ type fzNode struct {
 	vals []*fzNode // members of an object, elements of an array
 }
 
-func fzParse(b []byte) (*fzNode, error) {
+func fzParse(b []byte) (*fzNode, error) { return parseWhole(b, fzParseValue) }
+
+// parseWhole reads one JSON value of b with parse, from a decoder that
+// keeps numbers as written, and nothing after it.
+func parseWhole[T any](b []byte, parse func(*json.Decoder, []byte) (T, error)) (T, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	n, err := fzParseValue(dec, b)
+	n, err := parse(dec, b)
 	if err != nil {
-		return nil, err
+		return n, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("data after the value (%v)", err)
+		return n, fmt.Errorf("data after the value (%v)", err)
 	}
 	return n, nil
 }

@@ -27,7 +27,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/ttldb/ttldb"
 )
@@ -373,19 +372,7 @@ func (h *modelHarness) genPatch() modelStep {
 		k = pick(h.r, live)
 	}
 	drawn := k
-	pk, id, class := h.pkGo(k.pk), k.id, okClass
-	switch n := h.r.IntN(16); {
-	case n == 0:
-		id, class = pick(h.r, modelBadIDs), classInvalidID
-		if h.idPath && utf8.ValidString(id) && h.r.IntN(2) == 0 {
-			pk = ttldb.StringKey(id) // a good partition key, but a bad id (R10)
-		}
-	case n == 1:
-		pk, class = pick(h.r, modelBadPKs), classInvalidPK
-	case n < 4 && h.idPath: // a partition key that is not the id: no document has this key
-		k.pk = h.otherPK(k.id)
-		pk = h.pkGo(k.pk)
-	}
+	k, pk, id, class := h.nameKey(drawn, false, 4)
 	ops := h.genPatchOps(h.m.docs[drawn], 4, h.r.IntN(4) == 0)
 	opts, cond, condDesc := h.genIfMatch(drawn)
 	desc := fmt.Sprintf("Patch(%.40v, %.40q, %s)%s", pk, id, describePatch(ops), condDesc)

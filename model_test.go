@@ -1166,10 +1166,13 @@ func (h *modelHarness) genWrite(op string) modelStep {
 	}}
 }
 
-// genKeyOp is Get, Delete or Touch of a key, sometimes a bad one.
-func (h *modelHarness) genKeyOp(op string) modelStep {
-	k := h.pickKey()
-	drawn := k // with the path /id, its etags go with the lookups by another partition key
+// nameKey draws how a step names the key k: mostly as it is; 1 in 16 with
+// a bad id, 1 in 16 with a bad partition key (R10); with partitions and a
+// path other than /id, 1 in 16 in a partition maybe never written; with
+// the path /id, n < otherBelow of 16 with a partition key that is not the
+// id, which no document has. It returns the key named, as the model sees
+// it, and as the library is given it, with the error class expected.
+func (h *modelHarness) nameKey(k mKey, partitions bool, otherBelow int) (mKey, ttldb.PartitionKey, string, string) {
 	pk, id, class := h.pkGo(k.pk), k.id, okClass
 	switch n := h.r.IntN(16); {
 	case n == 0:
@@ -1179,13 +1182,20 @@ func (h *modelHarness) genKeyOp(op string) modelStep {
 		}
 	case n == 1:
 		pk, class = pick(h.r, modelBadPKs), classInvalidPK
-	case n == 2 && !h.idPath: // maybe a partition the sequence never writes
+	case n == 2 && partitions && !h.idPath: // maybe a partition the sequence never writes
 		k.pk = pick(h.r, modelPartitions).pk
 		pk = h.pkGo(k.pk)
-	case n < 6 && h.idPath: // a partition key that is not the id: no document has this key
+	case n < otherBelow && h.idPath: // a partition key that is not the id: no document has this key
 		k.pk = h.otherPK(k.id)
 		pk = h.pkGo(k.pk)
 	}
+	return k, pk, id, class
+}
+
+// genKeyOp is Get, Delete or Touch of a key, sometimes a bad one.
+func (h *modelHarness) genKeyOp(op string) modelStep {
+	drawn := h.pickKey() // with the path /id, its etags go with the lookups by another partition key
+	k, pk, id, class := h.nameKey(drawn, true, 6)
 	var opts []ttldb.WriteOption
 	var cond *string
 	var condDesc string

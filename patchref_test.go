@@ -50,7 +50,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"regexp"
@@ -81,18 +80,7 @@ type refName struct {
 }
 
 // refParse reads one JSON value, and nothing after it.
-func refParse(b []byte) (*refNode, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	n, err := refParseValue(dec, b)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("data after the value (%v)", err)
-	}
-	return n, nil
-}
+func refParse(b []byte) (*refNode, error) { return parseWhole(b, refParseValue) }
 
 // refLiteral returns the text of the token the decoder just read, which
 // started at or after start: a token is preceded only by space and by the
