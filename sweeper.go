@@ -111,11 +111,10 @@ func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 // some left for the background sweeper.
 const helpBatch = 2
 
-// help deletes up to helpBatch expired documents per write of the call
-// (writes of them), if any are due at now,
-// for a write that holds the lock. The sweeper lets every waiting call take
-// the lock before its next batch (R5), so under writers that never stop it
-// could get too few turns, and expired documents pile up, memory with them,
+// help deletes up to helpBatch expired documents for each of a call's
+// writes, if any are due at now, for a call that holds the lock. The
+// sweeper lets every waiting call take the lock before its next batch
+// (R5), so under writers that never stop it could get too few turns, and expired documents pile up, memory with them,
 // without bound. A write that finds some due deletes two: the deletions then
 // outpace what the writes can add, and the backlog stays small however
 // heavy the load. With nothing due it costs two looks at the first item of
