@@ -1,0 +1,143 @@
+package query
+
+// Query is a parsed query: its syntax tree, checked, with its parameters
+// unbound. It is immutable, and safe for concurrent use.
+type Query struct {
+	text   string
+	params []string // the parameters' names, in order of first use
+	sel    selectKind
+	items  []item    // selItems: the items; selValue: the expression; selCount, selCountItem: COUNT's argument, and its name
+	top    limitSpec // TOP
+	offset limitSpec // OFFSET
+	limit  limitSpec // LIMIT
+	where  *expr     // nil: none
+	order  []Order
+	arrays int // how many array literals the expressions hold
+}
+
+// Params returns the names of the parameters the query uses, without '@',
+// in order of first use, each once.
+func (q *Query) Params() []string { return append([]string(nil), q.params...) }
+
+// Text returns the text parsed.
+func (q *Query) Text() string { return q.text }
+
+// selectKind is the form of a SELECT clause.
+type selectKind uint8
+
+const (
+	selStar      selectKind = iota // SELECT *
+	selValue                       // SELECT VALUE expr
+	selItems                       // SELECT expr [AS name], ...
+	selCount                       // SELECT VALUE COUNT(expr)
+	selCountItem                   // SELECT COUNT(expr) [AS name]
+)
+
+// item is an expression of a SELECT clause, and the name of its member in
+// each result.
+type item struct {
+	e    *expr
+	name string
+}
+
+// limitSpec is the number of TOP, OFFSET or LIMIT: a literal, or a
+// parameter's.
+type limitSpec struct {
+	set   bool
+	n     int // the literal
+	param int // the parameter's index; -1: the literal
+}
+
+// Order is an item of an ORDER BY clause: a property path, ascending or
+// descending.
+type Order struct {
+	Path Path
+	Desc bool
+}
+
+// exprKind is the kind of an expression.
+type exprKind uint8
+
+const (
+	xLit     exprKind = iota // a literal: lit
+	xParam                   // a parameter: idx
+	xArray                   // an array literal of constants: args; idx numbers it
+	xPath                    // a property path: root, path
+	xNot                     // NOT args[0]
+	xAnd                     // args[0] AND args[1] AND ...
+	xOr                      // args[0] OR args[1] OR ...
+	xCmp                     // args[0] op args[1]
+	xIn                      // args[0] [NOT] IN (args[1:]...)
+	xBetween                 // args[0] [NOT] BETWEEN args[1] AND args[2]
+	xCall                    // fn(args...)
+)
+
+// cmpOp is a comparison operator.
+type cmpOp uint8
+
+const (
+	opEq cmpOp = iota
+	opNe
+	opLt
+	opLe
+	opGt
+	opGe
+)
+
+// mirror returns the operator that gives the same result with its operands
+// swapped: a < b is b > a.
+func (op cmpOp) mirror() cmpOp {
+	switch op {
+	case opLt:
+		return opGt
+	case opLe:
+		return opGe
+	case opGt:
+		return opLt
+	case opGe:
+		return opLe
+	}
+	return op
+}
+
+// expr is an expression of the syntax tree.
+type expr struct {
+	kind exprKind
+	off  int    // where it starts in the text
+	op   cmpOp  // xCmp
+	not  bool   // xIn, xBetween: NOT IN, NOT BETWEEN
+	fn   funcID // xCall
+	lit  val    // xLit
+	idx  int    // xParam: the parameter's index; xArray: the literal's
+	root string // xPath: the name it starts from, the FROM clause's alias
+	path Path   // xPath
+	args []*expr
+}
+
+// isConst reports whether e's value is the same for every row: a literal,
+// a parameter or an array literal.
+func (e *expr) isConst() bool { return e.kind == xLit || e.kind == xParam || e.kind == xArray }
+
+// isPath reports whether e is a property path below the alias.
+func (e *expr) isPath() bool { return e.kind == xPath && len(e.path) > 0 }
+
+// val is a value as the evaluator sees it: a Value, with the JSON text it
+// was read from, if any.
+type val struct {
+	Value
+	raw  string // the JSON text read from a document, a parameter or a literal; "": computed
+	root bool   // the whole document, written with its system properties
+}
+
+var (
+	undef    = val{}
+	trueVal  = val{Value: Value{Kind: Bool, Bool: true}}
+	falseVal = val{Value: Value{Kind: Bool}}
+)
+
+func boolVal(b bool) val {
+	if b {
+		return trueVal
+	}
+	return falseVal
+}

@@ -1,0 +1,184 @@
+package query
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Bound is a query with its parameters' values, ready to run. It is
+// immutable, and safe for concurrent use.
+type Bound struct {
+	q      *Query
+	params []val // by index
+	arrays []val // the array literals' values, by index
+	top    int
+	offset int
+	limit  int
+	terms  []constraint // what the WHERE clause's sargable terms say
+}
+
+// Bind checks and binds parameter values, given as valid JSON text keyed
+// by name without '@'. Every parameter the query uses needs a value, and
+// every value a parameter; TOP, OFFSET and LIMIT given by a parameter take
+// an integer from 0 to 2147483647.
+func (q *Query) Bind(params map[string]string) (*Bound, error) {
+	b := &Bound{q: q, params: make([]val, len(q.params)), arrays: make([]val, q.arrays)}
+	for i, name := range q.params {
+		text, ok := params[name]
+		if !ok {
+			return nil, fmt.Errorf("parameter @%s has no value", name)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, []byte(text)); err != nil {
+			return nil, fmt.Errorf("parameter @%s: its value %.40q is not valid JSON", name, text)
+		}
+		raw := buf.String()
+		v, ok := FromJSON(raw)
+		if !ok { // a string that is no Unicode text: undefined
+			v = Value{}
+		}
+		b.params[i] = val{Value: v, raw: raw}
+	}
+	var unused []string
+	for name := range params {
+		if !slices.Contains(q.params, name) {
+			unused = append(unused, name)
+		}
+	}
+	if len(unused) > 0 {
+		slices.Sort(unused)
+		return nil, fmt.Errorf("parameter @%s is not used by the query: a typo?", unused[0])
+	}
+	var err error
+	if b.top, err = b.count("TOP", q.top, -1); err != nil {
+		return nil, err
+	}
+	if b.offset, err = b.count("OFFSET", q.offset, 0); err != nil {
+		return nil, err
+	}
+	if b.limit, err = b.count("LIMIT", q.limit, -1); err != nil {
+		return nil, err
+	}
+	for _, it := range q.items {
+		b.bindArrays(it.e)
+	}
+	b.bindArrays(q.where)
+	b.terms = b.sargable()
+	return b, nil
+}
+
+// count returns the number of TOP, OFFSET or LIMIT, or none when the
+// clause is absent.
+func (b *Bound) count(clause string, s limitSpec, none int) (int, error) {
+	switch {
+	case !s.set:
+		return none, nil
+	case s.param < 0:
+		return s.n, nil
+	}
+	v := b.params[s.param]
+	if v.Kind != Number || v.Num != math.Trunc(v.Num) || v.Num < 0 || v.Num > math.MaxInt32 {
+		return 0, fmt.Errorf("parameter @%s of %s is %.40s: it must be an integer from 0 to %d", b.q.params[s.param], clause, v.raw, math.MaxInt32)
+	}
+	return int(v.Num), nil
+}
+
+// bindArrays works out the values of the array literals in e, innermost
+// first.
+func (b *Bound) bindArrays(e *expr) {
+	if e == nil {
+		return
+	}
+	for _, a := range e.args {
+		b.bindArrays(a)
+	}
+	if e.kind != xArray {
+		return
+	}
+	raw := []byte{'['}
+	for _, a := range e.args {
+		v := b.constVal(a)
+		if v.Kind == Undefined {
+			continue // as Cosmos leaves undefined out of an array
+		}
+		if len(raw) > 1 {
+			raw = append(raw, ',')
+		}
+		raw = appendVal(raw, v, nil)
+	}
+	text := string(append(raw, ']'))
+	b.arrays[e.idx] = val{Value: Value{Kind: Array, Raw: text}, raw: text}
+}
+
+// constVal returns the value of e, a literal, a parameter or an array
+// literal; undefined for anything else.
+func (b *Bound) constVal(e *expr) val {
+	switch e.kind {
+	case xLit:
+		return e.lit
+	case xParam:
+		return b.params[e.idx]
+	case xArray:
+		return b.arrays[e.idx]
+	}
+	return undef
+}
+
+// Match reports whether the WHERE clause is true for r; without one, it is.
+func (b *Bound) Match(r Row) bool {
+	if b.q.where == nil {
+		return true
+	}
+	v := b.eval(b.q.where, &r)
+	return v.Kind == Bool && v.Bool
+}
+
+// Star reports whether the query is SELECT *, whose results the caller
+// renders itself.
+func (b *Bound) Star() bool { return b.q.sel == selStar }
+
+// Aggregate reports whether the query is SELECT VALUE COUNT(...) or SELECT
+// COUNT(...) [AS n].
+func (b *Bound) Aggregate() bool { return b.q.sel == selCount || b.q.sel == selCountItem }
+
+// Counts reports, for an aggregate, whether r, a row that matches, counts:
+// whether COUNT's argument is defined for it.
+func (b *Bound) Counts(r Row) bool {
+	if !b.Aggregate() {
+		return false
+	}
+	return b.eval(b.q.items[0].e, &r).Kind != Undefined
+}
+
+// Top returns the n of TOP n, or -1.
+func (b *Bound) Top() int { return b.top }
+
+// Offset returns the n of OFFSET n, or 0.
+func (b *Bound) Offset() int { return b.offset }
+
+// Limit returns the m of LIMIT m, or -1.
+func (b *Bound) Limit() int { return b.limit }
+
+// OrderBy returns the items of the ORDER BY clause; none without one.
+func (b *Bound) OrderBy() []Order { return slices.Clone(b.q.order) }
+
+// AppendSortKey appends, for each ORDER BY item in turn,
+// AppendKey(r.Value(item.Path)), with every byte of a DESC item's key
+// complemented, so that comparing two rows' keys bytewise gives the ORDER
+// BY order: AppendKey's keys are prefix-free, so complementing reverses
+// their order.
+func (b *Bound) AppendSortKey(dst []byte, r Row) []byte {
+	for _, o := range b.q.order {
+		start := len(dst)
+		dst = AppendKey(dst, r.Value(o.Path))
+		if o.Desc {
+			for i := start; i < len(dst); i++ {
+				dst[i] = ^dst[i]
+			}
+		}
+	}
+	return dst
+}

@@ -1,0 +1,74 @@
+// Package query parses and evaluates a subset of the Azure Cosmos DB NoSQL
+// query language on stored documents, compact JSON objects, which it reads
+// in place without decoding them whole.
+//
+// [Parse] turns a query's text into a [Query]; [Query.Bind] gives its
+// parameters values, making a [Bound], which tells whether a row matches
+// (Match), renders its result (AppendResult, AppendAggregate), gives its
+// ORDER BY sort key (AppendSortKey), and says which ranges of an index on
+// a path can hold the rows that match (Ranges, Paths).
+//
+// # Grammar
+//
+// Keywords and function names are case-insensitive; names (the alias,
+// members, parameters) are not.
+//
+//	query    = SELECT [TOP count] select FROM name [[AS] alias]
+//	           [WHERE expr] [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
+//	           [OFFSET count LIMIT count]
+//	count    = integer | @param            (0 to 2147483647)
+//	select   = "*" | VALUE expr | VALUE COUNT "(" expr ")"
+//	         | COUNT "(" expr ")" [[AS] name] | item {"," item}
+//	item     = expr [[AS] name]
+//	expr     = and {OR and}
+//	and      = not {AND not}
+//	not      = NOT not | NOT operand | cmp
+//	cmp      = operand [cmpop operand
+//	                   | [NOT] IN "(" expr {"," expr} ")"
+//	                   | [NOT] BETWEEN operand AND operand]
+//	cmpop    = "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
+//	operand  = ["-" | "+"] number | string | TRUE | FALSE | NULL | UNDEFINED
+//	         | @param | path | function "(" [expr {"," expr}] ")"
+//	         | "(" expr ")" | "[" [const {"," const}] "]"
+//	const    = a literal, a parameter or an array literal
+//	path     = alias {"." name | "[" integer "]" | "[" string "]"}
+//	number   = (digits ["." [digits]] | "." digits) [("e"|"E") ["+"|"-"] digits]
+//	string   = "'" chars "'" | '"' chars '"'   (escapes \' \" \\ \/ \b \f \n \r \t \uXXXX)
+//	function = IS_DEFINED | IS_NULL | IS_BOOL | IS_NUMBER | IS_STRING | IS_ARRAY
+//	         | IS_OBJECT | IS_PRIMITIVE | STARTSWITH | ENDSWITH | CONTAINS
+//	         | ARRAY_CONTAINS | ARRAY_LENGTH | LENGTH | LOWER | UPPER
+//
+// The alias is the last name of the FROM clause (FROM c, FROM root r, FROM
+// c AS x); every path starts from it, and the alias alone is the whole
+// document. Comparisons do not chain (a = b = c is refused: put one in
+// parentheses). NOT goes before a comparison only in parentheses: Cosmos
+// DB reads NOT a = b as (NOT a) = b, SQL as NOT (a = b), so either
+// reading would surprise someone, and the query is refused. TOP and OFFSET
+// ... LIMIT do not go together. ORDER BY does
+// not go with COUNT. Projected members are named by AS, else by the last
+// member name of their path (the alias alone: by the alias), else $1, $2...
+// among the unnamed items in order.
+//
+// Refused as not supported ([Error].Unsupported): JOIN, GROUP BY, DISTINCT,
+// subqueries, EXISTS, LIKE, user-defined functions (udf.f), other functions
+// and aggregates, COUNT inside an expression or beside other items,
+// arithmetic, string and bitwise operators, ?: and ??, object literals,
+// array literals of other than constants, FROM x IN ..., FROM a path,
+// computed property names (c[@p]), SELECT * with other items.
+//
+// # Semantics
+//
+// Those of Cosmos DB. Undefined (a missing member, an index out of range,
+// a step through a scalar, a member named twice, a string that is no
+// Unicode text) is not null. A comparison of values of different kinds, or
+// with undefined, is undefined, as is an order between arrays or objects;
+// = compares numbers as float64, strings by their bytes, arrays element by
+// element and objects member by member in any order. NOT, AND and OR are
+// three-valued (false AND undefined is false, true OR undefined is true),
+// and WHERE keeps a row only when its condition is exactly true. x IN (a,
+// b) is x = a OR x = b; x BETWEEN lo AND hi is x >= lo AND x <= hi.
+// Functions given arguments of the wrong kinds are undefined. A projection
+// leaves out its undefined members; SELECT VALUE of undefined gives no
+// result. Values read from a document are written as stored; computed ones
+// as encoding/json writes them.
+package query

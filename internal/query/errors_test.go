@@ -1,0 +1,249 @@
+package query
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// parseError parses sql, which must fail, and returns its *Error.
+func parseError(t *testing.T, sql string) *Error {
+	t.Helper()
+	q, err := Parse(sql)
+	require.Error(t, err, sql)
+	require.Nil(t, q)
+	var e *Error
+	require.True(t, errors.As(err, &e), sql)
+	return e
+}
+
+// Malformed queries: the error's position, and what it says.
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		sql    string
+		offset int
+		msg    string
+	}{
+		{`SELECT * FROM c WHERE`, 21, `expected an expression, found the end of the query`},
+		{`SELEC * FROM c`, 0, `expected SELECT, found "SELEC"`},
+		{``, 0, `expected SELECT, found the end of the query`},
+		{`SELECT * WHERE c.a = 1`, 9, `expected FROM, found "WHERE"`},
+		{`SELECT *`, 8, `expected FROM, found the end of the query`},
+		{`SELECT * FROM c WHERE x.a = 1`, 22, `identifier x is not defined: the FROM clause names c`},
+		{`SELECT c.id FROM root r`, 7, `identifier c is not defined: the FROM clause names r`},
+		{`SELECT VALUE c FROM c AS x`, 13, `identifier c is not defined: the FROM clause names x`},
+		{`SELECT * FROM c WHERE a = 1 AND b = 2`, 22, `identifier a is not defined`},
+		{`SELECT TOP 5 * FROM c OFFSET 0 LIMIT 1`, 22, `TOP cannot be combined with OFFSET`},
+		{`SELECT c.id, c.x.id FROM c`, 13, `duplicate name "id"`},
+		{`SELECT c.a AS b, c.b FROM c`, 17, `duplicate name "b"`},
+		{`SELECT * FROM c ORDER BY 1`, 25, `ORDER BY takes property paths`},
+		{`SELECT * FROM c ORDER BY c`, 25, `ORDER BY takes property paths`},
+		{`SELECT * FROM c ORDER BY LOWER(c.a)`, 25, `ORDER BY takes property paths`},
+		{`SELECT * FROM c ORDER c.a`, 22, `expected BY after ORDER, found "c"`},
+		{`SELECT * FROM c WHERE c.a = 'x`, 28, `the string is not closed`},
+		{`SELECT * FROM c WHERE c.a = "x\`, 28, `the string is not closed`},
+		{`SELECT * FROM c WHERE c.a = "\q"`, 29, `unknown escape \q`},
+		{`SELECT * FROM c WHERE c.a = "\ud800"`, 29, `surrogate`},
+		{`SELECT * FROM c WHERE c.a = "\udc00\ud800"`, 29, `surrogate`},
+		{`SELECT * FROM c WHERE c.a = "\u12"`, 29, `four hexadecimal digits`},
+		{`SELECT * FROM c WHERE c.a = "\u12g4"`, 29, `four hexadecimal digits`},
+		{`SELECT * FROM c WHERE c.a = 1 = 2`, 30, `comparisons do not chain`},
+		{`SELECT * FROM c WHERE c.a = 1 IN (1)`, 30, `comparisons do not chain`},
+		{`SELECT * FROM c WHERE c.a IN (1) NOT BETWEEN 1 AND 2`, 33, `comparisons do not chain`},
+		{`SELECT * FROM c WHERE STARTSWITH(c.a)`, 22, `STARTSWITH takes 2 or 3 arguments, not 1`},
+		{`SELECT * FROM c WHERE IS_DEFINED()`, 22, `IS_DEFINED takes 1 argument, not 0`},
+		{`SELECT * FROM c WHERE ARRAY_CONTAINS(c.a, 1, true, 2)`, 22, `ARRAY_CONTAINS takes 2 or 3 arguments, not 4`},
+		{`SELECT * FROM c WHERE IS_DEFINED(c.a,)`, 37, `expected an expression, found ")"`},
+		{`SELECT * FROM c WHERE c.a IN ()`, 30, `expected an expression, found ")"`},
+		{`SELECT * FROM c WHERE c.a IN 1`, 29, `expected "(" after IN, found "1"`},
+		{`SELECT * FROM c WHERE c.a = [1,]`, 31, `expected an expression, found "]"`},
+		{`SELECT * FROM c WHERE c.a = [1 2]`, 31, `expected "]", found "2"`},
+		{`SELECT * FROM c WHERE c.a BETWEEN 1 OR 2`, 36, `expected AND in BETWEEN ... AND ..., found "OR"`},
+		{`SELECT * FROM c WHERE c.tags[1.5] = 1`, 29, `an array index is an integer from 0 to 2147483647, not 1.5`},
+		{`SELECT * FROM c WHERE c.tags[2147483648] = 1`, 29, `an array index is an integer`},
+		{`SELECT * FROM c WHERE c.tags[-1] = 1`, 29, `expected a property name in quotes or an array index, found "-"`},
+		{`SELECT * FROM c WHERE c[true] = 1`, 24, `expected a property name in quotes or an array index, found "true"`},
+		{`SELECT * FROM c WHERE c["a" = 1`, 28, `expected "]", found "="`},
+		{`SELECT * FROM c WHERE c. = 1`, 25, `expected a property name after '.', found "="`},
+		{`SELECT * FROM c WHERE c.1 = 1`, 24, `expected a property name after '.', found "1"`},
+		{`SELECT * FROM c WHERE c.a = 1e400`, 28, `the number 1e400 is out of range`},
+		{`SELECT * FROM c WHERE c.a = .`, 28, `expected an expression, found "."`},
+		{`SELECT * FROM c WHERE NOT c.a = 1`, 22, `NOT before a comparison is ambiguous (Cosmos DB reads NOT a = b as (NOT a) = b): write NOT (a = b), or (NOT a) = b`},
+		{`SELECT * FROM c WHERE c.b AND NOT c.a IN (1)`, 30, `NOT before a comparison is ambiguous`},
+		{`SELECT * FROM c WHERE NOT NOT c.a NOT BETWEEN 1 AND 2`, 26, `NOT before a comparison is ambiguous`},
+		{`SELECT * FROM c WHERE NOT IS_DEFINED(c.a) = true`, 22, `NOT before a comparison is ambiguous`},
+		{`SELECT * FROM c WHERE c.a.5 = 1`, 26, `expected a property name after '.', found "5"`},
+		{`SELECT * FROM c WHERE c.a[0].5 = 1`, 29, `expected a property name after '.', found "5"`},
+		{`SELECT * FROM c WHERE c.a = 1e+`, 31, `expected a digit in the exponent`},
+		{`SELECT * FROM c WHERE c.a = 1x`, 29, `expected a space or an operator after the number 1`},
+		{`SELECT * FROM c WHERE c.a = #`, 28, `unexpected character '#'`},
+		{`SELECT * FROM c WHERE c.a = 1;`, 29, `unexpected character ';'`},
+		{`SELECT * FROM c WHERE c.a ! 1`, 26, `unexpected character '!'`},
+		{`SELECT * FROM c WHERE c.a = @`, 28, `expected a parameter name after '@'`},
+		{`SELECT * FROM c WHERE c.a = (1`, 30, `expected ")", found the end of the query`},
+		{`SELECT * FROM c WHERE c.a = 1)`, 29, `expected AND, OR, ORDER BY, OFFSET or the end of the query, found ")"`},
+		{`SELECT * FROM c WHERE c.a = 1 garbage`, 30, `expected AND, OR, ORDER BY, OFFSET or the end of the query, found "garbage"`},
+		{`SELECT * FROM c garbage more`, 24, `expected WHERE, ORDER BY, OFFSET or the end of the query, found "more"`},
+		{`SELECT * FROM c ORDER BY c.a OFFSET 1 LIMIT 2 WHERE`, 46, `expected the end of the query, found "WHERE"`},
+		{`SELECT * FROM c ORDER BY c.a WHERE c.a = 1`, 29, `expected OFFSET or the end of the query, found "WHERE"`},
+		{`SELECT * FROM c WHERE c.a NOT = 1`, 26, `expected AND, OR, ORDER BY, OFFSET or the end of the query, found "NOT"`},
+		{`SELECT * FROM c WHERE c.a = 1 NOT = 1`, 30, `expected AND, OR, ORDER BY, OFFSET or the end of the query, found "NOT"`},
+		{`SELECT * FROM c WHERE c.a NOT c.b`, 26, `expected AND, OR, ORDER BY, OFFSET or the end of the query, found "NOT"`},
+		{`SELECT VALUE FROM c`, 13, `expected an expression, found "FROM"`},
+		{`SELECT VALUE * FROM c`, 13, `expected an expression, found "*"`},
+		{`SELECT VALUE c.a, c.b FROM c`, 16, `expected FROM, found ","`},
+		{`SELECT c.a AS FROM c`, 14, `expected a name after AS, found "FROM"`},
+		{`SELECT c.a AS "x" FROM c`, 14, `expected a name after AS, found "\"x\""`},
+		{`SELECT * FROM value`, 14, `expected a container name after FROM, found "value"`},
+		{`SELECT * FROM 1`, 14, `expected a container name after FROM, found "1"`},
+		{`SELECT * FROM c AS`, 18, `expected a name after AS, found the end of the query`},
+		{`SELECT TOP -1 * FROM c`, 11, `expected a non-negative integer or a parameter after TOP, found "-"`},
+		{`SELECT TOP 1.5 * FROM c`, 11, `TOP takes an integer from 0 to 2147483647, not 1.5`},
+		{`SELECT TOP 2147483648 * FROM c`, 11, `TOP takes an integer from 0 to 2147483647, not 2147483648`},
+		{`SELECT * FROM c OFFSET 1`, 24, `expected LIMIT, found the end of the query`},
+		{`SELECT * FROM c OFFSET 'a' LIMIT 1`, 23, `expected a non-negative integer or a parameter after OFFSET, found "'a'"`},
+		{`SELECT * FROM c OFFSET 1 LIMIT`, 30, `expected a non-negative integer or a parameter after LIMIT`},
+		{`SELECT * FROM c LIMIT 1`, 16, `LIMIT comes with OFFSET`},
+		{`SELECT COUNT(*) FROM c`, 13, `expected an expression, found "*"`},
+		{`SELECT VALUE COUNT(1 FROM c`, 21, `expected ")", found "FROM"`},
+		{`SELECT * FROM c WHERE c.a = "` + strings.Repeat("x", 40) + `" AND`, 74, `found the end of the query`},
+		{`SELECT * FROM c WHERE c.a = 1 "` + strings.Repeat("x", 40) + `"`, 30, `found "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxx..."`},
+		{`SELECT c.a, c.b.a FROM c`, 12, `duplicate name "a"`},
+		{`SELECT c["$1"], 1 FROM c`, 16, `duplicate name "$1"`},
+		{`SELECT * FROM c WHERE STARTSWITH(c.a "b")`, 37, `expected ")", found "\"b\""`},
+	} {
+		e := parseError(t, tc.sql)
+		require.Equal(t, tc.offset, e.Offset, "%s: %v", tc.sql, e)
+		require.Contains(t, e.Msg, tc.msg, tc.sql)
+		require.False(t, e.Unsupported, tc.sql)
+		require.Equal(t, 1, e.Line)
+		require.Equal(t, tc.offset+1, e.Column, tc.sql)
+	}
+}
+
+// Line and column count lines, and characters in them.
+func TestErrorPosition(t *testing.T) {
+	e := parseError(t, "SELECT *\nFROM c\nWHERE c.a = 'é' AND ?")
+	require.Equal(t, 3, e.Line)
+	require.Equal(t, 21, e.Column)
+	require.Equal(t, len("SELECT *\nFROM c\nWHERE c.a = 'é' AND "), e.Offset)
+	require.Equal(t, `at line 3, column 21: expected an expression, found "?"`, e.Error())
+
+	e = parseError(t, "SELECT * FROM c WHERE c.a = 1 AND c.b = \xff")
+	require.Equal(t, 40, e.Offset)
+	require.Contains(t, e.Msg, "not valid UTF-8")
+
+	e = parseError(t, strings.Repeat(" ", MaxQueryLen-len("SELECT * FROM c"))+"SELECT * FROM c ")
+	require.Contains(t, e.Error(), "at line 1, column 1: the query is 262145 bytes long, longer than the 262144 bytes allowed")
+	_, err := Parse(strings.Repeat(" ", MaxQueryLen-len("SELECT * FROM c")) + "SELECT * FROM c")
+	require.NoError(t, err)
+}
+
+// Nesting deeper than MaxDepth is refused, whatever nests.
+func TestParseDepth(t *testing.T) {
+	nest := func(n int, open, close string) string {
+		return "SELECT * FROM c WHERE " + strings.Repeat(open, n) + "c.a" + strings.Repeat(close, n)
+	}
+	for _, tc := range []struct {
+		open, close string
+		levels      int // how many levels each opening nests
+	}{
+		{"(", ")", 1}, {"NOT ", "", 1}, {"IS_DEFINED(", ")", 1}, {"NOT (", ")", 2}, {"c.b IN (", ")", 1},
+	} {
+		_, err := Parse(nest(MaxDepth/tc.levels, tc.open, tc.close))
+		require.NoError(t, err, tc.open)
+		e := parseError(t, nest(MaxDepth/tc.levels+1, tc.open, tc.close))
+		require.Contains(t, e.Msg, "the query nests deeper than 64 levels", tc.open)
+	}
+	arr := "SELECT * FROM c WHERE ARRAY_CONTAINS(" + strings.Repeat("[", MaxDepth-1) + strings.Repeat("]", MaxDepth-1) + ", c.a)"
+	_, err := Parse(arr)
+	require.NoError(t, err)
+	e := parseError(t, strings.Replace(arr, "[", "[[", 1))
+	require.Contains(t, e.Msg, "deeper than 64")
+	e = parseError(t, "SELECT * FROM c WHERE c.a IN "+strings.Repeat("(", 70))
+	require.Contains(t, e.Msg, "deeper than 64")
+	// Long chains do not nest.
+	long := "SELECT * FROM c WHERE c.a = 1" + strings.Repeat(" AND c.a = 1 OR c.b = 2", 5000)
+	q, err := Parse(long)
+	require.NoError(t, err)
+	b, err := q.Bind(nil)
+	require.NoError(t, err)
+	require.True(t, b.Match(Row{Body: `{"b":2}`}))
+}
+
+// The parts of Cosmos SQL this subset refuses are refused as such.
+func TestParseUnsupported(t *testing.T) {
+	for _, tc := range []struct {
+		sql    string
+		offset int
+		msg    string
+	}{
+		{`SELECT * FROM c JOIN t IN c.tags`, 16, `JOIN is not supported`},
+		{`SELECT * FROM root r JOIN t IN r.tags`, 21, `JOIN is not supported`},
+		{`SELECT c.status, COUNT(1) FROM c GROUP BY c.status`, 17, `COUNT combined with other items is not supported`},
+		{`SELECT * FROM c GROUP BY c.status`, 16, `GROUP BY is not supported`},
+		{`SELECT * FROM c WHERE c.a = 1 GROUP BY c.status`, 30, `GROUP BY is not supported`},
+		{`SELECT DISTINCT c.a FROM c`, 7, `DISTINCT is not supported`},
+		{`SELECT TOP 1 DISTINCT VALUE c.a FROM c`, 13, `DISTINCT is not supported`},
+		{`SELECT * FROM c WHERE c.a IN (SELECT VALUE 1 FROM d)`, 30, `a subquery is not supported`},
+		{`SELECT * FROM c WHERE c.a = (SELECT VALUE 1 FROM d)`, 28, `a subquery is not supported`},
+		{`SELECT * FROM (SELECT * FROM c)`, 14, `a subquery is not supported`},
+		{`SELECT VALUE ARRAY(SELECT VALUE 1 FROM d) FROM c`, 13, `ARRAY(subquery) is not supported`},
+		{`SELECT * FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags)`, 22, `EXISTS is not supported`},
+		{`SELECT * FROM c WHERE c.a LIKE 'a%'`, 26, `LIKE is not supported`},
+		{`SELECT * FROM c WHERE c.a NOT LIKE 'a%'`, 26, `LIKE is not supported`},
+		{`SELECT * FROM c WHERE NOT c.a LIKE 'a%'`, 30, `LIKE is not supported`},
+		{`SELECT * FROM c WHERE udf.f(c.x)`, 22, `a user-defined function (udf.f) is not supported`},
+		{`SELECT VALUE UDF.tax(c.x) FROM c`, 13, `user-defined function`},
+		{`SELECT * FROM c WHERE FOO(c.x)`, 22, `the function FOO is not supported`},
+		{`SELECT * FROM c WHERE substring(c.x, 1, 2) = "a"`, 22, `the function SUBSTRING is not supported`},
+		{`SELECT VALUE SUM(c.x) FROM c`, 13, `the aggregate SUM is not supported`},
+		{`SELECT AVG(c.x) FROM c`, 7, `the aggregate AVG is not supported`},
+		{`SELECT VALUE min(c.x) FROM c`, 13, `the aggregate MIN is not supported`},
+		{`SELECT MAX(c.x) AS m FROM c`, 7, `the aggregate MAX is not supported`},
+		{`SELECT c.id, MAX(c.x) FROM c`, 13, `the aggregate MAX is not supported`},
+		{`SELECT COUNT(1), c.id FROM c`, 7, `COUNT combined with other items is not supported`},
+		{`SELECT * FROM c WHERE COUNT(1) > 1`, 22, `COUNT inside an expression`},
+		{`SELECT VALUE IS_DEFINED(COUNT(1)) FROM c`, 24, `COUNT inside an expression`},
+		{`SELECT VALUE COUNT(1) FROM c ORDER BY c.a`, 29, `ORDER BY with an aggregate is not supported`},
+		{`SELECT COUNT(1) AS n FROM c ORDER BY c.a`, 28, `ORDER BY with an aggregate is not supported`},
+		{`SELECT VALUE c.a + 1 FROM c`, 17, `the arithmetic operator + is not supported`},
+		{`SELECT * FROM c WHERE c.a = 1 - 1`, 30, `the arithmetic operator - is not supported`},
+		{`SELECT * FROM c WHERE c.a -1 = 0`, 26, `the arithmetic operator - is not supported`},
+		{`SELECT VALUE c.a * 2 FROM c`, 17, `the arithmetic operator * is not supported`},
+		{`SELECT VALUE c.a / 2 FROM c`, 17, `the arithmetic operator / is not supported`},
+		{`SELECT VALUE c.a % 2 FROM c`, 17, `the arithmetic operator % is not supported`},
+		{`SELECT VALUE c.a || "x" FROM c`, 17, `the string concatenation operator || is not supported`},
+		{`SELECT VALUE c.a | 1 FROM c`, 17, `the bitwise operator | is not supported`},
+		{`SELECT VALUE c.a & 1 FROM c`, 17, `the bitwise operator & is not supported`},
+		{`SELECT VALUE c.a ^ 1 FROM c`, 17, `the bitwise operator ^ is not supported`},
+		{`SELECT VALUE c.a << 1 FROM c`, 17, `the bitwise operator << is not supported`},
+		{`SELECT VALUE c.a >> 1 FROM c`, 17, `the bitwise operator >> is not supported`},
+		{`SELECT VALUE c.a >>> 1 FROM c`, 17, `the bitwise operator >>> is not supported`},
+		{`SELECT VALUE ~c.a FROM c`, 13, `the unary operator ~ is not supported`},
+		{`SELECT VALUE -c.a FROM c`, 13, `the unary operator - is not supported`},
+		{`SELECT VALUE +c.a FROM c`, 13, `the unary operator + is not supported`},
+		{`SELECT VALUE + (1) FROM c`, 13, `the unary operator + is not supported`},
+		{`SELECT VALUE c.a ? 1 : 2 FROM c`, 17, `the conditional operator ?: is not supported`},
+		{`SELECT VALUE c.a ?? 1 FROM c`, 17, `the coalesce operator ?? is not supported`},
+		{`SELECT VALUE {"a": 1} FROM c`, 13, `an object literal is not supported`},
+		{`SELECT * FROM c WHERE c.a = {}`, 28, `an object literal is not supported`},
+		{`SELECT * FROM x IN c.tags`, 14, `FROM x IN ... (iteration) is not supported`},
+		{`SELECT * FROM c.children`, 15, `FROM a path (a subroot) is not supported`},
+		{`SELECT *, c.id FROM c`, 7, `SELECT * combined with other items is not supported`},
+		{`SELECT c.id, * FROM c`, 13, `SELECT * combined with other items is not supported`},
+		{`SELECT * FROM c WHERE c[@p] = 1`, 24, `a property name or an index given by a parameter is not supported`},
+		{`SELECT * FROM c WHERE ARRAY_CONTAINS([c.a], 1)`, 38, `an array literal of anything but literals and parameters is not supported`},
+		{`SELECT VALUE (c.a).b FROM c`, 18, `a property or an index of anything but a path from the alias is not supported`},
+		{`SELECT VALUE LOWER(c.a)[0] FROM c`, 23, `a property or an index of anything`},
+		{`SELECT * FROM c WHERE (c.a).5 = 1`, 27, `a property or an index of anything but a path`},
+	} {
+		e := parseError(t, tc.sql)
+		require.True(t, e.Unsupported, "%s: %v", tc.sql, e)
+		require.Contains(t, e.Msg, "not supported", tc.sql)
+		require.Contains(t, e.Msg, tc.msg, tc.sql)
+		require.Equal(t, tc.offset, e.Offset, "%s: %v", tc.sql, e)
+	}
+}

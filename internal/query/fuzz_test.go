@@ -1,0 +1,173 @@
+package query
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// fuzzSeeds are the queries the fuzzer starts from.
+var fuzzSeeds = []string{
+	`SELECT * FROM c WHERE c.status = @s AND c.total >= @min ORDER BY c.total DESC OFFSET 0 LIMIT 20`,
+	`SELECT VALUE COUNT(1) FROM c WHERE IS_DEFINED(c.email)`,
+	`SELECT c.id, c.user.name FROM c WHERE STARTSWITH(c.id, "ord-") AND c.region IN ("eu", "us")`,
+	`SELECT TOP 5 * FROM c`,
+	`SELECT TOP @n c.id FROM c ORDER BY c.n, c.s DESC`,
+	`SELECT VALUE c.id FROM c WHERE c.n BETWEEN @a AND 100 AND c.n NOT BETWEEN 1 AND 2`,
+	`SELECT * FROM c WHERE NOT ARRAY_CONTAINS(c.tags, @p, true) AND ARRAY_CONTAINS([1, "a", [null]], c.n)`,
+	`SELECT c["odd key"], c.tags[0], LOWER(c.s) AS l, c FROM c WHERE c.b OR c.n < @p`,
+	`SELECT COUNT(c.n) AS n FROM root r WHERE r.n != 1 AND r.s <> 'x\'y' AND IS_NULL(r.nul)`,
+	`SELECT * FROM c WHERE ENDSWITH(c.s, "a", true) AND CONTAINS(c.s, @p) AND LENGTH(c.s) > ARRAY_LENGTH(c.arr)`,
+	`SELECT VALUE UPPER(c.s) FROM c WHERE IS_STRING(c.s) AND IS_NUMBER(c.n) OR IS_BOOL(c.b) AND IS_ARRAY(c.arr) OR IS_OBJECT(c.obj) OR IS_PRIMITIVE(c.x)`,
+	`SELECT * FROM c WHERE (c.a = 1 OR (c.b = 2 AND NOT (c.c IN (1, 2, 3)))) AND c.d = undefined AND c.e = null`,
+	`SELECT * FROM c JOIN t IN c.tags WHERE udf.f(c.x) AND c.a LIKE "%" GROUP BY c.a`,
+	"SELECT *\nFROM c\nWHERE c.s = \"\\u00e9\\ud83d\\ude00\" AND c._ts > 1e2",
+	`SELECT * FROM c WHERE NOT (c.a = 1) AND (NOT c.b) = true AND c.c NOT IN (1, @p) AND c.d BETWEEN -1 AND +2.5e1`,
+	`SELECT VALUE c FROM c WHERE c.a.b[0]["x"] >= .5 OR c.a <> 1. OR NOT NOT IS_NULL(c.z)`,
+}
+
+// fuzzValues are the values every parameter takes in turn.
+var fuzzValues = []string{`1`, `"a"`, `null`, `[1,"a"]`, `{"a":1}`, `true`, `"\ud800"`, `1e400`, `-0`}
+
+// FuzzParse runs any text: Parse never panics, and refuses with a *Error
+// at a position within the text; a query that parses binds, and runs on
+// fixed rows without panicking, giving valid JSON, with every row it
+// matches inside the ranges it gives.
+func FuzzParse(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	rows := append(evalRows(), Row{Body: `{}`, TS: 1, ETag: "t"},
+		Row{Body: `{"id":"z","a":1,"b":2,"c":3,"d":[],"e":null,"status":"open","total":10,"tags":["a",{"a":1}]}`})
+	extraPaths := []Path{nil, {{Name: "n"}}, {{Name: "s"}}, {{Name: "arr"}, {Index: 0, IsIndex: true}}}
+	f.Fuzz(func(t *testing.T, text string) {
+		q, err := Parse(text)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%q: %T is no *Error", text, err)
+			}
+			if e.Offset < 0 || e.Offset > len(text) || e.Line < 1 || e.Column < 1 || e.Msg == "" || e.Error() == "" {
+				t.Fatalf("%q: a bad error %+v", text, e)
+			}
+			if e.Line == 1 && len(text) <= MaxQueryLen && utf8.ValidString(text) && e.Column != 1+utf8.RuneCountInString(text[:e.Offset]) {
+				t.Fatalf("%q: column %d at offset %d", text, e.Column, e.Offset)
+			}
+			return
+		}
+		if q.Text() != text {
+			t.Fatalf("Text %q, not %q", q.Text(), text)
+		}
+		checkAccounting(t, text, q)
+		for _, v := range fuzzValues {
+			params := map[string]string{}
+			for _, name := range q.Params() {
+				params[name] = v
+			}
+			b, err := q.Bind(params)
+			if err != nil {
+				continue // TOP @n with a value that is no count
+			}
+			runBound(t, text, b, rows, extraPaths)
+		}
+	})
+}
+
+// runBound runs every method of b on rows, and checks what it can.
+func runBound(t *testing.T, text string, b *Bound, rows []Row, extraPaths []Path) {
+	_, _, _ = b.Top(), b.Offset(), b.Limit()
+	_ = b.OrderBy()
+	paths := append(b.Paths(), extraPaths...)
+	var rs [][]Range
+	for _, p := range paths {
+		r, _ := b.Ranges(p)
+		rs = append(rs, r)
+	}
+	for _, r := range rows {
+		_ = b.AppendSortKey(nil, r)
+		match := b.Match(r)
+		if match {
+			for i, p := range b.Paths() {
+				if k := AppendKey(nil, r.Value(p)); !inRanges(k, rs[i]) {
+					t.Fatalf("%q: row %s matches, but its key %x at %s is not in %x", text, r.Body, k, p, rs[i])
+				}
+			}
+		}
+		if b.Aggregate() {
+			_ = b.Counts(r)
+			if out := b.AppendAggregate(nil, 3); !json.Valid(out) {
+				t.Fatalf("%q: aggregate %s", text, out)
+			}
+			continue
+		}
+		if out, ok := b.AppendResult(nil, r); ok && !json.Valid(out) {
+			t.Fatalf("%q: row %s gives %s, no JSON", text, r.Body, out)
+		}
+	}
+}
+
+// checkAccounting checks that the syntax tree of q has a node for every
+// logical and comparison operator of its text, so that none was dropped or
+// read as another.
+func checkAccounting(t *testing.T, text string, q *Query) {
+	tokens := map[string]int{}
+	toks := lex(text)
+	for i, tk := range toks {
+		switch {
+		case tk.kind == tIdent && (i == 0 || !toks[i-1].is(".")):
+			tokens[strings.ToUpper(tk.text)]++
+		case tk.kind == tPunct:
+			if _, ok := cmpOps[tk.text]; ok {
+				tokens["cmp"]++
+			}
+		case tk.kind == tParam:
+			tokens["param"]++
+		}
+	}
+	nodes := map[string]int{}
+	var walk func(e *expr)
+	walk = func(e *expr) {
+		if e == nil {
+			return
+		}
+		switch e.kind {
+		case xNot:
+			nodes["NOT"]++
+		case xAnd:
+			nodes["AND"] += len(e.args) - 1
+		case xOr:
+			nodes["OR"] += len(e.args) - 1
+		case xCmp:
+			nodes["cmp"]++
+		case xIn:
+			nodes["IN"]++
+		case xBetween:
+			nodes["BETWEEN"]++
+			nodes["AND"]++
+		case xParam:
+			nodes["param"]++
+		}
+		if e.not && (e.kind == xIn || e.kind == xBetween) {
+			nodes["NOT"]++
+		}
+		for _, a := range e.args {
+			walk(a)
+		}
+	}
+	for _, it := range q.items {
+		walk(it.e)
+	}
+	walk(q.where)
+	for _, l := range []limitSpec{q.top, q.offset, q.limit} {
+		if l.set && l.param >= 0 {
+			nodes["param"]++
+		}
+	}
+	for _, k := range []string{"NOT", "AND", "OR", "cmp", "IN", "BETWEEN", "param"} {
+		if tokens[k] != nodes[k] {
+			t.Fatalf("%q: %d %s in the text, %d in the tree", text, tokens[k], k, nodes[k])
+		}
+	}
+}

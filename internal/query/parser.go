@@ -1,0 +1,428 @@
+package query
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// Parse parses a query. Errors are *Error: the position and what the
+// parser expected there, or the part of Cosmos SQL that is not supported.
+func Parse(text string) (*Query, error) {
+	if len(text) > MaxQueryLen {
+		return nil, newError(text, 0, false, fmt.Sprintf("the query is %d bytes long, longer than the %d bytes allowed", len(text), MaxQueryLen))
+	}
+	if !utf8.ValidString(text) {
+		off := 0
+		for off < len(text) {
+			r, size := utf8.DecodeRuneInString(text[off:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			off += size
+		}
+		return nil, newError(text, off, false, "the query is not valid UTF-8")
+	}
+	p := &parser{text: text, lex: lexer{text: text}, params: map[string]int{}, q: &Query{text: text}}
+	p.fill(0)
+	if err := p.parseQuery(); err != nil {
+		return nil, err
+	}
+	return p.q, nil
+}
+
+// parser is the state of a parse: the tokens, and what it has found.
+type parser struct {
+	text   string
+	lex    lexer
+	toks   []token // the current token, then those read ahead
+	pos    int     // the current token's index in toks
+	depth  int
+	params map[string]int // parameter index by name
+	paths  []*expr        // every path, to check against the alias
+	q      *Query
+	alias  string
+}
+
+// fill reads tokens until toks holds the one n places after the current
+// one (past the end, the last one again). The tokens read are dropped as
+// the parser moves on, so that it holds only a few.
+func (p *parser) fill(n int) {
+	if p.pos > 64 {
+		p.toks = append(p.toks[:0], p.toks[p.pos:]...)
+		p.pos = 0
+	}
+	for len(p.toks) <= p.pos+n {
+		p.toks = append(p.toks, p.lex.next())
+	}
+}
+
+// tok returns the current token.
+func (p *parser) tok() token { return p.toks[p.pos] }
+
+// peek returns the token n places after the current one: at the end, the
+// tEOF or tError token.
+func (p *parser) peek(n int) token {
+	p.fill(n)
+	return p.toks[p.pos+n]
+}
+
+// advance moves to the next token, staying at the tEOF or tError token.
+func (p *parser) advance() {
+	if k := p.tok().kind; k != tEOF && k != tError {
+		p.pos++
+		p.fill(0)
+	}
+}
+
+// fail returns the error msg at byte off.
+func (p *parser) fail(off int, format string, args ...any) error {
+	return newError(p.text, off, false, fmt.Sprintf(format, args...))
+}
+
+// unsupported returns the error that the part of Cosmos SQL at off, what,
+// is not supported.
+func (p *parser) unsupported(off int, what string) error {
+	return newError(p.text, off, true, what+" is not supported")
+}
+
+// expected returns the error that the current token is not what, or the
+// lexical error it is.
+func (p *parser) expected(what string) error {
+	t := p.tok()
+	if t.kind == tError {
+		return newError(p.text, t.off, false, t.msg)
+	}
+	return p.fail(t.off, "expected %s, found %s", what, describe(t))
+}
+
+// expect consumes the punctuation s, or fails.
+func (p *parser) expect(s string) error {
+	if !p.tok().is(s) {
+		return p.expected(fmt.Sprintf("%q", s))
+	}
+	p.advance()
+	return nil
+}
+
+// enter goes one level deeper, or fails beyond MaxDepth; leave comes back.
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > MaxDepth {
+		return p.fail(p.tok().off, "the query nests deeper than %d levels", MaxDepth)
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// param returns the index of parameter name, numbering it on its first use.
+func (p *parser) param(name string) int {
+	i, ok := p.params[name]
+	if !ok {
+		i = len(p.q.params)
+		p.params[name] = i
+		p.q.params = append(p.q.params, name)
+	}
+	return i
+}
+
+// parseQuery parses the whole text into p.q.
+func (p *parser) parseQuery() error {
+	q := p.q
+	if !p.tok().isKeyword("SELECT") {
+		return p.expected("SELECT")
+	}
+	p.advance()
+	if p.tok().isKeyword("TOP") {
+		p.advance()
+		var err error
+		if q.top, err = p.parseCount("TOP"); err != nil {
+			return err
+		}
+	}
+	if p.tok().isKeyword("DISTINCT") {
+		return p.unsupported(p.tok().off, "DISTINCT")
+	}
+	if err := p.parseSelect(); err != nil {
+		return err
+	}
+	if err := p.parseFrom(); err != nil {
+		return err
+	}
+	next := "WHERE, ORDER BY, OFFSET or the end of the query"
+	if p.tok().isKeyword("WHERE") {
+		p.advance()
+		w, err := p.parseExpr()
+		if err != nil {
+			return err
+		}
+		q.where = w
+		next = "AND, OR, ORDER BY, OFFSET or the end of the query"
+	}
+	if p.tok().isKeyword("GROUP") {
+		return p.unsupported(p.tok().off, "GROUP BY")
+	}
+	if t := p.tok(); t.isKeyword("ORDER") {
+		if q.sel == selCount || q.sel == selCountItem {
+			return p.unsupported(t.off, "ORDER BY with an aggregate")
+		}
+		if err := p.parseOrderBy(); err != nil {
+			return err
+		}
+		next = "OFFSET or the end of the query"
+	}
+	if t := p.tok(); t.isKeyword("OFFSET") {
+		if q.top.set {
+			return p.fail(t.off, "TOP cannot be combined with OFFSET ... LIMIT: use one or the other")
+		}
+		p.advance()
+		var err error
+		if q.offset, err = p.parseCount("OFFSET"); err != nil {
+			return err
+		}
+		if !p.tok().isKeyword("LIMIT") {
+			return p.expected("LIMIT")
+		}
+		p.advance()
+		if q.limit, err = p.parseCount("LIMIT"); err != nil {
+			return err
+		}
+		next = "the end of the query"
+	} else if t.isKeyword("LIMIT") {
+		return p.fail(t.off, "LIMIT comes with OFFSET: write OFFSET 0 LIMIT m")
+	}
+	if p.tok().kind != tEOF {
+		return p.expected(next)
+	}
+	return p.resolve()
+}
+
+// parseCount parses the number of TOP, OFFSET or LIMIT: a non-negative
+// integer literal that fits 32 bits, or a parameter.
+func (p *parser) parseCount(clause string) (limitSpec, error) {
+	t := p.tok()
+	switch t.kind {
+	case tNumber:
+		if t.num != math.Trunc(t.num) || t.num > math.MaxInt32 {
+			return limitSpec{}, p.fail(t.off, "%s takes an integer from 0 to %d, not %s", clause, math.MaxInt32, t.text)
+		}
+		p.advance()
+		return limitSpec{set: true, n: int(t.num), param: -1}, nil
+	case tParam:
+		p.advance()
+		return limitSpec{set: true, param: p.param(t.str)}, nil
+	}
+	return limitSpec{}, p.expected("a non-negative integer or a parameter after " + clause)
+}
+
+// parseSelect parses what SELECT [TOP n] selects.
+func (p *parser) parseSelect() error {
+	q := p.q
+	t := p.tok()
+	switch {
+	case t.is("*"):
+		p.advance()
+		if p.tok().is(",") {
+			return p.unsupported(t.off, "SELECT * combined with other items")
+		}
+		q.sel = selStar
+		return nil
+	case t.isKeyword("VALUE"):
+		p.advance()
+		if p.aggregateAhead() {
+			arg, err := p.parseAggregate()
+			q.sel, q.items = selCount, []item{{e: arg}}
+			return err
+		}
+		e, err := p.parseExpr()
+		q.sel, q.items = selValue, []item{{e: e}}
+		return err
+	}
+	q.sel = selItems
+	for {
+		t := p.tok()
+		if t.is("*") {
+			return p.unsupported(t.off, "SELECT * combined with other items")
+		}
+		if p.aggregateAhead() {
+			arg, err := p.parseAggregate()
+			if err != nil {
+				return err
+			}
+			if len(q.items) > 0 {
+				return p.unsupported(t.off, "COUNT combined with other items")
+			}
+			name, err := p.parseAlias()
+			if err != nil {
+				return err
+			}
+			if p.tok().is(",") {
+				return p.unsupported(t.off, "COUNT combined with other items")
+			}
+			q.sel, q.items = selCountItem, []item{{e: arg, name: name}}
+			return nil
+		}
+		e, err := p.parseExpr()
+		if err != nil {
+			return err
+		}
+		name, err := p.parseAlias()
+		if err != nil {
+			return err
+		}
+		q.items = append(q.items, item{e: e, name: name})
+		if !p.tok().is(",") {
+			return nil
+		}
+		p.advance()
+	}
+}
+
+// parseAlias parses an item's [AS] name, if any.
+func (p *parser) parseAlias() (string, error) {
+	t := p.tok()
+	if t.isKeyword("AS") {
+		p.advance()
+		if t = p.tok(); t.kind != tIdent || t.isReserved() {
+			return "", p.expected("a name after AS")
+		}
+	} else if t.kind != tIdent || t.isReserved() {
+		return "", nil
+	}
+	p.advance()
+	return t.text, nil
+}
+
+// aggregateAhead reports whether an aggregate function's call starts at
+// the current token.
+func (p *parser) aggregateAhead() bool {
+	t := p.tok()
+	name := strings.ToUpper(t.text)
+	return t.kind == tIdent && p.peek(1).is("(") && (name == "COUNT" || aggregates[name])
+}
+
+// parseAggregate parses COUNT(expr), and returns expr; it refuses the
+// other aggregates.
+func (p *parser) parseAggregate() (*expr, error) {
+	t := p.tok()
+	if name := strings.ToUpper(t.text); name != "COUNT" {
+		return nil, p.unsupported(t.off, "the aggregate "+name)
+	}
+	p.advance()
+	p.advance()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	arg, err := p.parseExpr()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect(")"); err != nil {
+		return nil, err
+	}
+	p.leave()
+	return arg, nil
+}
+
+// parseFrom parses FROM name [[AS] alias].
+func (p *parser) parseFrom() error {
+	if !p.tok().isKeyword("FROM") {
+		return p.expected("FROM")
+	}
+	p.advance()
+	t := p.tok()
+	if t.is("(") && p.peek(1).isKeyword("SELECT") {
+		return p.unsupported(t.off, "a subquery")
+	}
+	if t.kind != tIdent || t.isReserved() {
+		return p.expected("a container name after FROM")
+	}
+	p.advance()
+	switch n := p.tok(); {
+	case n.isKeyword("IN"):
+		return p.unsupported(t.off, "FROM x IN ... (iteration)")
+	case n.is(".") || n.is("["):
+		return p.unsupported(n.off, "FROM a path (a subroot)")
+	}
+	p.alias = t.text
+	if n := p.tok(); n.isKeyword("AS") || n.kind == tIdent && !n.isReserved() {
+		alias, err := p.parseAlias()
+		if err != nil {
+			return err
+		}
+		p.alias = alias
+	}
+	if n := p.tok(); n.isKeyword("JOIN") {
+		return p.unsupported(n.off, "JOIN")
+	}
+	return nil
+}
+
+// parseOrderBy parses ORDER BY path [ASC|DESC], ...
+func (p *parser) parseOrderBy() error {
+	p.advance()
+	if !p.tok().isKeyword("BY") {
+		return p.expected("BY after ORDER")
+	}
+	p.advance()
+	for {
+		off := p.tok().off
+		e, err := p.parseExpr()
+		if err != nil {
+			return err
+		}
+		if !e.isPath() {
+			return p.fail(off, "ORDER BY takes property paths, as c.name")
+		}
+		o := Order{Path: e.path}
+		if t := p.tok(); t.isKeyword("ASC") || t.isKeyword("DESC") {
+			o.Desc = t.isKeyword("DESC")
+			p.advance()
+		}
+		p.q.order = append(p.q.order, o)
+		if !p.tok().is(",") {
+			return nil
+		}
+		p.advance()
+	}
+}
+
+// resolve checks that every path starts from the alias, and names the
+// SELECT clause's items.
+func (p *parser) resolve() error {
+	for _, e := range p.paths {
+		if e.root != p.alias {
+			return p.fail(e.off, "identifier %s is not defined: the FROM clause names %s", e.root, p.alias)
+		}
+	}
+	q := p.q
+	switch q.sel {
+	case selCountItem:
+		if q.items[0].name == "" {
+			q.items[0].name = "$1"
+		}
+	case selItems:
+		unnamed := 0
+		seen := map[string]bool{}
+		for i := range q.items {
+			it := &q.items[i]
+			switch {
+			case it.name != "":
+			case it.e.kind == xPath && len(it.e.path) == 0:
+				it.name = p.alias
+			case it.e.kind == xPath && !it.e.path[len(it.e.path)-1].IsIndex:
+				it.name = it.e.path[len(it.e.path)-1].Name
+			default:
+				unnamed++
+				it.name = fmt.Sprintf("$%d", unnamed)
+			}
+			if seen[it.name] {
+				return p.fail(it.e.off, "duplicate name %q in the SELECT clause: give one another name with AS", it.name)
+			}
+			seen[it.name] = true
+		}
+	}
+	return nil
+}

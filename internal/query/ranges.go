@@ -1,0 +1,254 @@
+package query
+
+import (
+	"bytes"
+	"slices"
+)
+
+// Range is a range [From, To) of value keys, as AppendKey writes them,
+// compared bytewise; To nil is unbounded.
+type Range struct{ From, To []byte }
+
+// constraint is what a term of the WHERE clause says of the value at a
+// path: when the term is true, the value's key is in one of the ranges.
+type constraint struct {
+	path Path
+	rs   []Range // normalized
+}
+
+// Ranges says which value keys, AppendKey(r.Value(p)), a row can have at p
+// and still match. ok is true when the WHERE clause is a conjunction (of
+// one term or more) of which at least one term constrains p; then every
+// row r for which Match(r) is true has AppendKey(r.Value(p)) inside one of
+// the ranges. They are sorted and disjoint; none at all means that no row
+// matches. Several terms on p are intersected.
+func (b *Bound) Ranges(p Path) (rs []Range, ok bool) {
+	for _, c := range b.terms {
+		if !slices.Equal(c.path, p) {
+			continue
+		}
+		if !ok {
+			rs, ok = c.rs, true
+		} else {
+			rs = intersect(rs, c.rs)
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	out := make([]Range, len(rs))
+	for i, r := range rs {
+		out[i] = Range{From: bytes.Clone(r.From), To: bytes.Clone(r.To)}
+	}
+	return out, true
+}
+
+// Paths returns every distinct path Ranges can say something about, in
+// the order the WHERE clause first constrains them.
+func (b *Bound) Paths() []Path {
+	var ps []Path
+	for _, c := range b.terms {
+		if !slices.ContainsFunc(ps, func(p Path) bool { return slices.Equal(p, c.path) }) {
+			ps = append(ps, c.path)
+		}
+	}
+	return ps
+}
+
+// sargable returns what the terms of the WHERE clause's top-level AND say
+// of the paths they test.
+func (b *Bound) sargable() []constraint {
+	var cs []constraint
+	var visit func(e *expr)
+	visit = func(e *expr) {
+		if e.kind == xAnd {
+			for _, a := range e.args {
+				visit(a)
+			}
+			return
+		}
+		if p, rs, ok := b.constrain(e); ok {
+			cs = append(cs, constraint{p, normalize(rs)})
+		}
+	}
+	if b.q.where != nil {
+		visit(b.q.where)
+	}
+	return cs
+}
+
+// keyRange returns the range of the one key of v.
+func keyRange(v Value) Range {
+	k := AppendKey(nil, v)
+	return Range{k, PrefixEnd(k)}
+}
+
+// kindRange returns the range of every key of kind k.
+func kindRange(k Kind) Range {
+	from, to := KindKey(k)
+	return Range{from, to}
+}
+
+// constrain returns the path a term tests, and the ranges its value's key
+// is in when the term is true; false when the term is of no form it knows.
+func (b *Bound) constrain(e *expr) (Path, []Range, bool) {
+	switch e.kind {
+	case xPath: // true only when the value is true
+		return e.path, []Range{keyRange(Value{Kind: Bool, Bool: true})}, e.isPath()
+	case xCmp:
+		x, c, op := e.args[0], e.args[1], e.op
+		if !x.isPath() {
+			x, c, op = c, x, op.mirror()
+		}
+		if !x.isPath() || !c.isConst() {
+			return nil, nil, false
+		}
+		return x.path, cmpRanges(op, b.constVal(c).Value), true
+	case xIn:
+		if e.not || !e.args[0].isPath() {
+			return nil, nil, false
+		}
+		var rs []Range
+		for _, a := range e.args[1:] {
+			if !a.isConst() {
+				return nil, nil, false
+			}
+			rs = append(rs, cmpRanges(opEq, b.constVal(a).Value)...)
+		}
+		return e.args[0].path, rs, true
+	case xBetween:
+		x, lo, hi := e.args[0], e.args[1], e.args[2]
+		if e.not || !x.isPath() || !lo.isConst() || !hi.isConst() {
+			return nil, nil, false
+		}
+		l, h := b.constVal(lo).Value, b.constVal(hi).Value
+		if l.Kind != h.Kind || l.Kind < Null || l.Kind > String {
+			return x.path, nil, true
+		}
+		return x.path, []Range{{AppendKey(nil, l), PrefixEnd(AppendKey(nil, h))}}, true
+	case xCall:
+		if len(e.args) == 0 || !e.args[0].isPath() {
+			return nil, nil, false
+		}
+		rs, ok := b.callRanges(e)
+		return e.args[0].path, rs, ok
+	}
+	return nil, nil, false
+}
+
+// callRanges returns the ranges the value of a call's first argument, a
+// path, is in when the call is true; false for a function that returns no
+// boolean.
+func (b *Bound) callRanges(e *expr) ([]Range, bool) {
+	switch e.fn {
+	case fIsDefined:
+		return []Range{{From: []byte{keyNull}}}, true
+	case fIsPrimitive:
+		return []Range{{kindRange(Null).From, kindRange(String).To}}, true
+	case fIsNull, fIsBool, fIsNumber, fIsString, fIsArray, fIsObject:
+		return []Range{kindRange(kindTests[e.fn])}, true
+	case fStartsWith:
+		// With a literal prefix, and no ignoreCase (or false), the keys of
+		// the strings with that prefix; else those of every string.
+		prefix := e.args[1]
+		if !prefix.isConst() {
+			break
+		}
+		v := b.constVal(prefix)
+		if v.Kind != String {
+			return nil, true // STARTSWITH is undefined
+		}
+		if len(e.args) == 3 {
+			ic := e.args[2]
+			if !ic.isConst() || b.constVal(ic).Kind != Bool || b.constVal(ic).Bool {
+				break
+			}
+		}
+		from := AppendStringPrefixKey(nil, v.Str)
+		return []Range{{from, PrefixEnd(from)}}, true
+	case fArrayContains:
+		return []Range{kindRange(Array)}, true
+	}
+	switch e.fn {
+	case fStartsWith, fEndsWith, fContains:
+		return []Range{kindRange(String)}, true
+	}
+	return nil, false
+}
+
+// cmpRanges returns the ranges of the keys of the values x for which
+// x op v is true.
+func cmpRanges(op cmpOp, v Value) []Range {
+	if v.Kind == Undefined {
+		return nil
+	}
+	kind := kindRange(v.Kind)
+	if v.Kind == Array || v.Kind == Object {
+		if op == opEq || op == opNe {
+			return []Range{kind}
+		}
+		return nil // arrays and objects have no order
+	}
+	k := keyRange(v)
+	switch op {
+	case opEq:
+		return []Range{k}
+	case opNe:
+		return []Range{{kind.From, k.From}, {k.To, kind.To}}
+	case opLt:
+		return []Range{{kind.From, k.From}}
+	case opLe:
+		return []Range{{kind.From, k.To}}
+	case opGt:
+		return []Range{{k.To, kind.To}}
+	}
+	return []Range{{k.From, kind.To}}
+}
+
+// empty reports whether r holds no key.
+func (r Range) empty() bool { return r.To != nil && bytes.Compare(r.From, r.To) >= 0 }
+
+// normalize returns rs without its empty ranges, sorted, with overlapping
+// and adjacent ones merged; never nil.
+func normalize(rs []Range) []Range {
+	rs = slices.DeleteFunc(slices.Clone(rs), Range.empty)
+	slices.SortFunc(rs, func(a, b Range) int { return bytes.Compare(a.From, b.From) })
+	out := make([]Range, 0, len(rs))
+	for _, r := range rs {
+		if n := len(out); n > 0 && (out[n-1].To == nil || bytes.Compare(r.From, out[n-1].To) <= 0) {
+			if out[n-1].To != nil && (r.To == nil || bytes.Compare(r.To, out[n-1].To) > 0) {
+				out[n-1].To = r.To
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// intersect returns the keys in both a and b, two normalized lists.
+func intersect(a, b []Range) []Range {
+	out := make([]Range, 0, min(len(a), len(b)))
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		r := Range{From: a[i].From, To: a[i].To}
+		if bytes.Compare(b[j].From, r.From) > 0 {
+			r.From = b[j].From
+		}
+		if endsBefore(b[j].To, r.To) {
+			r.To = b[j].To
+		}
+		if !r.empty() {
+			out = append(out, r)
+		}
+		if endsBefore(a[i].To, b[j].To) {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
+}
+
+// endsBefore reports whether a range ending at x ends before one ending at
+// y (nil: unbounded).
+func endsBefore(x, y []byte) bool { return x != nil && (y == nil || bytes.Compare(x, y) < 0) }
