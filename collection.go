@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,7 @@ type Collection struct {
 	mu        sync.RWMutex
 	mode      IndexingMode
 	prim      primary
+	sec       secondaries                 // the secondary indexes (R13)
 	exp       expiryIndex                 // and the DefaultTTL it owns
 	rules     atomic.Pointer[expiryRules] // exp's rules, for point reads, which take no lock
 	etagBase  uint64
@@ -114,6 +116,14 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 	if err := o.Sync.validate(); err != nil {
 		return nil, err
 	}
+	for i, ptr := range o.Indexes {
+		if _, err := indexPath(ptr); err != nil {
+			return nil, err
+		}
+		if slices.Contains(o.Indexes[:i], ptr) {
+			return nil, errorf(ErrInvalidOption, "index path %s is listed twice", ptr)
+		}
+	}
 	if o.SweepBatch < 0 {
 		return nil, errorf(ErrInvalidOption, "SweepBatch %d is negative", o.SweepBatch)
 	}
@@ -154,6 +164,10 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 	} else {
 		c.wake = make(chan struct{}, 1)
 		go c.run()
+	}
+	if err := c.declareIndexes(o.Indexes); err != nil {
+		c.Close()
+		return nil, err
 	}
 	return c, nil
 }
@@ -221,6 +235,9 @@ func (c *Collection) SetIndexingMode(m IndexingMode) (err error) {
 	if err := ttlNeedsIndexing(c.exp.def, m); err != nil {
 		return err
 	}
+	if m == IndexingNone && len(c.sec.list)+len(c.sec.building) > 0 {
+		return errorf(ErrInvalidOption, "indexing mode none keeps no index, and the collection has %d secondary indexes: drop them first (R8)", len(c.sec.list)+len(c.sec.building))
+	}
 	c.mode = m
 	c.journalSetting(func(b []byte) []byte { return appendIndexing(b, m) })
 	return nil
@@ -263,6 +280,7 @@ func (c *Collection) Close() error {
 		}
 		c.mu.Lock()
 		c.prim.clear()
+		c.sec.clear()
 		c.exp = expiryIndex{def: c.exp.def} // the setting stays readable
 		c.feed.clear()
 		// c.ver stays: listings in progress read the versions kept for them,

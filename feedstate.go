@@ -66,6 +66,7 @@ func (c *Collection) logDelete(e *entry, now int64, expired bool) {
 // sweeper, which has taken it out of the expiry index. Call with mu held.
 func (c *Collection) dropExpired(e *entry, now int64) {
 	c.logDelete(e, now, true)
+	c.sec.update(e, e.doc(), nil)
 	c.prim.remove(e)
 }
 

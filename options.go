@@ -55,6 +55,12 @@ type Options struct {
 	// a time uses a directory. Zero: the collection lives in memory only.
 	Dir string
 
+	// Indexes are the paths of secondary indexes to have (R13), JSON
+	// Pointers of member names as [Collection.CreateIndex] takes them. A
+	// durable collection keeps the indexes it had, and adds these. Zero:
+	// none.
+	Indexes []string
+
 	// Sync is when a durable collection's writes reach stable storage.
 	// Zero: [SyncEverySecond]. Ignored without Dir.
 	Sync SyncPolicy

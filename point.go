@@ -160,6 +160,7 @@ func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteO
 // for. Call with mu held.
 func (c *Collection) remove(e *entry, now int64) {
 	c.logDelete(e, now, false)
+	c.sec.update(e, e.doc(), nil)
 	c.prim.remove(e)
 	c.exp.remove(e, e.doc())
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+
+	"github.com/ttldb/ttldb/internal/query"
 )
 
 // The records of a durable collection's files (R12), inside the frames of
@@ -18,6 +21,7 @@ import (
 //	state       kind 5: see appendState
 //	end         kind 6, documents (8)
 //	clock       kind 7, the instant (8)
+//	index       kind 8, made (1: made, 0: dropped), the path of a secondary index
 //
 // A put keeps the body as stored (compact, without _ts and _etag): replay
 // parses it again, which recomputes its key, partition key and ttl, and
@@ -32,6 +36,7 @@ const (
 	recState    = 5
 	recEnd      = 6
 	recClock    = 7
+	recIndex    = 8
 )
 
 // appendPut appends the record of the write of d, stamped, as op.
@@ -66,6 +71,12 @@ func appendDefault(b []byte, def DefaultTTL, now int64) []byte {
 // appendIndexing appends the record of a change of the indexing mode.
 func appendIndexing(b []byte, m IndexingMode) []byte { return append(b, recIndexing, byte(m)) }
 
+// appendIndex appends the record of a secondary index on ptr made, or
+// dropped.
+func appendIndex(b []byte, made bool, ptr string) []byte {
+	return append(append(b, recIndex, boolByte(made)), ptr...)
+}
+
 // appendClock appends the record of the collection's latest "now", which
 // reads may have moved past every instant of the other records: a reopen
 // must not let it go back (R4), or an expired document would come back.
@@ -92,15 +103,18 @@ type savedState struct {
 	def               DefaultTTL
 	ownCut            int64
 	cuts              []inheritCut
-	docs              uint64 // in the snapshot, to size the maps that load them
+	docs              uint64   // in the snapshot, to size the maps that load them
+	indexes           []string // the paths of the secondary indexes
 }
 
 // appendState appends a state record: kind 5, then the name and the
 // partition-key path (each a length (2) and its bytes), the etag base, the
 // token id, the last LSN, the latest now (8 each), the indexing mode (1),
 // the DefaultTTL (on (1), seconds (8)), the own cut (8), and the inherit
-// cuts (a count (4), then upTo and ttl (8 each) of each), and the number
-// of documents that follow (8).
+// cuts (a count (4), then upTo and ttl (8 each) of each), the number
+// of documents that follow (8), and the paths of the secondary indexes (a
+// count (2), then each as a length (2) and its bytes), which snapshots
+// written before indexes existed lack.
 func appendState(b []byte, s savedState) []byte {
 	b = append(b, recState)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(s.name)))
@@ -118,7 +132,13 @@ func appendState(b []byte, s savedState) []byte {
 		b = binary.BigEndian.AppendUint64(b, uint64(c.upTo))
 		b = binary.BigEndian.AppendUint64(b, uint64(c.ttl))
 	}
-	return binary.BigEndian.AppendUint64(b, s.docs)
+	b = binary.BigEndian.AppendUint64(b, s.docs)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(s.indexes)))
+	for _, p := range s.indexes {
+		b = binary.BigEndian.AppendUint16(b, uint16(len(p)))
+		b = append(b, p...)
+	}
+	return b
 }
 
 // appendEnd appends the record that ends a snapshot of n documents.
@@ -208,6 +228,19 @@ func readState(b []byte) (savedState, error) {
 	}
 	if len(f.b) > 0 { // written by snapshots from the first of them on but one: absent, no size is known
 		s.docs = f.u64()
+	}
+	if len(f.b) > 0 { // written since secondary indexes exist
+		n := int(f.u16())
+		for range min(n, len(f.b)/2) {
+			p := string(f.bytes(f.u16()))
+			if _, err := query.ParsePointer(p); err != nil || slices.Contains(s.indexes, p) {
+				return s, fmt.Errorf("a state record holds the index path %.40q", p)
+			}
+			s.indexes = append(s.indexes, p)
+		}
+		if len(s.indexes) != n {
+			f.bad = true
+		}
 	}
 	switch {
 	case f.bad || len(f.b) != 0:

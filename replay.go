@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 
+	"github.com/ttldb/ttldb/internal/query"
 	"github.com/ttldb/ttldb/internal/vfs"
 	"github.com/ttldb/ttldb/internal/wal"
 )
@@ -299,6 +301,17 @@ func (c *Collection) replay(it logItem) error {
 		}
 		c.advance(now)
 		return nil
+	case recIndex:
+		made, ptr := f.flag(), string(f.rest())
+		if _, err := query.ParsePointer(ptr); f.bad || err != nil || made == slices.Contains(c.sec.loaded, ptr) {
+			return fmt.Errorf("a malformed index record")
+		}
+		if made {
+			c.sec.loaded = append(c.sec.loaded, ptr)
+		} else {
+			c.sec.loaded = slices.DeleteFunc(c.sec.loaded, func(p string) bool { return p == ptr })
+		}
+		return nil
 	case recIndexing:
 		m := IndexingMode(f.u8())
 		if f.bad || len(f.b) != 0 || m.validate() != nil || ttlNeedsIndexing(c.exp.def, m) != nil {
@@ -362,4 +375,5 @@ func (c *Collection) restore(s savedState) {
 	c.feed.log.last = s.seq
 	c.feed.log.clear()
 	c.prim.presize(int(min(s.docs, 1<<30)))
+	c.sec.loaded = s.indexes
 }

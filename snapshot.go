@@ -112,6 +112,15 @@ func (c *Collection) snapshot(op string) (snapshot, error) {
 
 // openSnapshot takes a snapshot in O(1). Call with mu held.
 func (c *Collection) openSnapshot() snapshot {
+	s := c.openView()
+	s.tree = c.prim.tree.Clone()
+	return s
+}
+
+// openView takes a snapshot without the key tree, for a reader that finds
+// its entries otherwise (through a secondary index), in O(1). Call with mu
+// held.
+func (c *Collection) openView() snapshot {
 	v := &c.ver
 	v.mu.Lock()
 	if v.open == nil {
@@ -121,7 +130,7 @@ func (c *Collection) openSnapshot() snapshot {
 	v.newest = max(v.newest, c.seq)
 	v.nopen.Add(1)
 	v.mu.Unlock()
-	return snapshot{c: c, tree: c.prim.tree.Clone(), lim: c.limits(), seq: c.seq}
+	return snapshot{c: c, lim: c.limits(), seq: c.seq}
 }
 
 // release ends the snapshot, and drops the versions it was the last to need.

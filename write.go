@@ -167,6 +167,7 @@ func (c *Collection) store(e *entry, d *doc, h uint64, op ChangeOp) {
 		c.ver.keep(e, old, c.seqOf(old), c.seqOf(d))
 		c.prim.swap(e, d, h)
 		c.exp.move(e, old)
+		c.sec.update(e, old, d)
 		if op == OpCreate {
 			old = nil // a create over an expired document: its delete counted it out
 		}
@@ -174,6 +175,7 @@ func (c *Collection) store(e *entry, d *doc, h uint64, op ChangeOp) {
 	} else {
 		e = c.prim.insert(d, h)
 		c.exp.add(e)
+		c.sec.update(e, nil, d)
 		c.journalPut(d, nil, op)
 	}
 	c.logWrite(e, op)
