@@ -22,7 +22,7 @@ func (f *fakeClock) Advance(d time.Duration) { f.t = f.t.Add(d) }
 
 // newTestCollection returns a collection on a fake clock at Unix second
 // 1,000,000, without a background sweeper, closed when the test ends.
-func newTestCollection(t *testing.T, path string, def DefaultTTL) (*Collection, *fakeClock) {
+func newTestCollection(t testing.TB, path string, def DefaultTTL) (*Collection, *fakeClock) {
 	t.Helper()
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
 	c, err := NewCollection("test", path, &Options{DefaultTTL: def, Now: clk.Now, ManualSweep: true})
@@ -31,7 +31,7 @@ func newTestCollection(t *testing.T, path string, def DefaultTTL) (*Collection, 
 	return c, clk
 }
 
-func mustCreate(t *testing.T, c *Collection, doc string) Document {
+func mustCreate(t testing.TB, c *Collection, doc string) Document {
 	t.Helper()
 	d, err := c.Create([]byte(doc))
 	require.NoError(t, err, doc)
@@ -56,7 +56,7 @@ func state(t *testing.T, c *Collection) string {
 	}
 	st, err := c.Stats()
 	require.NoError(t, err)
-	fmt.Fprintf(&b, "%+v %v %v", st, c.DefaultTTL(), c.IndexingMode())
+	fmt.Fprintf(&b, "%+v %v %v %v", st, c.DefaultTTL(), c.IndexingMode(), c.Indexes())
 	return b.String()
 }
 

@@ -50,6 +50,12 @@ var (
 	// fails is a [*BatchError] instead, which wraps its own sentinel.
 	ErrInvalidBatch = errors.New("ttldb: invalid batch")
 
+	// ErrInvalidQuery: a query (R13) that does not parse, as a
+	// [*QueryError] that gives the position and what was expected there,
+	// or one that uses a part of Cosmos SQL ttldb does not support; or
+	// parameters that do not fit the query.
+	ErrInvalidQuery = errors.New("ttldb: invalid query")
+
 	// ErrInvalidOption: a collection setting that is not allowed: a bad name,
 	// partition-key path, indexing mode or batch size, or TTL together with
 	// indexing mode none (R8).

@@ -327,6 +327,52 @@ func (t *Typed[T]) List(q Query) (items []Item[T], continuation string, err erro
 	return items, page.Continuation, nil
 }
 
+// Query returns one page of a query's results (R13), each decoded into a
+// T, and the continuation for the next page, as [Collection.Query] does. A
+// projection decodes into T like any JSON object: fields it does not name
+// keep their zero values.
+//
+// Errors: those of [Collection.Query]; [ErrInvalidDocument], wrapping
+// encoding/json's error, for a result that does not decode into T.
+func (t *Typed[T]) Query(q SQL) (results []T, continuation string, err error) {
+	page, err := t.c.Query(q)
+	if err != nil {
+		return nil, "", err
+	}
+	results = make([]T, len(page.Results))
+	for i, res := range page.Results {
+		if err := decodeResult(res, &results[i]); err != nil {
+			return nil, "", err
+		}
+	}
+	return results, page.Continuation, nil
+}
+
+// QueryAll returns an iterator over all of a query's results, decoded, from
+// one snapshot, as [Collection.QueryAll] does. A result that does not
+// decode yields its error ([ErrInvalidDocument]) with the zero T and ends
+// the iteration, as other errors do.
+func (t *Typed[T]) QueryAll(q SQL) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for res, err := range t.c.QueryAll(q) {
+			var v T
+			if err == nil {
+				err = decodeResult(res, &v)
+			}
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+func decodeResult(res []byte, v any) error {
+	if err := json.Unmarshal(res, v); err != nil {
+		return errorf(ErrInvalidDocument, "query result %s does not decode into %T: %w", clip(res), v, err)
+	}
+	return nil
+}
+
 // item decodes d into an [Item].
 func (t *Typed[T]) item(d Document) (Item[T], error) {
 	it := Item[T]{Document: d}

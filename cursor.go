@@ -1,0 +1,106 @@
+package ttldb
+
+import (
+	"encoding/json"
+	"iter"
+	"sync"
+)
+
+// Cursor reads a query's results page by page, every page from the one
+// snapshot taken when it was opened, so that the pages together are the
+// results of the query at one instant (R13), however the collection
+// changes meanwhile. Continuation tokens, by contrast, resume a query in a
+// new snapshot each time.
+//
+// A [Cursor] is safe for concurrent use; the zero [Cursor] is not usable.
+// While it is open, the collection keeps the older versions of the
+// documents written since, which it may read: Close it when done. Close is
+// idempotent.
+type Cursor struct {
+	mu     sync.Mutex
+	r      *queryRun
+	next   func() ([]byte, bool)
+	stop   func()
+	err    error // the error that ended the results, if any
+	closed bool
+}
+
+// OpenQuery opens a [Cursor] on q's results, from a snapshot taken now.
+// q.MaxItems and q.Continuation are ignored. It takes O(1), and what
+// [Collection.Query] takes to read the first page on the first call of
+// Next.
+//
+// Errors: those of [Collection.Query].
+func (c *Collection) OpenQuery(q SQL) (*Cursor, error) {
+	q.MaxItems, q.Continuation = 0, ""
+	r, err := c.startQuery("OpenQuery", q)
+	if err != nil {
+		return nil, err
+	}
+	cur := &Cursor{r: r}
+	cur.next, cur.stop = iter.Pull(func(yield func([]byte) bool) {
+		var closed error
+		_, err := r.run(func(res []byte) bool {
+			if c.unusable() {
+				closed = c.errClosed("Cursor.Next")
+				return false
+			}
+			return yield(res)
+		})
+		if err == nil {
+			err = closed
+		}
+		cur.err = err
+	})
+	return cur, nil
+}
+
+// Next returns up to n more results, copied: fewer only when the results
+// run out (none after the last). Errors: [ErrInvalidOption] for n < 1;
+// [ErrClosed] once the cursor or its collection is closed.
+func (cur *Cursor) Next(n int) ([]json.RawMessage, error) {
+	if n < 1 {
+		return nil, errorf(ErrInvalidOption, "Next(%d): a page holds at least 1 result", n)
+	}
+	cur.mu.Lock()
+	defer cur.mu.Unlock()
+	if cur.r == nil || cur.closed {
+		return nil, errorf(ErrClosed, "the cursor is closed")
+	}
+	var out []json.RawMessage
+	for len(out) < n {
+		res, ok := cur.next()
+		if !ok {
+			if cur.err != nil {
+				return nil, cur.err
+			}
+			break
+		}
+		out = append(out, append(json.RawMessage(nil), res...))
+	}
+	return out, nil
+}
+
+// Plan returns how the cursor reads the collection, and how much it has
+// read so far.
+func (cur *Cursor) Plan() QueryPlan {
+	cur.mu.Lock()
+	defer cur.mu.Unlock()
+	if cur.r == nil {
+		return QueryPlan{}
+	}
+	return cur.r.plan
+}
+
+// Close releases the cursor's snapshot. It is idempotent, and returns nil.
+func (cur *Cursor) Close() error {
+	cur.mu.Lock()
+	defer cur.mu.Unlock()
+	if cur.r == nil || cur.closed {
+		return nil
+	}
+	cur.closed = true
+	cur.stop()
+	cur.r.s.release()
+	return nil
+}

@@ -1,0 +1,284 @@
+package ttldb
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	"github.com/google/btree"
+	"github.com/ttldb/ttldb/internal/query"
+)
+
+// run gives fn the query's results in order, after the position it resumes
+// from, within OFFSET, LIMIT and TOP, until fn refuses one: it returns the
+// token that resumes at that one, or an empty token when the results ran
+// out. A result is valid until fn returns.
+func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
+	b := r.b
+	offset, remaining := b.Offset(), b.Top()
+	if l := b.Limit(); l >= 0 {
+		remaining = l
+	}
+	if r.resume {
+		offset = 0
+		if remaining >= 0 {
+			remaining = max(0, remaining-r.emitted)
+		}
+	}
+	if remaining == 0 {
+		return "", nil
+	}
+	if b.Aggregate() {
+		return "", r.aggregate(offset, fn)
+	}
+	accepted := 0
+	var lastSort []byte
+	var lastKey string
+	closed := r.rows(func(d *doc, sk []byte) bool {
+		res, ok := r.render(d)
+		switch {
+		case !ok:
+			return true
+		case offset > 0:
+			offset--
+			return true
+		case !fn(res):
+			token = r.token(r.emitted+accepted, lastSort, lastKey)
+			return false
+		}
+		accepted++
+		lastSort, lastKey = append(lastSort[:0], sk...), d.key()
+		if remaining > 0 {
+			remaining--
+		}
+		return remaining != 0
+	})
+	if closed {
+		return "", r.c.errClosed(r.op)
+	}
+	return token, nil
+}
+
+// aggregate gives fn the one result of a COUNT, unless OFFSET skips it.
+func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
+	n := int64(0)
+	closed := r.rows(func(d *doc, _ []byte) bool {
+		if r.b.Counts(r.row(d)) {
+			n++
+		}
+		return true
+	})
+	if closed {
+		return r.c.errClosed(r.op)
+	}
+	if offset == 0 && !r.resume {
+		fn(r.b.AppendAggregate(r.out[:0], n))
+	}
+	return nil
+}
+
+// render returns d's result; false when it gives none.
+func (r *queryRun) render(d *doc) ([]byte, bool) {
+	if r.b.Star() {
+		r.out = d.appendJSON(r.out[:0])
+		return r.out, true
+	}
+	var ok bool
+	r.out, ok = r.b.AppendResult(r.out[:0], r.row(d))
+	return r.out, ok
+}
+
+func (r *queryRun) row(d *doc) query.Row { return rowOf(d, r.tag[:]) }
+
+// keep reports whether d, read as of the snapshot, is a row of the query:
+// live (R4), in the partition, and kept by the WHERE clause.
+func (r *queryRun) keep(d *doc) bool {
+	r.plan.Examined++
+	if r.s.lim.expired(d) || !strings.HasPrefix(d.key(), r.prefix) || !r.b.Match(r.row(d)) {
+		return false
+	}
+	r.plan.Matched++
+	return true
+}
+
+// rows calls fn for each row of the query after the position it resumes
+// from, in the query's order, with its sort key, until fn returns false.
+// closed is true when it met a document whose version it could not find
+// (the collection closed).
+func (r *queryRun) rows(fn func(d *doc, sk []byte) bool) (closed bool) {
+	sorted := len(r.b.OrderBy()) > 0 && !r.b.Aggregate()
+	switch {
+	case r.ordered:
+		return r.orderedRows(fn)
+	case r.tree == nil && !sorted:
+		return r.s.scan(plan{prefix: r.prefix, after: r.afterKey, resume: r.resume}, func(d *doc) bool {
+			return !r.keep(d) || fn(d, nil)
+		})
+	case r.b.Aggregate() || !sorted && r.point:
+		// A count needs no order; one value's items are in key order.
+		return r.indexRows(func(d *doc) bool {
+			return r.resume && d.key() <= r.afterKey || !r.keep(d) || fn(d, nil)
+		})
+	}
+	type found struct {
+		d  *doc
+		sk []byte
+	}
+	var rows []found
+	add := func(d *doc) {
+		if r.keep(d) {
+			var sk []byte
+			if sorted {
+				sk = r.b.AppendSortKey(nil, r.row(d))
+			}
+			rows = append(rows, found{d, sk})
+		}
+	}
+	if r.tree == nil {
+		closed = r.s.scan(plan{prefix: r.prefix}, func(d *doc) bool { add(d); return true })
+	} else {
+		closed = r.indexRows(func(d *doc) bool { add(d); return true })
+	}
+	if closed {
+		return true
+	}
+	slices.SortFunc(rows, func(a, b found) int { return r.compare(a.sk, a.d.key(), b.sk, b.d.key()) })
+	for _, row := range rows {
+		if r.resume && r.compare(row.sk, row.d.key(), r.afterSort, r.afterKey) <= 0 {
+			continue
+		}
+		if !fn(row.d, row.sk) {
+			break
+		}
+	}
+	return false
+}
+
+// compare orders two rows by their sort keys, then by their document keys,
+// in the direction of the first ORDER BY item.
+func (r *queryRun) compare(ska []byte, keya string, skb []byte, keyb string) int {
+	if c := bytes.Compare(ska, skb); c != 0 {
+		return c
+	}
+	c := strings.Compare(keya, keyb)
+	if r.desc {
+		c = -c
+	}
+	return c
+}
+
+// indexRows calls fn with the documents of the index's ranges, as of the
+// snapshot, until fn returns false.
+func (r *queryRun) indexRows(fn func(d *doc) bool) (closed bool) {
+	for _, rg := range r.ranges {
+		goOn := true
+		ascend(r.tree, rg, func(it secItem) bool {
+			d := r.s.doc(it.e)
+			if d == nil {
+				closed = true
+				return false
+			}
+			goOn = fn(d)
+			return goOn
+		})
+		if closed || !goOn {
+			break
+		}
+	}
+	return closed
+}
+
+// orderedRows calls fn for the rows in the order of the index on the ORDER
+// BY path, descending for DESC, from the position it resumes at.
+func (r *queryRun) orderedRows(fn func(d *doc, sk []byte) bool) (closed bool) {
+	var seek string // the item the query resumes after
+	if r.resume {
+		vk := r.afterSort
+		if r.desc {
+			vk = complement(vk)
+		}
+		seek = string(vk) + r.afterKey
+	}
+	var sk []byte
+	visit := func(it secItem) bool {
+		if r.resume && it.k == seek {
+			return true
+		}
+		d := r.s.doc(it.e)
+		if d == nil {
+			closed = true
+			return false
+		}
+		if !r.keep(d) {
+			return true
+		}
+		// The item's key is the value's key, then d's: the sort key of the
+		// one ORDER BY item, complemented for DESC.
+		sk = append(sk[:0], it.k[:len(it.k)-len(d.key())]...)
+		if r.desc {
+			for i := range sk {
+				sk[i] = ^sk[i]
+			}
+		}
+		return fn(d, sk)
+	}
+	if !r.desc {
+		for _, rg := range r.ranges {
+			if r.resume && (rg.To != nil && string(rg.To) <= seek) {
+				continue
+			}
+			if r.resume && string(rg.From) < seek {
+				rg.From = []byte(seek)
+			}
+			goOn := true
+			ascend(r.tree, rg, func(it secItem) bool { goOn = visit(it); return goOn })
+			if closed || !goOn {
+				return closed
+			}
+		}
+		return false
+	}
+	for i := len(r.ranges) - 1; i >= 0; i-- {
+		rg := r.ranges[i]
+		if r.resume && string(rg.From) > seek {
+			continue
+		}
+		goOn := true
+		descend(r.tree, rg, seek, r.resume, func(it secItem) bool { goOn = visit(it); return goOn })
+		if closed || !goOn {
+			return closed
+		}
+	}
+	return false
+}
+
+// descend calls fn for the items of t in rg, at or below seek if bounded,
+// in descending order, until it returns false.
+func descend(t *btree.BTreeG[secItem], rg query.Range, seek string, bounded bool, fn func(secItem) bool) {
+	from := string(rg.From)
+	visit := func(it secItem) bool {
+		if it.k < from {
+			return false
+		}
+		if rg.To != nil && it.k >= string(rg.To) {
+			return true
+		}
+		return fn(it)
+	}
+	switch {
+	case bounded:
+		t.DescendLessOrEqual(item(seek, nil), visit)
+	case rg.To != nil:
+		t.DescendLessOrEqual(item(string(rg.To), nil), visit)
+	default:
+		t.Descend(visit)
+	}
+}
+
+func complement(b []byte) []byte {
+	c := make([]byte, len(b))
+	for i, x := range b {
+		c[i] = ^x
+	}
+	return c
+}

@@ -1,0 +1,229 @@
+package ttldb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/fnv"
+	"slices"
+	"strings"
+
+	"github.com/google/btree"
+	"github.com/ttldb/ttldb/internal/query"
+)
+
+// queryRun is one query at work on a snapshot: its bound query, where it
+// resumes, and how it reads the collection.
+type queryRun struct {
+	c      *Collection
+	op     string
+	b      *query.Bound
+	s      snapshot
+	prefix string            // the partition's key prefix; empty: all
+	text   string            // the query's text,
+	params map[string]string // its parameters' values, as JSON,
+	scope  tokenScope        // and the scope of its tokens, once needed
+
+	resume    bool   // after a continuation token:
+	emitted   int    // the results the earlier pages returned
+	afterSort []byte // and the last one's sort key
+	afterKey  string // and document key
+
+	tree    *btree.BTreeG[secItem] // the clone of the index read, or nil: a scan
+	ranges  []query.Range          // the ranges of it to read; nil: all of it
+	ordered bool                   // it gives ORDER BY's order
+	point   bool                   // its ranges hold one value at most: its items are in key order
+	desc    bool                   // ties in ORDER BY go by key, descending
+	plan    QueryPlan
+
+	tag [etagLen]byte
+	out []byte
+}
+
+// startQuery checks q, takes a snapshot, and picks how to read it. The
+// caller releases r.s.
+func (c *Collection) startQuery(op string, q SQL) (*queryRun, error) {
+	if c.unusable() {
+		return nil, c.errClosed(op)
+	}
+	if q.MaxItems < 0 {
+		return nil, errorf(ErrInvalidOption, "MaxItems %d is negative", q.MaxItems)
+	}
+	b, params, err := q.bind()
+	if err != nil {
+		return nil, err
+	}
+	r := &queryRun{c: c, op: op, b: b, text: q.Text, params: params}
+	if q.Prepared != nil {
+		r.text = q.Prepared.Text()
+	}
+	if q.Partition != nil {
+		if err := q.Partition.validate(); err != nil {
+			return nil, err
+		}
+		r.prefix = string(q.Partition.appendEncoded(nil))
+	}
+	if order := b.OrderBy(); len(order) > 0 {
+		r.desc = order[0].Desc
+	}
+	if q.Continuation != "" {
+		if err := r.openToken(q.Continuation); err != nil {
+			return nil, err
+		}
+	}
+	c.lock() // Clone writes to the trees' copy-on-write state
+	if c.unusable() {
+		c.mu.Unlock()
+		return nil, c.errClosed(op)
+	}
+	filt, ord := r.candidates()
+	var filtTree, ordTree *btree.BTreeG[secItem]
+	if filt.x != nil {
+		filtTree = filt.x.tree.Clone()
+	}
+	if ord.x != nil && ord.x != filt.x {
+		ordTree = ord.x.tree.Clone()
+	}
+	if filt.x == nil && ord.x == nil {
+		r.s = c.openSnapshot() // a scan
+	} else {
+		r.s = c.openView()
+	}
+	c.mu.Unlock()
+	r.choose(filt, ord, filtTree, ordTree)
+	return r, nil
+}
+
+// access is an index a query may read: ranges of it (nil: all of it).
+type access struct {
+	x      *secondary
+	ranges []query.Range
+	point  bool // the ranges hold one value at most: the WHERE clause has an equality
+}
+
+// candidates returns the best index for the WHERE clause, preferring an
+// equality, and the index on the ORDER BY path, if any. Call with mu held.
+func (r *queryRun) candidates() (filt, ord access) {
+	for _, p := range r.b.Paths() {
+		ptr, ok := p.Pointer()
+		x := r.c.sec.find(ptr)
+		if !ok || x == nil {
+			continue
+		}
+		rs, ok := r.b.Ranges(p)
+		if !ok {
+			continue
+		}
+		a := access{x: x, ranges: rs, point: len(rs) == 0 || len(rs) == 1 && query.IsKey(rs[0].From) && bytes.Equal(rs[0].To, query.PrefixEnd(rs[0].From))}
+		if filt.x == nil || a.point && !filt.point {
+			filt = a
+		}
+	}
+	if order := r.b.OrderBy(); len(order) == 1 && !r.b.Aggregate() {
+		if ptr, ok := order[0].Path.Pointer(); ok {
+			if ord.x = r.c.sec.find(ptr); ord.x != nil {
+				ord.ranges, _ = r.b.Ranges(order[0].Path)
+			}
+		}
+	}
+	return filt, ord
+}
+
+// pointCap is how many candidates an equality may give and still be read
+// rather than the index on the ORDER BY path, which stops at the last
+// result.
+const pointCap = 1024
+
+// choose picks the index to read, if any, from the candidates.
+func (r *queryRun) choose(filt, ord access, filtTree, ordTree *btree.BTreeG[secItem]) {
+	useOrd := ord.x != nil && (filt.x == nil || filt.x == ord.x ||
+		!filt.point || countUpTo(filtTree, filt.ranges, pointCap) == pointCap)
+	switch {
+	case useOrd && filt.x == ord.x:
+		r.tree, r.ranges, r.ordered, r.plan.Index = filtTree, filt.ranges, true, filt.x.ptr
+	case useOrd:
+		r.tree, r.ranges, r.ordered, r.plan.Index = ordTree, ord.ranges, true, ord.x.ptr
+	case filt.x != nil:
+		r.tree, r.ranges, r.point, r.plan.Index = filtTree, filt.ranges, filt.point, filt.x.ptr
+	}
+	if r.ranges == nil && r.tree != nil {
+		r.ranges = []query.Range{{}}
+	}
+	r.plan.Ordered = r.ordered
+}
+
+// countUpTo counts the items of t in rs, up to most.
+func countUpTo(t *btree.BTreeG[secItem], rs []query.Range, most int) int {
+	n := 0
+	for _, rg := range rs {
+		ascend(t, rg, func(secItem) bool { n++; return n < most })
+		if n == most {
+			break
+		}
+	}
+	return n
+}
+
+// ascend calls fn for the items of t in rg, in order, until it returns
+// false.
+func ascend(t *btree.BTreeG[secItem], rg query.Range, fn func(secItem) bool) {
+	from := item(string(rg.From), nil)
+	if rg.To == nil {
+		t.AscendGreaterOrEqual(from, fn)
+	} else {
+		t.AscendRange(from, item(string(rg.To), nil), fn)
+	}
+}
+
+// tokenScope returns the scope of the query's tokens: the collection, and
+// the hash of the query's text, parameters and partition.
+func (r *queryRun) tokenScope() tokenScope {
+	if r.scope.collection == 0 && r.scope.shape == 0 {
+		h := fnv.New64a()
+		h.Write([]byte("sql\x00" + r.text))
+		names := make([]string, 0, len(r.params))
+		for name := range r.params {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			h.Write([]byte("\x00" + name + "\x00" + r.params[name]))
+		}
+		h.Write([]byte("\x00partition\x00" + r.prefix))
+		r.scope = tokenScope{collection: r.c.tokenID, shape: h.Sum64()}
+	}
+	return r.scope
+}
+
+// openToken reads where a continuation token resumes.
+func (r *queryRun) openToken(tok string) error {
+	pos, err := openToken(tok, r.tokenScope(), r.c.name)
+	if err != nil {
+		return err
+	}
+	b := []byte(pos)
+	emitted, n := binary.Uvarint(b)
+	if n <= 0 || emitted > 1<<31 {
+		return errorf(ErrInvalidContinuation, "token %.40q holds no position", tok)
+	}
+	b = b[n:]
+	skLen, n := binary.Uvarint(b)
+	if n <= 0 || skLen > uint64(len(b)-n) {
+		return errorf(ErrInvalidContinuation, "token %.40q holds no position", tok)
+	}
+	b = b[n:]
+	r.resume, r.emitted = true, int(emitted)
+	r.afterSort, r.afterKey = b[:skLen], string(b[skLen:])
+	if !strings.HasPrefix(r.afterKey, r.prefix) {
+		return errorf(ErrInvalidContinuation, "token %.40q belongs to another partition", tok)
+	}
+	return nil
+}
+
+// token returns the token of a page whose last result is the emitted-th,
+// with sort key sk and document key key.
+func (r *queryRun) token(emitted int, sk []byte, key string) string {
+	b := binary.AppendUvarint(nil, uint64(emitted))
+	b = binary.AppendUvarint(b, uint64(len(sk)))
+	b = append(append(b, sk...), key...)
+	return sealToken(r.tokenScope(), string(b))
+}
