@@ -82,6 +82,22 @@
 // continuation token is accepted only by the collection and the query that
 // issued it.
 //
+// # Queries
+//
+// Query runs a query in Cosmos DB's SQL (R13), with parameters, on the
+// stored JSON, from a snapshot; a page's Continuation resumes it, and a
+// [Cursor] reads every page from one snapshot:
+//
+//	page, err := c.Query(ttldb.SQL{
+//		Text:   `SELECT c.id, c.total FROM c WHERE c.status = @s ORDER BY c.total DESC OFFSET 0 LIMIT 20`,
+//		Params: map[string]any{"s": "open"},
+//	})
+//
+// Secondary indexes on JSON paths (Options.Indexes, CreateIndex) serve
+// equalities, ranges and ORDER BY; a query's results are the same with or
+// without them, and page.Plan names the index it read. Expired documents
+// never appear, through an index or not (R4).
+//
 // # Change feed
 //
 // Every accepted change gets a log sequence number (LSN), 1, 2, 3 ... in

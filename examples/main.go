@@ -24,7 +24,7 @@ import (
 
 // examples lists the example programs in the order they run. A test checks
 // that it names every directory of examples/ that holds a main package.
-var examples = []string{"salesorder", "sessions", "sessionstore", "idempotency", "typed", "expirylog", "feedcounter", "cart"}
+var examples = []string{"salesorder", "sessions", "sessionstore", "idempotency", "typed", "expirylog", "feedcounter", "cart", "orders"}
 
 func main() {
 	os.Exit(runExamples(os.Args[1:], os.Stdout, os.Stderr))

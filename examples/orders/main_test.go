@@ -1,0 +1,17 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/examples/internal/golden"
+)
+
+// TestRun runs the program and compares its output with
+// testdata/orders.golden.
+func TestRun(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, run(&buf))
+	golden.Check(t, "orders", buf.Bytes())
+}
