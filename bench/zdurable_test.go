@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -229,7 +228,7 @@ func BenchmarkReopen(b *testing.B) {
 			for range b.N {
 				get, closeIt := open()
 				if !get(keys[n/2]) {
-					b.Fatal(fmt.Sprintf("%s: item %s missing after the reopen", c, keys[n/2]))
+					b.Fatalf("%s: item %s missing after the reopen", c, keys[n/2])
 				}
 				b.StopTimer()
 				closeIt()

@@ -10,8 +10,9 @@
 // It builds the benchmark binary once and runs it in rounds: each round runs,
 // for each store in turn (the order rotates), the fast group (Heap, whose
 // fill makes the full store that Write, Read, ReadScale, Mixed and
-// RemovalNone then share, FeedRead, DefaultTTL, and Batch and Patch on a
-// store of their own) with -benchtime, the size group
+// RemovalNone then share, FeedRead, DefaultTTL, Batch and Patch on a
+// store of their own, and Query and QueryIndex on another, of -items
+// documents with secondary indexes) with -benchtime, the size group
 // (WriteSize: writes into stores of a hundredth and five times -items) with
 // -benchtime, and the slow group (Removal10k, Stall, Lag), whose operations
 // build their own stores or wait on real time, with -slowtime, and the disk
@@ -45,7 +46,7 @@ import (
 
 var (
 	count     = flag.Int("count", 5, "rounds: each figure is the median of this many runs")
-	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, FeedRead, DefaultTTL, Batch, Patch) and of the size group (WriteSize)")
+	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, FeedRead, DefaultTTL, Batch, Patch, Query, QueryIndex) and of the size group (WriteSize)")
 	slowtime  = flag.String("slowtime", "1x", "-benchtime of the slow group (Removal10k, Stall, Lag), whose operations build their own stores or wait on real time")
 	items     = flag.Int("items", 1_000_000, "items in a full store")
 	storeList = flag.String("stores", "ttldb,ttldb_feed_off,ttldb_mem,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated (ttldb_feed_off: ttldb with the change feed off, in Heap, Write and WriteSize only; ttldb_mem: ttldb in memory, in Durable only)")
@@ -59,7 +60,7 @@ var (
 )
 
 const (
-	fastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|FeedRead|DefaultTTL|Batch|Patch"
+	fastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|FeedRead|DefaultTTL|Batch|Patch|Query|QueryIndex"
 	sizeGroup = "WriteSize"
 	slowGroup = "Removal10k|Stall|Lag|Reopen"
 	diskGroup = "Durable"

@@ -281,6 +281,9 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	w("\n## Patch and batch\n\n")
 	writePatchBatch(&b, res, run.Items)
 
+	w("\n## Queries and secondary indexes\n\n")
+	writeQuery(&b, res, run.Items)
+
 	w("\n## Context\n\n")
 	head("figure", "")
 	for _, r := range details {

@@ -178,3 +178,45 @@ BenchmarkPatch/ttldb/replace-2   	  100	      2000 ns/op	     314 B/op	       1 
 	}
 	t.Fatal("no target of Batch/batch")
 }
+
+// TestQuery: the queries' figures (issue 15) make their tables and their
+// three targets, at the run's size.
+func TestQuery(t *testing.T) {
+	raw := `# report: count=2 benchtime=300ms slowtime=1x items=1000 quick=true start=2026-11-21T22:00:00Z end=2026-11-21T22:05:00Z load-before="1" load-after="1" args=""
+BenchmarkQuery/ttldb/get-2        	 1000	      1000 ns/op	       0 B/op	       0 allocs/op
+BenchmarkQuery/ttldb/eq-2         	 1000	     10000 ns/op	    4000 B/op	      30 allocs/op	        10.00 examined/op
+BenchmarkQuery/ttldb/eq-2         	 1000	     30000 ns/op	    4000 B/op	      30 allocs/op	        10.00 examined/op
+BenchmarkQuery/ttldb/range-2      	 1000	     40000 ns/op	    8000 B/op	      50 allocs/op	        20.00 examined/op
+BenchmarkQuery/ttldb/scan-2       	   10	 100000000 ns/op	     500 B/op	      10 allocs/op	      1000 examined/op
+BenchmarkQuery/ttldb/decode-2     	    1	 150000000 ns/op	 9000000 B/op	   90000 allocs/op
+BenchmarkQuery/buntdb/get-2       	 1000	      2000 ns/op	     300 B/op	       2 allocs/op
+BenchmarkQuery/buntdb/eq-2        	 1000	     10000 ns/op	    1000 B/op	      12 allocs/op
+BenchmarkQuery/buntdb/range-2     	 1000	     16000 ns/op	    2000 B/op	      24 allocs/op
+BenchmarkQueryIndex/ttldb/idx=0-2 	 1000	      3000 ns/op	     300 B/op	       1 allocs/op
+BenchmarkQueryIndex/ttldb/build-2 	    1	 500000000 ns/op	     90.5 B/doc	    2000 B/op	       9 allocs/op
+BenchmarkQueryIndex/ttldb/idx=1-2 	 1000	      4000 ns/op	     400 B/op	       3 allocs/op
+BenchmarkQueryIndex/ttldb/idx=3-2 	 1000	      6000 ns/op	     600 B/op	       7 allocs/op
+`
+	res := parse(raw)
+	md := renderMarkdown(res, runInfoFromRaw(raw), machineInfo{CPU: "cpu", NumCPU: 2})
+	for _, want := range []string{
+		"| Indexed equality returning 10 documents of 1,000 within 20x a point Get | 20 µs = 20.0x of a point Get (1 µs) | ≤ 20.0x | yes |",
+		"| Indexed range with ORDER BY and LIMIT 20 on 1,000 documents under 50 µs | 40 µs | < 50 µs | yes |",
+		"| Unindexed filter over 1,000 documents at least 2x faster than decoding each into a map | 100 ms = 0.67x of decoding into maps (150 ms) | ≤ 0.50x | **no** |",
+		"## Queries and secondary indexes",
+		"a store of its own of 1,000 documents",
+		"| Indexed equality, 10 documents of 1,000: `WHERE c.status = @status` | 20 µs (10 µs – 30 µs) | 10 µs | 2.00x | 20.0x of a point Get |",
+		"| Indexed range: `WHERE c.total >= @min ORDER BY c.total OFFSET 0 LIMIT 20` | 40 µs | 16 µs | 2.50x | 40.0x of a point Get |",
+		"| The same count without a query: `All`, each `Body` decoded into a `map[string]any`, the filter in Go | 150 ms | | | |",
+		"| Indexed equality: documents examined per query | 10 | | | |",
+		"| The same writes, 1 index (`/status`) | 4 µs | 1.33x (+1 µs per index) |",
+		"| The same writes, 3 indexes (`/status`, `/total`, `/createdAt`) | 6 µs | 2.00x (+1 µs per index) |",
+		"| Write, 3 indexes: allocations | 7 | 7.00x (+2 per index) |",
+		"| Heap of one index (`/status`) per document: the store with it minus without | 90 B | |",
+		"| CreateIndex of `/status` on 1,000 documents | 500 ms | |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+}
