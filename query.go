@@ -64,7 +64,7 @@ func (c *Collection) Query(q SQL) (QueryPage, error) {
 			if q.MaxItems > 0 {
 				n = min(q.MaxItems, 64)
 			}
-			buf = make([]byte, 0, n*len(res))
+			buf, ends = make([]byte, 0, n*len(res)), make([]int, 0, n)
 		}
 		buf = append(buf, res...)
 		ends = append(ends, len(buf))

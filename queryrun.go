@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/google/btree"
 	"github.com/ttldb/ttldb/internal/query"
@@ -166,11 +167,11 @@ func countUpTo(t *btree.BTreeG[secItem], rs []query.Range, most int) int {
 // ascend calls fn for the items of t in rg, in order, until it returns
 // false.
 func ascend(t *btree.BTreeG[secItem], rg query.Range, fn func(secItem) bool) {
-	from := item(string(rg.From), nil)
+	from := item(viewString(rg.From), nil)
 	if rg.To == nil {
 		t.AscendGreaterOrEqual(from, fn)
 	} else {
-		t.AscendRange(from, item(string(rg.To), nil), fn)
+		t.AscendRange(from, item(viewString(rg.To), nil), fn)
 	}
 }
 
@@ -227,3 +228,7 @@ func (r *queryRun) token(emitted int, sk []byte, key string) string {
 	b = append(append(b, sk...), key...)
 	return sealToken(r.tokenScope(), string(b))
 }
+
+// viewString returns b as a string without a copy, for a search that ends
+// before b changes.
+func viewString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
