@@ -44,6 +44,9 @@ const buildEvery = 1024
 // dropped while it was built, or indexing mode none (R8); the context's
 // error if ctx ends first; [ErrClosed]. An error leaves no index.
 func (c *Collection) CreateIndex(ctx context.Context, path string) (err error) {
+	if c.unusable() {
+		return c.errClosed("CreateIndex")
+	}
 	p, err := indexPath(path)
 	if err != nil {
 		return err
@@ -143,6 +146,9 @@ func (c *Collection) finishBuild(ctx context.Context, b *indexBuild) (err error)
 // Errors: [ErrInvalidOption] for a malformed path; [ErrNotFound] when no
 // index on path exists; [ErrClosed].
 func (c *Collection) DropIndex(path string) (err error) {
+	if c.unusable() {
+		return c.errClosed("DropIndex")
+	}
 	if _, err := indexPath(path); err != nil {
 		return err
 	}

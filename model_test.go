@@ -159,8 +159,9 @@ type mDoc struct {
 type model struct {
 	docs    map[mKey]*mDoc // the live documents, and only those
 	def     mDefault
-	noIndex bool  // indexing mode none (R8)
-	now     int64 // whole Unix seconds; never goes backward (R4)
+	noIndex bool     // indexing mode none (R8)
+	indexes []string // the secondary indexes' paths, in the order they were made (R13; model_query_test.go)
+	now     int64    // whole Unix seconds; never goes backward (R4)
 	closed  bool
 
 	// Not visible to reads, only to Sweep and Stats (R5): the keys whose
@@ -222,6 +223,7 @@ const (
 	classClosed       = "ErrClosed"
 	classInvalidPatch = "ErrInvalidPatch" // R14
 	classInvalidBatch = "ErrInvalidBatch" // R14
+	// classInvalidQuery, R13: model_query_test.go
 )
 
 // write is Create, Replace or Upsert of d at k, with an if-match etag when
@@ -318,6 +320,8 @@ func (m *model) setIndexing(mode ttldb.IndexingMode) string {
 		return classClosed
 	case mode == ttldb.IndexingNone && m.def.on:
 		return classInvalidOpt // R8
+	case mode == ttldb.IndexingNone && len(m.indexes) > 0:
+		return classInvalidOpt // R8, R13: mode none keeps no secondary index
 	}
 	m.noIndex = mode == ttldb.IndexingNone
 	return okClass
@@ -467,7 +471,7 @@ var modelSentinels = []struct {
 	{classInvalidDoc, ttldb.ErrInvalidDocument}, {classTooLarge, ttldb.ErrTooLarge},
 	{classInvalidOpt, ttldb.ErrInvalidOption}, {classInvalidToken, ttldb.ErrInvalidContinuation},
 	{classClosed, ttldb.ErrClosed}, {classInvalidPatch, ttldb.ErrInvalidPatch},
-	{classInvalidBatch, ttldb.ErrInvalidBatch},
+	{classInvalidBatch, ttldb.ErrInvalidBatch}, {classInvalidQuery, ttldb.ErrInvalidQuery},
 }
 
 // errClass names the one sentinel err matches.
@@ -490,7 +494,7 @@ func errClass(err error) (string, error) {
 // inputClasses are errors about the input. A closed collection reports
 // ErrClosed instead: every call after Close returns it, whatever its input.
 var inputClasses = map[string]bool{classInvalidTTL: true, classInvalidID: true, classInvalidPK: true,
-	classInvalidDoc: true, classTooLarge: true, classInvalidOpt: true, classInvalidToken: true}
+	classInvalidDoc: true, classTooLarge: true, classInvalidOpt: true, classInvalidToken: true, classInvalidQuery: true}
 
 // ---------------------------------------------------------------------------
 // The harness: one sequence, a real collection and the model side by side.
@@ -512,6 +516,7 @@ type modelHarness struct {
 	kept       []keptDoc         // Documents returned earlier, which must never change
 	open       []*openListing    // All iterations started in one step, finished in another
 	feed       feedState         // the change feed as read so far (R11; model_feed_test.go)
+	bodies     map[*mDoc]jv      // documents' members as queries read them (R13; model_query_test.go)
 	log        []string
 	opts       ttldb.Options // the collection's options
 	dir        string        // a durable collection's directory (R12), or ""
@@ -1100,11 +1105,15 @@ var modelOps = []struct {
 	{"Reopen", 2, (*modelHarness).genReopen},
 	{"Patch", 8, (*modelHarness).genPatch},        // R14 (model_patch_test.go)
 	{"ExecuteBatch", 5, (*modelHarness).genBatch}, // R14 (model_patch_test.go)
+	{"Query", 4, (*modelHarness).genSQL},          // R13 (model_query_test.go)
+	{"CreateIndex", 2, func(h *modelHarness) modelStep { return h.genIndexOp(true) }},
+	{"DropIndex", 1, func(h *modelHarness) modelStep { return h.genIndexOp(false) }},
 }
 
 // genReopen closes a durable collection and opens its directory again,
 // with other settings in the options, which must not matter: the
-// collection has everything it had, its settings included (R12). Only its
+// collection has everything it had, its settings and its indexes included
+// (R12), and adds the indexes of Options.Indexes it has not (R13). Only its
 // count of swept documents starts again. A collection in memory reads a
 // document instead.
 func (h *modelHarness) genReopen() modelStep {
@@ -1117,17 +1126,31 @@ func (h *modelHarness) genReopen() modelStep {
 		}
 		o := h.opts
 		o.DefaultTTL, o.Indexing = ttldb.TTLSeconds(1+h.r.Int64N(100)), ttldb.IndexingConsistent // the directory's win
+		// Under indexing mode none the options declare no index: the open
+		// would be refused (R8), and the library records them before it
+		// refuses, so that the directory then opens no more.
+		o.Indexes = nil
+		if !h.m.noIndex {
+			o.Indexes = h.drawIndexes()
+		}
 		c, err := ttldb.NewCollection("model", h.path, &o)
 		if err != nil {
 			return "", fmt.Errorf("reopen: %v", err)
 		}
 		h.c = c
 		h.m.swept = 0
+		for _, p := range o.Indexes {
+			if !slices.Contains(h.m.indexes, p) {
+				h.m.indexes = append(h.m.indexes, p)
+			}
+		}
 		rec := c.Recovery()
-		if rec.Truncated != "" || rec.LastLSN != c.LastLSN() {
+		// (The background sweeper may delete what expired while closed as
+		// soon as the collection opens, after the last change recovered.)
+		if lsn := c.LastLSN(); rec.Truncated != "" || lsn < rec.LastLSN || lsn > rec.LastLSN && !h.background {
 			return "", fmt.Errorf("reopen after Close: Recovery %+v, LastLSN %d", rec, c.LastLSN())
 		}
-		return fmt.Sprintf("ok, %d changes replayed", rec.Changes), nil
+		return fmt.Sprintf("ok, %d changes replayed, Options.Indexes %q", rec.Changes, o.Indexes), nil
 	}}
 }
 
@@ -1756,6 +1779,9 @@ func (h *modelHarness) checkInvariants() error {
 	if !h.background && (st.Expired != len(h.m.unswept) || st.Swept != uint64(h.m.swept)) {
 		return fmt.Errorf("Stats() = %+v; model: %d expired awaiting deletion, %d swept", st, len(h.m.unswept), h.m.swept)
 	}
+	if got := h.c.Indexes(); !slices.Equal(got, h.m.indexes) { // R13, in the order they were made
+		return fmt.Errorf("Indexes() = %q, model has %q", got, h.m.indexes)
+	}
 	_, err = h.iterate("All(Query{})", modelQuery{}, h.m.list(nil, nil, nil), -1)
 	return err
 }
@@ -1819,6 +1845,9 @@ func newModelHarness(seed uint64) (*modelHarness, error) {
 			{"", "/pk", ttldb.Options{}, classInvalidOpt},
 			{"m", "pk", ttldb.Options{}, classInvalidOpt},
 			{"m", "id", ttldb.Options{}, classInvalidOpt},
+			{"m", "/pk", ttldb.Options{Indexes: []string{"/v", "v"}}, classInvalidOpt},                          // R13
+			{"m", "/pk", ttldb.Options{Indexes: []string{"/v", "/v"}}, classInvalidOpt},                         // R13
+			{"m", "/pk", ttldb.Options{Indexes: []string{"/v"}, Indexing: ttldb.IndexingNone}, classInvalidOpt}, // R8
 		}
 		b := pick(r, bad)
 		b.opts.ManualSweep = true
@@ -1848,6 +1877,9 @@ func newModelHarness(seed uint64) (*modelHarness, error) {
 		DefaultTTL: def, Indexing: mode, Now: h.wallNow,
 		ManualSweep: !h.background, SweepBatch: r.IntN(4),
 	}
+	if mode != ttldb.IndexingNone { // R13
+		h.opts.Indexes = h.drawIndexes()
+	}
 	if r.IntN(3) == 0 { // durable (R12)
 		dir, err := os.MkdirTemp("", "ttldb-model-")
 		if err != nil {
@@ -1864,6 +1896,7 @@ func newModelHarness(seed uint64) (*modelHarness, error) {
 	}
 	h.c = c
 	h.m = newModel(md, mode == ttldb.IndexingNone, h.wallSec())
+	h.m.indexes = slices.Clone(h.opts.Indexes)
 	parts := make([]string, len(h.parts))
 	for i, p := range h.parts {
 		parts[i] = fmt.Sprintf("%.30s", pkName(p.pk))
@@ -1875,8 +1908,8 @@ func newModelHarness(seed uint64) (*modelHarness, error) {
 	if err := h.checkInvariants(); err != nil {
 		return nil, err
 	}
-	h.log = append(h.log, fmt.Sprintf("   0 NewCollection path=%s DefaultTTL=%v indexing=%v background sweeper=%v partitions=%v wall=%v dir=%q sync=%v",
-		path, def, mode, h.background, parts, h.wallNow().UTC().Format(time.RFC3339Nano), h.dir, h.opts.Sync))
+	h.log = append(h.log, fmt.Sprintf("   0 NewCollection path=%s DefaultTTL=%v indexing=%v indexes=%q background sweeper=%v partitions=%v wall=%v dir=%q sync=%v",
+		path, def, mode, h.opts.Indexes, h.background, parts, h.wallNow().UTC().Format(time.RFC3339Nano), h.dir, h.opts.Sync))
 	return h, nil
 }
 
@@ -1988,7 +2021,8 @@ func envInt(t *testing.T, name string, def uint64) uint64 {
 // that they read the collection as it was when they started. The change
 // feed (R11) is read after every step, and from everywhere at the end of
 // the sequence (model_feed_test.go). Patches and transactional batches
-// (R14) are among the operations (model_patch_test.go).
+// (R14) are among the operations (model_patch_test.go), and so are queries
+// in Cosmos SQL and secondary indexes (R13, model_query_test.go).
 func TestModel(t *testing.T) {
 	def := uint64(modelDefaultSequences)
 	if raceEnabled() {
