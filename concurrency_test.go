@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -23,14 +22,12 @@ func checkInvariants(t *testing.T, c *Collection) {
 	c.mu.RLock()
 	p, x := &c.prim, &c.exp
 	require.Equal(t, p.tree.Len(), p.len(), "map and B-tree hold the same number of documents")
+	p.keys.check(t)
 	expiring := 0
 	p.tree.Ascend(func(e *entry) bool {
 		d := e.doc()
-		h := maphash.String(p.seed, d.key())
-		sh := p.shard(h)
-		inNew := sh.byKey.get(h, []byte(d.key())) == slot{d, e}
-		inOld := sh.old != nil && sh.old.get(h, []byte(d.key())) == slot{d, e}
-		require.True(t, inNew != inOld, "%q is in exactly one map, its slot holding its entry and the entry's document", d.key())
+		sd, se := p.keys.slotOf(d.key())
+		require.True(t, sd == d && se == e, "%q's slot in the key map holds its entry and the entry's document", d.key())
 		got, _ := p.get([]byte(d.key()))
 		require.Same(t, e, got)
 		if bs := x.side(d); bs != nil {

@@ -63,60 +63,45 @@ func memoryGivenBack(t *testing.T, feed FeedOptions, kept int64) {
 	checkInvariants(t, c)
 }
 
-// TestMapShrinks: the point-read map is moved to a smaller one after most
-// documents are deleted, a bounded number at a time, and lookups stay right
-// throughout.
-func TestMapShrinks(t *testing.T) {
+// TestMapShrinks: after most documents are deleted, the key map's tables
+// are rebuilt smaller, one at a time, and lookups stay right throughout.
+func TestMapShrinks(t *testing.T) { // R15
 	c, clk := newTestCollection(t, "/pk", TTLSeconds(10))
-	const n = 4 * shrinkBelow
+	const n = 20_000
 	for i := range n {
 		ttl := -1
-		if i%8 != 0 {
-			ttl = 5 // 7 in 8 expire
+		if i%16 != 0 {
+			ttl = 5 // 15 in 16 expire
 		}
 		mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p","ttl":%d}`, i, ttl))
 	}
+	c.mu.RLock()
+	full := c.prim.keys.slotCount()
+	c.mu.RUnlock()
 	clk.Advance(5 * time.Second)
-	first := c.prim.shards[0].byKey
 	for {
 		n, _, _, err := c.sweepBatch()
 		require.NoError(t, err)
 		require.LessOrEqual(t, n, DefaultSweepBatch)
-		checkInvariants(t, c)
+		c.mu.RLock()
+		c.prim.keys.check(t)
+		c.mu.RUnlock()
 		if n == 0 {
 			break
 		}
 	}
-	require.NotSame(t, first, c.prim.shards[0].byKey, "the map was moved to a new one")
-	// Writes and deletes during a move keep the maps right: start one by hand.
-	c.mu.Lock()
-	c.prim.startMove()
-	c.mu.Unlock()
-	mustCreate(t, c, `{"id":"new","pk":"p"}`)
-	require.NoError(t, c.Delete(StringKey("p"), "d00000"))
-	_, err := c.Upsert([]byte(`{"id":"d00008","pk":"p","v":1}`))
-	require.NoError(t, err)
 	checkInvariants(t, c)
 	c.mu.RLock()
-	require.True(t, c.prim.moving, "the move goes on a few entries per write")
+	after := c.prim.keys.slotCount()
 	c.mu.RUnlock()
-	for range n {
-		_, err := c.Touch(StringKey("p"), "new")
-		require.NoError(t, err)
+	t.Logf("slots: %d for %d keys, %d for %d", full, n, after, n/16)
+	require.Less(t, after, full/4, "the tables shrank with the keys")
+	for i := range n {
+		_, err := c.Get(StringKey("p"), fmt.Sprintf("d%05d", i))
+		if i%16 == 0 {
+			require.NoError(t, err)
+		} else {
+			require.ErrorIs(t, err, ErrNotFound)
+		}
 	}
-	c.mu.RLock()
-	require.False(t, c.prim.moving, "the move ends")
-	require.Equal(t, n/8, inNewMaps(c), "one created, one deleted")
-	c.mu.RUnlock()
-	checkInvariants(t, c)
-}
-
-// inNewMaps returns how many keys the shards' byKey maps hold. Call it
-// holding c.mu.
-func inNewMaps(c *Collection) int {
-	n := 0
-	for i := range c.prim.shards {
-		n += c.prim.shards[i].byKey.len()
-	}
-	return n
 }

@@ -67,8 +67,7 @@ func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
 const sweepChunk = 32
 
 // sweepBatch deletes up to one batch of expired documents under the lock:
-// c.batch of them, or fewer once it has held the lock for [MaxSweepHold]; it
-// also moves up to c.batch entries of a shrinking map, in the same time.
+// c.batch of them, or fewer once it has held the lock for [MaxSweepHold].
 // more is false when no expired document is left. seen is the count of
 // foreground lock holds at the batch's end, for yield.
 func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
@@ -92,14 +91,6 @@ func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
 		}
 		if n == c.batch || time.Since(start) >= MaxSweepHold {
 			more = true
-			break
-		}
-	}
-	// Give back the memory of a shrinking map: a chunk at least, so that
-	// the move ends, and more while the hold allows.
-	for moved := 0; moved < c.batch && c.prim.moving; moved += sweepChunk {
-		c.prim.move(min(sweepChunk, c.batch-moved))
-		if time.Since(start) >= MaxSweepHold {
 			break
 		}
 	}

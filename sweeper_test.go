@@ -439,40 +439,6 @@ func TestSweepHoldIsBounded(t *testing.T) { // R5
 	require.Zero(t, st.Expired)
 }
 
-// TestMapMoveIsBounded: giving back a shrinking map's memory also respects
-// MaxSweepHold: moving 20,000 entries takes far longer than one hold, so
-// the move spans several.
-func TestMapMoveIsBounded(t *testing.T) { // R5
-	const live, expired = 20_000, 80_000
-	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-	c, err := NewCollection("x", "/pk", &Options{DefaultTTL: TTLSeconds(1), Now: clk.Now, ManualSweep: true, SweepBatch: 1 << 20})
-	require.NoError(t, err)
-	defer c.Close()
-	for i := range live + expired {
-		ttl := 1
-		if i%5 == 0 {
-			ttl = -1
-		}
-		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","ttl":%d}`, i, ttl))
-	}
-	clk.Advance(time.Second)
-	moving := 0 // holds that began and ended with a move under way
-	for {
-		before := c.prim.moving
-		n, more, _, err := c.sweepBatch()
-		require.NoError(t, err)
-		if before && c.prim.moving {
-			moving++
-		}
-		if !more && n == 0 && !c.prim.moving {
-			break
-		}
-	}
-	require.GreaterOrEqual(t, moving, 2, "the move took several holds")
-	require.Equal(t, live, inNewMaps(c))
-	checkInvariants(t, c)
-}
-
 // TestSweeperSleepsWhateverTheClock: with a clock beyond the ±2^62 seconds
 // that "now" is bounded to, or at the largest time, nothing ever becomes due;
 // the sweeper must sleep, not wake at once forever (R5).

@@ -180,24 +180,6 @@ func TestRawJSONWrites(t *testing.T) { // R10
 	if !raceDetector() {
 		require.Equal(t, 1.0, allocs, "an overwrite of a durable collection allocates its document only, log included")
 	}
-	// Also while a shrinking map moves, a few entries per write.
-	for i := range 5000 {
-		mustCreate(t, c, fmt.Sprintf(`{"id":"m%d","pk":"p"}`, i))
-	}
-	c.mu.Lock()
-	c.prim.startMove()
-	c.mu.Unlock()
-	allocs = testing.AllocsPerRun(200, func() {
-		if _, err := c.UpsertJSON(doc); err != nil {
-			panic(err)
-		}
-	})
-	c.mu.RLock()
-	require.True(t, c.prim.moving, "the move is still under way")
-	c.mu.RUnlock()
-	if !raceDetector() {
-		require.Equal(t, 1.0, allocs, "an overwrite during a move allocates its document only")
-	}
 	require.NoError(t, c.Close())
 	_, err = c.UpsertJSON(doc)
 	require.ErrorIs(t, err, ErrClosed)
