@@ -17,10 +17,11 @@ import (
 // Make a [Collection] with [NewCollection]: the zero [Collection] is not usable,
 // and its methods report [ErrClosed].
 //
-// A [Collection] is safe for concurrent use by multiple goroutines. Reads share
-// a lock; writes, and each batch of the sweeper, hold it alone for O(log n)
-// per document; listings work on a copy-on-write snapshot and hold no lock
-// while they iterate. Close stops the sweeper and waits for it.
+// A [Collection] is safe for concurrent use by multiple goroutines. Point
+// reads take no lock; writes, and each batch of the sweeper, hold the
+// collection's lock for O(log n) per document; listings and queries work
+// on a copy-on-write snapshot and hold no lock while they iterate. Close
+// stops the sweeper and waits for it.
 type Collection struct {
 	name   string
 	path   string

@@ -196,8 +196,8 @@
 // # Concurrency
 //
 // Every method of Collection and Typed is safe for concurrent use. A point
-// read takes no collection-wide lock, only its shard of the key map's,
-// shared, so it waits for no writer, listing or sweep (only for a batch
+// read takes no lock and writes no shared memory, so it waits for no
+// writer, listing or sweep, and slows none down (it waits only for a batch
 // applying its changes). A write holds the
 // collection's lock: an overwrite for O(1), storing the new document in
 // place; a create or a delete for O(log n). Listings read a snapshot and
