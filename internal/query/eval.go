@@ -99,15 +99,18 @@ func pathVal(r *Row, p Path) val {
 }
 
 // compare returns the value of a op b: undefined when either is undefined
-// or their kinds differ, and for an order between arrays or objects.
+// or their kinds differ, and for any comparison of two arrays or two
+// objects but =, as Cosmos has it.
 func compare(op cmpOp, a, b val) val {
 	if a.Kind == Undefined || a.Kind != b.Kind {
 		return undef
 	}
-	switch op {
-	case opEq:
+	switch {
+	case op == opEq:
 		return boolVal(equal(a.Value, b.Value))
-	case opNe:
+	case a.Kind == Array || a.Kind == Object:
+		return undef
+	case op == opNe:
 		return boolVal(!equal(a.Value, b.Value))
 	}
 	c := 0

@@ -115,10 +115,10 @@ func TestEvalWhere(t *testing.T) {
 		// Undefined.
 		{`c.missing = null`, ""}, {`c.missing != 1`, ""}, {`c.n = undefined`, ""}, {`c.missing = undefined`, ""},
 		{`c.missing = c.missing`, ""}, {`c.lone = c.lone`, ""}, {`c.dup = 1`, ""}, {`c.dup = c.dup`, ""},
-		// Arrays and objects: = deep, no order.
-		{`c.arr = [1, "x", null]`, "a c"}, {`c.arr = []`, "b"}, {`c.arr != []`, "a c g h"}, {`c.arr < [2]`, ""},
+		// Arrays and objects: = deep; any other comparison undefined, != too, as in Cosmos.
+		{`c.arr = [1, "x", null]`, "a c"}, {`c.arr = []`, "b"}, {`c.arr != []`, ""}, {`NOT (c.arr != [])`, ""}, {`c.arr < [2]`, ""},
 		{`c.arr >= []`, ""}, {`c.arr = [1, [2, 3], @a1]`, "g"}, {`c.arr = [2, 1]`, "h"}, {`c.arr = [1, 2]`, ""},
-		{`c.obj = @o`, "a c"}, {`c.obj = @empty`, "b"}, {`c.obj != @empty`, "a c g"}, {`c.obj > @empty`, ""},
+		{`c.obj = @o`, "a c"}, {`c.obj = @empty`, "b"}, {`c.obj != @empty`, ""}, {`c.obj > @empty`, ""},
 		{`c.obj = [1]`, "d"}, {`c.obj = @k1`, ""}, {`c.user = @o`, ""},
 		// Paths against paths.
 		{`c.arr[0] = c.n`, "a"}, {`c.n = c.n`, "a b c d e g h i j"}, {`c.n = c.s`, ""}, {`c.s < c.id`, "b e g h i j"},

@@ -2,6 +2,7 @@ package query
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -120,7 +121,7 @@ func (b *Bound) stringTest(e *expr, s val, r *Row) val {
 			return undef
 		}
 		if ic.Bool {
-			x, y = strings.ToLower(x), strings.ToLower(y)
+			return boolVal(foldTest(e.fn, x, y))
 		}
 	}
 	switch e.fn {
@@ -130,6 +131,36 @@ func (b *Bound) stringTest(e *expr, s val, r *Row) val {
 		return boolVal(strings.HasSuffix(x, y))
 	}
 	return boolVal(strings.Contains(x, y))
+}
+
+// foldTest is STARTSWITH, ENDSWITH or CONTAINS of x and y, ignoring case
+// as Cosmos does (.NET's ordinal ignore-case): character by character, two
+// characters equal when their upper cases are. So ς, σ and Σ are one, and
+// so are ı, i and I, as UPPER makes them.
+func foldTest(fn funcID, x, y string) bool {
+	xs, ys := []rune(x), []rune(y)
+	at := func(i int) bool { // whether ys is at xs[i:]
+		for j, r := range ys {
+			if a := xs[i+j]; a != r && unicode.ToUpper(a) != unicode.ToUpper(r) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case len(ys) > len(xs):
+		return false
+	case fn == fStartsWith:
+		return at(0)
+	case fn == fEndsWith:
+		return at(len(xs) - len(ys))
+	}
+	for i := 0; i+len(ys) <= len(xs); i++ {
+		if at(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // arrayContains returns the value of ARRAY_CONTAINS(arr, v[, partial]):

@@ -323,6 +323,11 @@ func (p *parser) parseAggregate() (*expr, error) {
 		return nil, err
 	}
 	p.leave()
+	if t := p.tok(); t.kind == tPunct {
+		if what, ok := unsupportedOps[t.text]; ok {
+			return nil, p.unsupported(t.off, what)
+		}
+	}
 	return arg, nil
 }
 

@@ -184,10 +184,10 @@ func cmpRanges(op cmpOp, v Value) []Range {
 	}
 	kind := kindRange(v.Kind)
 	if v.Kind == Array || v.Kind == Object {
-		if op == opEq || op == opNe {
+		if op == opEq {
 			return []Range{kind}
 		}
-		return nil // arrays and objects have no order
+		return nil // but for =, a comparison of arrays or objects is undefined
 	}
 	k := keyRange(v)
 	switch op {
