@@ -85,8 +85,11 @@ type Collection struct {
 // Errors: [ErrInvalidOption] for a name that is empty, longer than
 // [MaxNameLength] or holds '/', '\', '?', '#' or a control character, a path
 // that is not of the form /a/b, an unknown indexing mode or sync policy, a
-// negative SweepBatch, or TTL with indexing mode none (R8), and for a
-// directory that cannot be made or read, or holds another collection;
+// negative SweepBatch, TTL or Options.Indexes with indexing mode none (R8),
+// an index path that is not a JSON Pointer of member names or is listed
+// twice, and for a directory that cannot be made or read, or holds another
+// collection (or one in indexing mode none, for Options.Indexes); an open
+// refused changes nothing in the directory;
 // [ErrInvalidTTL] for a [DefaultTTL] outside R1; [ErrLocked] for a directory
 // another collection has open; [ErrCorrupt] for damaged files.
 func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, error) {
@@ -116,6 +119,9 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 	}
 	if err := o.Sync.validate(); err != nil {
 		return nil, err
+	}
+	if len(o.Indexes) > 0 && o.Indexing == IndexingNone {
+		return nil, errorf(ErrInvalidOption, "Options.Indexes %q with indexing mode none, which keeps no index (R8)", o.Indexes)
 	}
 	for i, ptr := range o.Indexes {
 		if _, err := indexPath(ptr); err != nil {

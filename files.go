@@ -124,7 +124,7 @@ func (c *Collection) savedState() savedState {
 		name: c.name, path: c.path, etagBase: c.etagBase, tokenID: c.tokenID,
 		seq: c.seq, last: c.last.Load(), mode: c.mode, def: c.exp.def,
 		ownCut: c.exp.ownCut, cuts: slices.Clone(c.exp.cuts), docs: uint64(c.prim.len()),
-		indexes: c.sec.paths(),
+		indexes: append(c.sec.paths(), c.sec.loaded...), // loaded: those an opening collection has yet to build
 	}
 }
 

@@ -157,9 +157,10 @@ func (c *Collection) DropIndex(path string) (err error) {
 	if c.unusable() {
 		return c.errClosed("DropIndex")
 	}
-	for _, b := range c.sec.building {
+	for i, b := range c.sec.building {
 		if b.x.ptr == path {
 			b.abandon()
+			c.sec.building = slices.Delete(c.sec.building, i, i+1) // the path is free at once
 			return nil
 		}
 	}
@@ -185,22 +186,30 @@ func (c *Collection) Indexes() []string {
 func (c *Collection) declareIndexes(opts []string) (err error) {
 	c.lock()
 	defer c.settle(&err)
+	// Every path is checked before anything is recorded: a refused open
+	// leaves the directory as it found it.
+	var added []string
 	for _, ptr := range opts {
 		if !slices.Contains(c.sec.loaded, ptr) {
-			c.sec.loaded = append(c.sec.loaded, ptr)
-			c.journalSetting(func(r []byte) []byte { return appendIndex(r, true, ptr) })
+			added = append(added, ptr)
 		}
 	}
-	var kb []byte
-	for _, ptr := range c.sec.loaded {
+	xs := make([]*secondary, 0, len(c.sec.loaded)+len(added))
+	for _, ptr := range append(slices.Clone(c.sec.loaded), added...) {
 		p, err := indexPath(ptr)
 		if err != nil {
 			return err
 		}
-		if err := c.canIndex(ptr); err != nil {
-			return err
+		if c.mode == IndexingNone {
+			return errorf(ErrInvalidOption, "index on %s: indexing mode none keeps no index (R8)", ptr)
 		}
-		x := newSecondary(ptr, p)
+		xs = append(xs, newSecondary(ptr, p))
+	}
+	for _, ptr := range added {
+		c.journalSetting(func(r []byte) []byte { return appendIndex(r, true, ptr) })
+	}
+	var kb []byte
+	for _, x := range xs {
 		c.prim.tree.Ascend(func(e *entry) bool {
 			kb = x.appendItemKey(kb[:0], e.doc())
 			x.tree.ReplaceOrInsert(item(string(kb), e))
