@@ -8,8 +8,10 @@ import (
 
 // Cursor reads a query's results page by page, every page from the one
 // snapshot taken when it was opened, so that the pages together are the
-// results of the query at one instant (R13), however the collection
-// changes meanwhile. Continuation tokens, by contrast, resume a query in a
+// results of the query over one state of the collection (R13), however it
+// changes meanwhile. Only time goes on: each page judges expiry when it is
+// read, so a document that expires while the cursor is open appears in no
+// later page (R4). Continuation tokens, by contrast, resume a query in a
 // new snapshot each time.
 //
 // A [Cursor] is safe for concurrent use; the zero [Cursor] is not usable.
@@ -67,6 +69,7 @@ func (cur *Cursor) Next(n int) ([]json.RawMessage, error) {
 	if cur.r == nil || cur.closed {
 		return nil, errorf(ErrClosed, "the cursor is closed")
 	}
+	cur.r.s.lim = cur.r.c.rules.Load().limits(cur.r.c.now()) // R4: expiry as of this page
 	var out []json.RawMessage
 	for len(out) < n {
 		res, ok := cur.next()

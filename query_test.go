@@ -451,8 +451,9 @@ func TestIndexesSurviveReopen(t *testing.T) {
 }
 
 // R13: a cursor's pages are the results of one snapshot, whatever is
-// written, deleted or expires between them; Close is idempotent, and a
-// closed collection ends the cursor with ErrClosed.
+// written or deleted between them (TestCursorDropsWhatExpires has what
+// expires); Close is idempotent, and a closed collection ends the cursor
+// with ErrClosed.
 func TestCursorReadsOneSnapshot(t *testing.T) {
 	for _, idx := range [][]string{nil, {"/total"}} {
 		c, clk := newQueryCollection(t, idx...)
@@ -534,4 +535,47 @@ func TestIndexBuildCatchesUp(t *testing.T) {
 	require.NoError(t, c.CreateIndex(context.Background(), "/v"))
 	require.Equal(t, 5, calls)
 	checkIndexAgrees(t, c)
+}
+
+// R4, R13: a cursor judges expiry at each page: a document of its snapshot
+// that expires while the cursor is open appears in no later page, whether
+// the plan scans, reads an index or sorts every row at the first page. It
+// is still there at its last live second.
+func TestCursorDropsWhatExpires(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		idx  []string
+	}{
+		{`SELECT VALUE c.id FROM c`, nil},
+		{`SELECT VALUE c.id FROM c WHERE c.v >= 0`, []string{"/v"}},
+		{`SELECT VALUE c.id FROM c ORDER BY c.v DESC`, nil},
+		{`SELECT VALUE c.id FROM c ORDER BY c.v DESC`, []string{"/v"}},
+	} {
+		c, clk := newTestCollection(t, "/pk", TTLNoDefault())
+		for _, p := range tc.idx {
+			require.NoError(t, c.CreateIndex(context.Background(), p))
+		}
+		// Five documents; d1 and d3 expire 10 seconds after they are written.
+		for i := range 5 {
+			ttl := -1
+			if i%2 == 1 {
+				ttl = 10
+			}
+			mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p","v":%d,"ttl":%d}`, i, 4-i, ttl))
+		}
+		cur, err := c.OpenQuery(SQL{Text: tc.text})
+		require.NoError(t, err)
+		first, err := cur.Next(1)
+		require.NoError(t, err)
+		require.Equal(t, []string{`"d0"`}, resultIDs(t, first), tc.text)
+		clk.Advance(9 * time.Second) // _ts + t - 1: d1 is live
+		second, err := cur.Next(1)
+		require.NoError(t, err)
+		require.Equal(t, []string{`"d1"`}, resultIDs(t, second), tc.text)
+		clk.Advance(time.Second) // _ts + t: d3 has expired
+		rest, err := cur.Next(10)
+		require.NoError(t, err)
+		require.Equal(t, []string{`"d2"`, `"d4"`}, resultIDs(t, rest), "%s: d3 expired while the cursor was open", tc.text)
+		require.NoError(t, cur.Close())
+	}
 }

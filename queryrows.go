@@ -35,6 +35,9 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 	var lastSort []byte
 	var lastKey string
 	closed := r.rows(func(d *doc, sk []byte) bool {
+		if r.s.lim.expired(d) { // sorted at an earlier page of a Cursor, expired since (R4)
+			return true
+		}
 		res, ok := r.render(d)
 		switch {
 		case !ok:
