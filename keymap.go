@@ -29,9 +29,10 @@ import (
 // read: a read is linearizable. Each rebuild touches one table, at most
 // 8 * maxKeyGroups keys, so no write waits for more.
 type keyMap struct {
-	dir  atomic.Pointer[keyDir] // nil once cleared
-	seed maphash.Seed
-	n    int // keys
+	dir    atomic.Pointer[keyDir] // nil once cleared
+	seed   maphash.Seed
+	n      int        // keys
+	moving []movedKey // a rebuild's scratch space
 }
 
 // keyDir is the directory: the table of a key whose hash is h is
@@ -125,7 +126,7 @@ func (m *keyMap) presize(n int) {
 }
 
 // clear drops every key, for Close: lookups then report m closed.
-func (m *keyMap) clear() { m.dir.Store(nil); m.n = 0 }
+func (m *keyMap) clear() { m.dir.Store(nil); m.n, m.moving = 0, nil }
 
 func newKeyTable(depth uint, groups int) *keyTable {
 	t := &keyTable{depth: depth, mask: uint64(groups - 1), groups: make([]keyGroup, groups)}
@@ -299,7 +300,9 @@ func (m *keyMap) rebuild(t *keyTable, groups int, h uint64) {
 		rebuildHook(t.live)
 	}
 	nt := newKeyTable(t.depth, groups)
-	t.each(func(d *doc, e *entry) { nt.add(maphash.String(m.seed, d.key()), d, e) })
+	for _, k := range m.rehash(t) {
+		nt.add(k.h, k.d, k.e)
+	}
 	m.publish(t.depth, h, nt, nt)
 }
 
@@ -320,15 +323,35 @@ func (m *keyMap) split(t *keyTable, h uint64) {
 	}
 	lo, hi := newKeyTable(t.depth+1, len(t.groups)), newKeyTable(t.depth+1, len(t.groups))
 	bit := uint64(1) << (63 - t.depth)
-	t.each(func(d *doc, e *entry) {
-		kh := maphash.String(m.seed, d.key())
-		if kh&bit == 0 {
-			lo.add(kh, d, e)
+	for _, k := range m.rehash(t) {
+		if k.h&bit == 0 {
+			lo.add(k.h, k.d, k.e)
 		} else {
-			hi.add(kh, d, e)
+			hi.add(k.h, k.d, k.e)
 		}
-	})
+	}
 	m.publish(t.depth, h, lo, hi)
+}
+
+// movedKey is a key a rebuild moves: its hash, document and entry.
+type movedKey struct {
+	h uint64
+	d *doc
+	e *entry
+}
+
+// rehash returns t's keys with their hashes, in m's scratch space. It
+// reads every document first and hashes them after, so that the loads of
+// the documents, which a large map mostly finds out of the caches, do not
+// wait for one another.
+func (m *keyMap) rehash(t *keyTable) []movedKey {
+	ks := m.moving[:0]
+	t.each(func(d *doc, e *entry) { ks = append(ks, movedKey{d: d, e: e}) })
+	for i := range ks {
+		ks[i].h = maphash.String(m.seed, ks[i].d.key())
+	}
+	m.moving = ks
+	return ks
 }
 
 // publish puts lo and hi in the directory slots of the table of depth
