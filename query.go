@@ -60,10 +60,7 @@ func (c *Collection) Query(q SQL) (QueryPage, error) {
 			return false
 		}
 		if buf == nil { // room for a page of results of about this size
-			n := 16
-			if q.MaxItems > 0 {
-				n = min(q.MaxItems, 64)
-			}
+			n := r.pageRoom(q.MaxItems)
 			buf, ends = make([]byte, 0, n*len(res)), make([]int, 0, n)
 		}
 		buf = append(buf, res...)

@@ -62,6 +62,25 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 	return token, nil
 }
 
+// pageRoom returns how many results to make room for in a page of at most
+// maxItems (0: no bound): as many as MaxItems, LIMIT or TOP allow, up to
+// 64, or 16 when nothing bounds them; a page grows beyond as it fills.
+func (r *queryRun) pageRoom(maxItems int) int {
+	n := -1
+	if maxItems > 0 {
+		n = maxItems
+	}
+	if l := r.b.Limit(); l >= 0 && (n < 0 || l < n) {
+		n = l
+	} else if t := r.b.Top(); t >= 0 && (n < 0 || t < n) {
+		n = t
+	}
+	if n < 0 {
+		return 16
+	}
+	return min(max(n, 1), 64)
+}
+
 // aggregate gives fn the one result of a COUNT, unless OFFSET skips it.
 func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 	n := int64(0)
