@@ -61,6 +61,7 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 	if s.i < len(src) {
 		return intake{}, nil, errorf(ErrInvalidDocument, "invalid JSON at byte %d: data %q after the document", s.i, clip(src[s.i:]))
 	}
+	s.flush()
 	if len(s.out) > MaxDocumentSize {
 		return intake{}, nil, errorf(ErrTooLarge, "document is %d bytes, at most %d are allowed (R10)", len(s.out), MaxDocumentSize)
 	}

@@ -3,17 +3,23 @@ package ttldb
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/ttldb/ttldb/internal/jsontext"
 )
 
-// scanner validates JSON and writes it compactly.
+// scanner validates JSON and writes it compactly. It copies the text in
+// runs, not token by token: src[from:i] is compact text not yet copied to
+// out, and a run ends only where the text and its compact form part (white
+// space, a dropped member), so that compact input is copied once, at the
+// end.
 type scanner struct {
 	src    []byte
 	i      int
-	out    []byte
+	out    []byte // the compact text up to the pending run
+	from   int    // where the pending run starts in src
 	pkRoot string // name of the top-level member the partition-key path starts with
 	id     span
 	ttl    span
@@ -39,12 +45,44 @@ type span struct{ start, end int }
 
 func (s span) set() bool { return s.end > 0 }
 
+// pos returns the length of the compact text so far: a position in out
+// once the pending run is flushed.
+func (s *scanner) pos() int { return len(s.out) + s.i - s.from }
+
+// flush copies the pending run to out.
+func (s *scanner) flush() {
+	s.out = append(s.out, s.src[s.from:s.i]...)
+	s.from = s.i
+}
+
+// cut flushes and drops the compact text from position at on.
+func (s *scanner) cut(at int) {
+	s.flush()
+	s.out = s.out[:at]
+}
+
+// skipTo leaves src[i:j] out of the compact text.
+func (s *scanner) skipTo(j int) {
+	s.flush()
+	s.i, s.from = j, j
+}
+
+// ws skips white space, which the compact text leaves out.
 func (s *scanner) ws() {
+	if s.i < len(s.src) && s.src[s.i] > ' ' {
+		return // the common case: none (every byte of white space is at most ' ')
+	}
+	s.space()
+}
+
+func (s *scanner) space() {
 	i, src := s.i, s.src
 	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
 		i++
 	}
-	s.i = i
+	if i != s.i {
+		s.skipTo(i)
+	}
 }
 
 func (s *scanner) syntax(want string) error {
@@ -60,9 +98,9 @@ func (s *scanner) value(depth int) error {
 		return s.syntax("a value")
 	}
 	switch {
-	case s.dropping && len(s.out)-s.dropAt > 64<<10:
-		s.out = s.out[:s.dropAt] // not stored: nothing reads it back
-	case !s.dropping && len(s.out) > MaxDocumentSize:
+	case s.dropping && s.pos()-s.dropAt > 64<<10:
+		s.cut(s.dropAt) // not stored: nothing reads it back
+	case !s.dropping && s.pos() > MaxDocumentSize:
 		return errorf(ErrTooLarge, "document is over %d bytes (R10)", MaxDocumentSize)
 	}
 	switch c := s.src[s.i]; {
@@ -102,11 +140,9 @@ func (s *scanner) object(depth int) error {
 		return err
 	}
 	s.i++
-	s.out = append(s.out, '{')
 	s.ws()
 	if s.i < len(s.src) && s.src[s.i] == '}' {
 		s.i++
-		s.out = append(s.out, '}')
 		return nil
 	}
 	kept := 0
@@ -115,28 +151,27 @@ func (s *scanner) object(depth int) error {
 		if s.i >= len(s.src) || s.src[s.i] != '"' {
 			return s.syntax("a member name")
 		}
-		mark := len(s.out)
+		mark := s.pos() // where the member starts in the compact text
 		if kept > 0 {
-			s.out = append(s.out, ',')
+			mark-- // with the ',' before it
 		}
-		keyAt := len(s.out)
+		keyAt := s.i
 		if err := s.str(); err != nil {
 			return err
 		}
-		keyEnd := len(s.out)
+		keyEnd := s.i
 		s.ws()
 		if s.i >= len(s.src) || s.src[s.i] != ':' {
 			return s.syntax("':'")
 		}
 		s.i++
-		s.out = append(s.out, ':')
 		s.ws()
 		var name []byte
 		drop := false
 		if depth == 1 {
-			name = s.out[keyAt+1 : keyEnd-1]
+			name = s.src[keyAt+1 : keyEnd-1]
 			if s.escaped {
-				if n, ok := jsontext.Unquote(s.out[keyAt:keyEnd]); ok {
+				if n, ok := jsontext.Unquote(s.src[keyAt:keyEnd]); ok {
 					name = n
 				} // else a name with a lone surrogate escape, kept escaped: none the library reads
 			}
@@ -145,15 +180,16 @@ func (s *scanner) object(depth int) error {
 			drop = string(name) == "_ts" || string(name) == "_etag"
 			s.dropping, s.dropAt = drop, mark
 		}
-		valAt := len(s.out)
+		valAt := s.pos()
 		if err := s.value(depth); err != nil {
 			return err
 		}
 		switch {
 		case drop:
-			s.out, s.dropping = s.out[:mark], false
+			s.cut(mark)
+			s.dropping = false
 		case depth == 1:
-			if err := s.note(name, span{valAt, len(s.out)}); err != nil {
+			if err := s.note(name, span{valAt, s.pos()}); err != nil {
 				return err
 			}
 			kept++
@@ -166,10 +202,13 @@ func (s *scanner) object(depth int) error {
 		}
 		switch s.src[s.i] {
 		case ',':
-			s.i++
+			if kept == 0 { // every member so far dropped: so is the ','
+				s.skipTo(s.i + 1)
+			} else {
+				s.i++
+			}
 		case '}':
 			s.i++
-			s.out = append(s.out, '}')
 			return nil
 		default:
 			return s.syntax("',' or '}'")
@@ -212,11 +251,9 @@ func (s *scanner) array(depth int) error {
 		return err
 	}
 	s.i++
-	s.out = append(s.out, '[')
 	s.ws()
 	if s.i < len(s.src) && s.src[s.i] == ']' {
 		s.i++
-		s.out = append(s.out, ']')
 		return nil
 	}
 	for {
@@ -231,10 +268,8 @@ func (s *scanner) array(depth int) error {
 		switch s.src[s.i] {
 		case ',':
 			s.i++
-			s.out = append(s.out, ',')
 		case ']':
 			s.i++
-			s.out = append(s.out, ']')
 			return nil
 		default:
 			return s.syntax("',' or ']'")
@@ -245,17 +280,21 @@ func (s *scanner) array(depth int) error {
 // str scans a string: escapes must be valid, control characters escaped,
 // and the text valid UTF-8. It notes in escaped whether it held an escape.
 func (s *scanner) str() error {
-	start := s.i
 	s.i++
 	s.escaped = false
 	for s.i < len(s.src) {
 		i, src := s.i, s.src // the common case, fast: plain bytes, eight at a time
-		for i+8 <= len(src) && plain8(binary.LittleEndian.Uint64(src[i:])) {
+		for i+8 <= len(src) {
+			if m := special8(binary.LittleEndian.Uint64(src[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3 // the first byte that is not plain
+				goto found
+			}
 			i += 8
 		}
 		for i < len(src) && plain[src[i]] {
 			i++
 		}
+	found:
 		if s.i = i; i >= len(src) {
 			break
 		}
@@ -263,7 +302,6 @@ func (s *scanner) str() error {
 		switch {
 		case c == '"':
 			s.i++
-			s.out = append(s.out, s.src[start:s.i]...)
 			return nil
 		case c == '\\':
 			s.i++
@@ -300,14 +338,17 @@ func (s *scanner) str() error {
 	return s.syntax("'\"'")
 }
 
-// plain8 reports whether the eight bytes of x are all plain: none is a
+// special8 marks the bytes of x (little-endian) that are not plain: a
 // quote, a backslash, a control character or a byte of a multi-byte
-// character (the high bit), by the usual word-at-a-time tests.
-func plain8(x uint64) bool {
+// character (the high bit), by the usual word-at-a-time tests. It returns
+// zero when all eight are plain; otherwise the lowest byte whose high bit
+// it sets is the first byte that is not plain (a borrow can mark a byte
+// after it, never one before).
+func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote, backslash := x^('"'*ones), x^('\\'*ones) // zero where x has one
 	control := x - 0x20*ones                        // high bit where x has a byte below 0x20
-	return (x|(control & ^x)|((quote-ones) & ^quote)|((backslash-ones) & ^backslash))&highs == 0
+	return (x | (control & ^x) | ((quote - ones) & ^quote) | ((backslash - ones) & ^backslash)) & highs
 }
 
 // plain marks the bytes a string holds as they are: ASCII, neither a
@@ -334,7 +375,6 @@ func (s *scanner) digits() int {
 }
 
 func (s *scanner) number() error {
-	start := s.i
 	if s.src[s.i] == '-' {
 		s.i++
 	}
@@ -358,7 +398,6 @@ func (s *scanner) number() error {
 			return s.syntax("a digit")
 		}
 	}
-	s.out = append(s.out, s.src[start:s.i]...)
 	return nil
 }
 
@@ -367,6 +406,5 @@ func (s *scanner) literal(lit string) error {
 		return s.syntax(strconv.Quote(lit))
 	}
 	s.i += len(lit)
-	s.out = append(s.out, lit...)
 	return nil
 }
