@@ -193,3 +193,43 @@ func BenchmarkOverwrite(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKeyOrder measures what the key order costs: building it for the
+// first listing of a collection of n documents (each operation drops it
+// and builds it again), and a create with and without it (order.go).
+func BenchmarkKeyOrder(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprint("build/n=", n), func(b *testing.B) {
+			c, _ := benchCollection(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				c.mu.Lock()
+				c.prim.order = keyOrder{}
+				c.mu.Unlock()
+				b.StartTimer()
+				if _, err := c.List(Query{Limit: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, listed := range []bool{false, true} {
+		b.Run(fmt.Sprint("create/listed=", listed), func(b *testing.B) {
+			c, _ := benchCollection(b, 100_000)
+			if listed {
+				if _, err := c.List(Query{Limit: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := c.Create(benchDoc(100_000 + i)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}

@@ -92,6 +92,9 @@ func (j *journal) oversized(slack int64) bool {
 // abandons it. Call holding the compacting token.
 func (c *Collection) compact(stop <-chan struct{}) error {
 	j := c.j
+	if err := c.needOrder("Compact"); err != nil {
+		return err
+	}
 	c.lock()
 	if c.unusable() {
 		c.mu.Unlock()

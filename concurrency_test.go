@@ -20,11 +20,17 @@ import (
 func checkInvariants(t *testing.T, c *Collection) {
 	t.Helper()
 	c.mu.RLock()
+	locked := true
+	defer func() { // a failed check ends the test here: Close, in its cleanup, takes the lock
+		if locked {
+			c.mu.RUnlock()
+		}
+	}()
 	p, x := &c.prim, &c.exp
-	require.Equal(t, p.tree.Len(), p.len(), "map and B-tree hold the same number of documents")
 	p.keys.check(t)
+	checkOrder(t, c)
 	expiring := 0
-	p.tree.Ascend(func(e *entry) bool {
+	for _, e := range sortedEntries(c) {
 		d := e.doc()
 		sd, se := p.keys.slotOf(d.key())
 		require.True(t, sd == d && se == e, "%q's slot in the key map holds its entry and the entry's document", d.key())
@@ -38,12 +44,12 @@ func checkInvariants(t *testing.T, c *Collection) {
 		} else {
 			require.Equal(t, int32(-1), e.slot, "%q never expires: in no bucket", d.key())
 		}
-		return true
-	})
+	}
 	require.Equal(t, expiring, x.own.n+x.inherit.n, "the buckets hold exactly the documents that can expire")
 	checkFeedInvariants(t, c)
 	total := p.len()
 	c.mu.RUnlock()
+	locked = false
 
 	live := 0
 	for d, err := range c.All(Query{}) {

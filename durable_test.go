@@ -40,12 +40,11 @@ func durableState(c *Collection) string {
 	var b strings.Builder
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	c.prim.tree.Ascend(func(e *entry) bool {
+	for _, e := range sortedEntries(c) {
 		d := e.doc()
 		at, ok := c.exp.expiresAt(d, 0)
 		fmt.Fprintf(&b, "%s lsn=%d ttl=%d expires=%d,%v\n", d.appendJSON(nil), c.seqOf(d), d.ttl, at, ok)
-		return true
-	})
+	}
 	fmt.Fprintf(&b, "default=%v cuts=%d,%v mode=%v seq=%d\nlatest:", c.exp.def, c.exp.ownCut, c.exp.cuts, c.mode, c.seq)
 	for e := c.feed.latest.head; e != nil; e = e.next {
 		fmt.Fprintf(&b, " %d", c.seqOf(e.doc()))
@@ -456,7 +455,9 @@ func TestDurableLiveBytes(t *testing.T) { // R12
 	}
 	var want int64
 	c.mu.RLock()
-	c.prim.tree.Ascend(func(e *entry) bool { want += diskSize(e.doc()); return true })
+	for _, e := range sortedEntries(c) {
+		want += diskSize(e.doc())
+	}
 	c.mu.RUnlock()
 	require.Equal(t, want, c.j.live.Load())
 }

@@ -33,11 +33,10 @@ func checkFeedInvariants(t *testing.T, c *Collection) {
 	require.Same(t, prev, f.latest.tail)
 	require.LessOrEqual(t, last, c.seq)
 	require.Equal(t, c.prim.len(), n, "the order holds every stored entry")
-	c.prim.tree.Ascend(func(e *entry) bool {
+	for _, e := range sortedEntries(c) {
 		_, ok := pos[e]
 		require.True(t, ok, "%q is in the order of last writes", e.key())
-		return true
-	})
+	}
 	f.latest.fmu.Lock()
 	for _, fg := range f.latest.fingers {
 		if !fg.set || fg.e == nil {

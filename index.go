@@ -1,30 +1,25 @@
 package ttldb
 
-import (
-	"hash/maphash"
-
-	"github.com/google/btree"
-)
+import "hash/maphash"
 
 // btreeDegree is the degree of every B-tree: wide nodes, few levels.
 const btreeDegree = 32
 
 // primary is the primary index: every stored key, its document live or
 // expired but not yet swept. The key map answers point reads, which take no
-// lock (keymap.go); the B-tree gives the stable order of listings and,
-// through its copy-on-write Clone, their snapshots. Guarded by
-// Collection.mu, but for the map's lookups.
+// lock (keymap.go); the key order, once a listing has needed it, gives the
+// stable order of listings and, through its copy-on-write Clone, their
+// snapshots (order.go). Guarded by Collection.mu, but for the map's
+// lookups.
 type primary struct {
-	keys keyMap
-	tree *btree.BTreeG[*entry]
+	keys  keyMap
+	order keyOrder
 }
 
-func keyLess(a, b *entry) bool { return a.key() < b.key() }
-
-// init makes p empty and ready.
+// init makes p empty and ready, its order not built.
 func (p *primary) init() {
 	p.keys.init(maphash.MakeSeed())
-	p.tree = btree.NewG(btreeDegree, keyLess)
+	p.order = keyOrder{}
 }
 
 // presize readies the map of an empty p for about n keys, which a reopen
@@ -34,7 +29,7 @@ func (p *primary) presize(n int) { p.keys.presize(n) }
 // clear drops every entry, for Close.
 func (p *primary) clear() {
 	p.keys.clear()
-	p.tree = nil
+	p.order = keyOrder{}
 }
 
 // lookup returns the document stored under key, live or not, or nil, for a
@@ -52,12 +47,12 @@ func (p *primary) get(key []byte) (e *entry, h uint64) { return p.keys.get(key) 
 func (p *primary) insert(d *doc, h uint64) *entry {
 	e := newEntry(d)
 	p.keys.insert(h, d, e)
-	p.tree.ReplaceOrInsert(e)
+	p.order.add(e)
 	return e
 }
 
 // swap stores d, a new document of e's key, whose hash is h, in e and in
-// the key's slot. It takes O(1): the tree is not touched.
+// the key's slot. It takes O(1): the order is not touched.
 func (p *primary) swap(e *entry, d *doc, h uint64) {
 	e.cur.Store(d)
 	p.keys.swap(h, d)
@@ -67,7 +62,7 @@ func (p *primary) swap(e *entry, d *doc, h uint64) {
 func (p *primary) remove(e *entry) {
 	key := e.key()
 	p.keys.remove(maphash.String(p.keys.seed, key), key)
-	p.tree.Delete(e)
+	p.order.remove(e)
 }
 
 // len returns the number of entries.

@@ -95,7 +95,10 @@ func TestMapShrinks(t *testing.T) { // R15
 	after := c.prim.keys.slotCount()
 	c.mu.RUnlock()
 	t.Logf("slots: %d for %d keys, %d for %d", full, n, after, n/16)
-	require.Less(t, after, full/4, "the tables shrank with the keys")
+	// A table shrinks by half once under an eighth full: 1,250 keys in the
+	// 32 tables that held 20,000 leave each of them 256 slots, or 128 for
+	// one that the hash left under 32 keys.
+	require.LessOrEqual(t, after, full/4, "the tables shrank with the keys")
 	for i := range n {
 		_, err := c.Get(StringKey("p"), fmt.Sprintf("d%05d", i))
 		if i%16 == 0 {

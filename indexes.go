@@ -77,6 +77,9 @@ func (c *Collection) CreateIndex(ctx context.Context, path string) (err error) {
 // startBuild registers the build of an index on path, and takes its
 // snapshot.
 func (c *Collection) startBuild(ptr string, p query.Path) (*indexBuild, error) {
+	if err := c.needOrder("CreateIndex"); err != nil {
+		return nil, err
+	}
 	c.lock()
 	defer c.mu.Unlock()
 	if c.unusable() {
@@ -210,10 +213,9 @@ func (c *Collection) declareIndexes(opts []string) (err error) {
 	}
 	var kb []byte
 	for _, x := range xs {
-		c.prim.tree.Ascend(func(e *entry) bool {
-			kb = x.appendItemKey(kb[:0], e.doc())
+		c.prim.keys.each(func(d *doc, e *entry) {
+			kb = x.appendItemKey(kb[:0], d)
 			x.tree.ReplaceOrInsert(item(string(kb), e))
-			return true
 		})
 		c.sec.list = append(c.sec.list, x)
 	}

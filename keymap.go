@@ -390,3 +390,27 @@ func (t *keyTable) add(h uint64, d *doc, e *entry) {
 
 // len returns how many keys m holds.
 func (m *keyMap) len() int { return m.n }
+
+// entries returns the entry of every key m holds, in no order, in O(n).
+// Writers only.
+func (m *keyMap) entries() []*entry {
+	es := make([]*entry, 0, m.n)
+	m.each(func(_ *doc, e *entry) { es = append(es, e) })
+	return es
+}
+
+// each calls fn with the document and entry of every key m holds. Writers
+// only.
+func (m *keyMap) each(fn func(d *doc, e *entry)) {
+	dir := m.dir.Load()
+	if dir == nil {
+		return
+	}
+	var last *keyTable
+	for i := range dir.tables {
+		if t := dir.tables[i].Load(); t != last { // a table's directory slots are consecutive
+			t.each(fn)
+			last = t
+		}
+	}
+}

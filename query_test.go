@@ -403,10 +403,9 @@ func checkIndexAgrees(t *testing.T, c *Collection) {
 	defer c.mu.RUnlock()
 	for _, x := range c.sec.list {
 		want := map[string]*entry{}
-		c.prim.tree.Ascend(func(e *entry) bool {
+		for _, e := range sortedEntries(c) {
 			want[string(x.appendItemKey(nil, e.doc()))] = e
-			return true
-		})
+		}
 		got := map[string]*entry{}
 		x.tree.Ascend(func(it secItem) bool { got[it.k] = it.e; return true })
 		require.Equal(t, len(want), len(got), "index %s", x.ptr)

@@ -77,6 +77,18 @@ func (c *Collection) startQuery(op string, q SQL) (*queryRun, error) {
 		return nil, c.errClosed(op)
 	}
 	filt, ord := r.candidates()
+	for filt.x == nil && ord.x == nil && !c.prim.order.built() { // a scan, which reads the key order
+		c.mu.Unlock()
+		if err := c.needOrder(op); err != nil {
+			return nil, err
+		}
+		c.lock()
+		if c.unusable() {
+			c.mu.Unlock()
+			return nil, c.errClosed(op)
+		}
+		filt, ord = r.candidates() // the indexes may have changed meanwhile
+	}
 	var filtTree, ordTree *btree.BTreeG[secItem]
 	if filt.x != nil {
 		filtTree = filt.x.tree.Clone()

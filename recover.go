@@ -150,7 +150,7 @@ func (c *Collection) openDir(o *Options) (err error) {
 	j.visible.Store(c.seq)
 	j.wlsn, j.pendLSN = c.seq, c.seq
 	var live int64
-	c.prim.tree.Ascend(func(e *entry) bool { live += diskSize(e.doc()); return true })
+	c.prim.keys.each(func(d *doc, _ *entry) { live += diskSize(d) })
 	j.live.Store(live)
 	c.j = j
 	c.recovery.LastLSN = c.seq

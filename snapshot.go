@@ -100,8 +100,12 @@ func (v *versions) prune() {
 	}
 }
 
-// snapshot takes a snapshot in O(1). Release it when done.
+// snapshot takes a snapshot in O(1), once the key order is built (the
+// first snapshot builds it: see needOrder). Release it when done.
 func (c *Collection) snapshot(op string) (snapshot, error) {
+	if err := c.needOrder(op); err != nil {
+		return snapshot{}, err
+	}
 	c.lock() // Clone writes to the tree's copy-on-write state
 	defer c.mu.Unlock()
 	if c.unusable() {
@@ -110,10 +114,12 @@ func (c *Collection) snapshot(op string) (snapshot, error) {
 	return c.openSnapshot(), nil
 }
 
-// openSnapshot takes a snapshot in O(1). Call with mu held.
+// openSnapshot takes a snapshot in O(1). Call with mu held, the key order
+// built (needOrder), and the collection usable: the order goes only when
+// Close clears the collection.
 func (c *Collection) openSnapshot() snapshot {
 	s := c.openView()
-	s.tree = c.prim.tree.Clone()
+	s.tree = c.prim.order.tree.Clone()
 	return s
 }
 

@@ -1,0 +1,190 @@
+package ttldb
+
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/google/btree"
+)
+
+// keyOrder is the primary index's order of keys: a B-tree of every entry
+// by key, which listings, queries that scan, index builds and compactions
+// read through snapshots (snapshot.go). Point reads, writes and the
+// sweeper need no order, and keeping it is most of what a create and a
+// removal cost at a million documents (a B-tree insert or delete whose
+// every comparison reads a key out of the caches). So it is built on
+// demand: the first call that needs it builds it, off the lock, from the
+// key map, while writers note what they change meanwhile; from then on
+// every write and removal keeps it. A collection that is never listed
+// never pays for it.
+//
+// Guarded by Collection.mu.
+type keyOrder struct {
+	tree  *btree.BTreeG[*entry] // nil until built
+	build *orderBuild           // the build in progress, or nil
+}
+
+// orderBuild is a build of the order in progress: done is closed when it
+// ends, built or not; changes are the entries added and removed since it
+// read the key map, in their order.
+type orderBuild struct {
+	done    chan struct{}
+	changes []orderChange
+}
+
+type orderChange struct {
+	e       *entry
+	removed bool
+}
+
+func keyLess(a, b *entry) bool { return a.key() < b.key() }
+
+// add puts e, a new entry, in the order.
+func (o *keyOrder) add(e *entry) {
+	switch {
+	case o.tree != nil:
+		o.tree.ReplaceOrInsert(e)
+	case o.build != nil:
+		o.build.changes = append(o.build.changes, orderChange{e: e})
+	}
+}
+
+// remove takes e out of the order.
+func (o *keyOrder) remove(e *entry) {
+	switch {
+	case o.tree != nil:
+		o.tree.Delete(e)
+	case o.build != nil:
+		o.build.changes = append(o.build.changes, orderChange{e: e, removed: true})
+	}
+}
+
+// built reports whether the order is there to read.
+func (o *keyOrder) built() bool { return o.tree != nil }
+
+// needOrder builds the key order unless it is built, for a call that is
+// about to take a snapshot; a call that finds another building it waits
+// for that build. Call it without mu held. The build takes O(n log n) for
+// n keys (about half a second for a million), holding the lock only for
+// the O(n) reading of the key map and for the changes made meanwhile.
+//
+// Errors: [ErrClosed].
+func (c *Collection) needOrder(op string) error {
+	for {
+		c.lock()
+		o := &c.prim.order
+		switch {
+		case c.unusable():
+			c.mu.Unlock()
+			return c.errClosed(op)
+		case o.built():
+			c.mu.Unlock()
+			return nil
+		case o.build != nil:
+			b := o.build
+			c.mu.Unlock()
+			<-b.done
+			continue
+		}
+		b := &orderBuild{done: make(chan struct{})}
+		o.build = b
+		es := c.prim.keys.entries()
+		c.mu.Unlock()
+		if orderHook != nil {
+			orderHook(c)
+		}
+		c.buildOrder(b, es)
+	}
+}
+
+// orderHook, when set (by tests), is called by a build of the key order
+// once it has read the key map, without the lock.
+var orderHook func(c *Collection)
+
+// buildOrder orders es, the entries of the key map when b began, and
+// makes the order the collection's once it has applied the changes noted
+// in b since. A Close meanwhile drops it.
+func (c *Collection) buildOrder(b *orderBuild, es []*entry) {
+	defer close(b.done)
+	t := orderOf(es)
+	c.lock()
+	defer c.mu.Unlock()
+	o := &c.prim.order
+	if o.build != b || c.unusable() {
+		return // Close cleared the primary index
+	}
+	o.build = nil
+	for _, ch := range b.changes {
+		if ch.removed {
+			t.Delete(ch.e)
+		} else {
+			t.ReplaceOrInsert(ch.e)
+		}
+	}
+	o.tree = t
+}
+
+// orderKey is an entry to sort, its key, and a word of the key's bytes.
+type orderKey struct {
+	w uint64
+	k string
+	e *entry
+}
+
+// orderOf returns a B-tree of es, whose keys differ, in O(n log n).
+func orderOf(es []*entry) *btree.BTreeG[*entry] {
+	ks := make([]orderKey, len(es))
+	for i, e := range es {
+		ks[i] = orderKey{k: e.key(), e: e}
+	}
+	sortKeys(ks, 0)
+	t := btree.NewG(btreeDegree, keyLess)
+	for _, k := range ks {
+		t.ReplaceOrInsert(k.e) // the last item each time: the comparisons read keys just read
+	}
+	return t
+}
+
+// sortKeys sorts ks, whose keys share their first off bytes, by key: by
+// the eight bytes from off, then each run that shares them by the next
+// eight. Sorting words, not strings, keeps the comparisons in the slice:
+// the keys' bytes, far apart in memory, are read once a round.
+func sortKeys(ks []orderKey, off int) {
+	longest := 0
+	for i := range ks {
+		ks[i].w = wordAt(ks[i].k, off)
+		longest = max(longest, len(ks[i].k))
+	}
+	if longest <= off+8 { // the words hold all of every key but trailing zero bytes
+		slices.SortFunc(ks, func(a, b orderKey) int { return strings.Compare(a.k, b.k) })
+		return
+	}
+	slices.SortFunc(ks, func(a, b orderKey) int { return cmp.Compare(a.w, b.w) })
+	for i := 0; i < len(ks); {
+		j := i + 1
+		for j < len(ks) && ks[j].w == ks[i].w {
+			j++
+		}
+		if j-i > 1 {
+			sortKeys(ks[i:j], off+8)
+		}
+		i = j
+	}
+}
+
+// wordAt returns the eight bytes of k from off, big-endian, zero past its
+// end: words compare as the bytes do, but that a key ending in the word
+// and a longer one going on with zero bytes tie.
+func wordAt(k string, off int) uint64 {
+	if off+8 <= len(k) {
+		return binary.BigEndian.Uint64(unsafe.Slice(unsafe.StringData(k[off:]), 8))
+	}
+	var b [8]byte
+	if off < len(k) {
+		copy(b[:], k[off:])
+	}
+	return binary.BigEndian.Uint64(b[:])
+}

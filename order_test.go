@@ -1,0 +1,277 @@
+package ttldb
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// sortedEntries returns every entry of c's primary index in key order: the
+// key order's, once built, else the key map's, sorted. Call with c.mu held.
+func sortedEntries(c *Collection) []*entry {
+	if tree := c.prim.order.tree; tree != nil {
+		es := make([]*entry, 0, tree.Len())
+		tree.Ascend(func(e *entry) bool { es = append(es, e); return true })
+		return es
+	}
+	es := c.prim.keys.entries()
+	slices.SortFunc(es, func(a, b *entry) int { return strings.Compare(a.key(), b.key()) })
+	return es
+}
+
+// checkOrder checks that c's key order, once built, holds exactly the
+// entries of the key map, in key order: as many, by increasing key, each
+// the map's entry of its key. Call with c.mu held.
+func checkOrder(t testing.TB, c *Collection) {
+	t.Helper()
+	tree := c.prim.order.tree
+	if tree == nil {
+		require.Nil(t, c.prim.order.build, "no build outlives the call that made it")
+		return
+	}
+	require.Equal(t, c.prim.len(), tree.Len(), "the key order holds every key of the map")
+	var prev *entry
+	tree.Ascend(func(e *entry) bool {
+		if prev != nil {
+			require.Less(t, prev.key(), e.key(), "the key order is by increasing key")
+		}
+		got, _ := c.prim.get([]byte(e.key()))
+		require.Same(t, got, e, "%q's entry in the key order is its entry in the key map", e.key())
+		prev = e
+		return true
+	})
+}
+
+// TestSortKeys checks the key order's sort against sorting the strings,
+// on keys that share long prefixes, end inside a word, or go on with zero
+// bytes after another key ends.
+func TestSortKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []string{"", "\x00", "\x00\x00", "a", "b", "\xff", "key:", "0000000", "\x05", "zz"}
+	for round := range 300 {
+		seen := map[string]bool{}
+		var ks []orderKey
+		for range r.IntN(200) {
+			var b strings.Builder
+			for range r.IntN(12) {
+				b.WriteString(alphabet[r.IntN(len(alphabet))])
+			}
+			if k := b.String(); !seen[k] {
+				seen[k] = true
+				ks = append(ks, orderKey{k: k})
+			}
+		}
+		want := make([]string, len(ks))
+		for i := range ks {
+			want[i] = ks[i].k
+		}
+		slices.Sort(want)
+		sortKeys(ks, 0)
+		for i := range ks {
+			require.Equal(t, want[i], ks[i].k, "round %d, key %d of %d", round, i, len(ks))
+		}
+	}
+}
+
+// orderFixture is a collection of n documents, every third with a ttl of
+// 5 seconds, and its clock.
+func orderFixture(t *testing.T, n int) (*Collection, *fakeClock) {
+	c, clk := newTestCollection(t, "/pk", TTLNoDefault())
+	for i := range n {
+		ttl := -1
+		if i%3 == 0 {
+			ttl = 5
+		}
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%04d","pk":"p%d","ttl":%d}`, i, i%7, ttl))
+	}
+	return c, clk
+}
+
+// listIDs returns the ids that List returns, all pages of Limit 7.
+func listIDs(t *testing.T, c *Collection) []string {
+	t.Helper()
+	var ids []string
+	q := Query{Limit: 7}
+	for {
+		p, err := c.List(q)
+		require.NoError(t, err)
+		for _, d := range p.Documents {
+			ids = append(ids, d.ID())
+		}
+		if p.Continuation == "" {
+			return ids
+		}
+		q.Continuation = p.Continuation
+	}
+}
+
+// TestKeyOrderOnDemand: writes, reads and sweeps keep no key order; the
+// first listing builds it, and every change after keeps it (R4, R5).
+func TestKeyOrderOnDemand(t *testing.T) {
+	c, clk := orderFixture(t, 300)
+	require.NoError(t, c.Delete(StringKey("p1"), "d0001"))
+	clk.Advance(5 * time.Second)
+	n, err := c.Sweep()
+	require.NoError(t, err)
+	require.Equal(t, 100, n)
+	_ = mustGet(t, c, StringKey("p2"), "d0002")
+	c.mu.RLock()
+	require.False(t, c.prim.order.built(), "nothing has needed the key order")
+	c.mu.RUnlock()
+
+	ids := listIDs(t, c)
+	require.Len(t, ids, 199)
+	c.mu.RLock()
+	require.True(t, c.prim.order.built())
+	c.mu.RUnlock()
+	checkInvariants(t, c)
+
+	// Kept from now on: creates, deletes, sweeps.
+	mustCreate(t, c, `{"id":"new","pk":"p0","ttl":5}`)
+	require.NoError(t, c.Delete(StringKey("p4"), "d0004"))
+	checkInvariants(t, c)
+	clk.Advance(5 * time.Second)
+	_, err = c.Sweep()
+	require.NoError(t, err)
+	checkInvariants(t, c)
+	require.Len(t, listIDs(t, c), 198) // new expired; d0004 deleted
+}
+
+// TestKeyOrderBuildMeetsWrites: what writers do while the order is built
+// (creates, deletes, writes over expired documents, sweeps, a new entry for
+// a deleted key) is in the order it publishes.
+func TestKeyOrderBuildMeetsWrites(t *testing.T) {
+	c, clk := orderFixture(t, 300)
+	ran := false
+	orderHook = func(hc *Collection) {
+		if hc != c || ran {
+			return
+		}
+		ran = true
+		mustCreate(t, c, `{"id":"during","pk":"p9","ttl":-1}`)
+		require.NoError(t, c.Delete(StringKey("p1"), "d0001"))
+		mustCreate(t, c, `{"id":"d0001","pk":"p1","ttl":-1}`) // a new entry for the deleted key
+		require.NoError(t, c.Delete(StringKey("p2"), "d0002"))
+		clk.Advance(5 * time.Second)
+		_, err := c.Upsert([]byte(`{"id":"d0003","pk":"p3","ttl":-1}`)) // over an expired document
+		require.NoError(t, err)
+		_, err = c.Sweep()
+		require.NoError(t, err)
+		mustCreate(t, c, `{"id":"gone","pk":"p9","ttl":-1}`)
+		require.NoError(t, c.Delete(StringKey("p9"), "gone")) // created and deleted during the build
+	}
+	t.Cleanup(func() { orderHook = nil })
+	ids := listIDs(t, c)
+	require.True(t, ran)
+	checkInvariants(t, c)
+	require.Contains(t, ids, "during")
+	require.Contains(t, ids, "d0001")
+	require.Contains(t, ids, "d0003")
+	require.NotContains(t, ids, "d0002")
+	require.NotContains(t, ids, "gone")
+	require.NotContains(t, ids, "d0006") // expired, swept
+	require.Len(t, ids, 300-100+1+1-1)   // 100 expired, but d0003 written again; during; d0002 deleted
+}
+
+// TestKeyOrderBuildWaiters: calls that need the order while another builds
+// it wait for that build, and Close during a build ends it and them with
+// ErrClosed, leaving nothing behind.
+func TestKeyOrderBuildWaiters(t *testing.T) {
+	t.Run("waiters", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := orderFixture(t, 50)
+			release := make(chan struct{})
+			builds := 0
+			orderHook = func(hc *Collection) {
+				if hc == c {
+					builds++
+					<-release
+				}
+			}
+			t.Cleanup(func() { orderHook = nil })
+			var wg sync.WaitGroup
+			counts := make([]int, 4)
+			for i := range counts {
+				wg.Go(func() {
+					p, err := c.List(Query{})
+					require.NoError(t, err)
+					counts[i] = len(p.Documents)
+				})
+			}
+			synctest.Wait() // one builds, in the hook; the others wait for it
+			require.Equal(t, 1, builds, "one build for all of them")
+			close(release)
+			wg.Wait()
+			require.Equal(t, []int{50, 50, 50, 50}, counts)
+		})
+	})
+	t.Run("close", func(t *testing.T) {
+		c, _ := orderFixture(t, 50)
+		orderHook = func(hc *Collection) {
+			if hc == c {
+				require.NoError(t, c.Close())
+			}
+		}
+		t.Cleanup(func() { orderHook = nil })
+		_, err := c.List(Query{})
+		require.ErrorIs(t, err, ErrClosed)
+		pk := StringKey("p1")
+		_, err = c.Count(Query{Partition: &pk})
+		require.ErrorIs(t, err, ErrClosed)
+		require.False(t, c.prim.order.built())
+		require.Nil(t, c.prim.order.build)
+	})
+}
+
+// TestKeyOrderBuildUnderLoad: writers that create, overwrite and delete
+// while the first listings build the order leave it agreeing with the key
+// map (run it with -race).
+func TestKeyOrderBuildUnderLoad(t *testing.T) {
+	c, _ := orderFixture(t, 2000)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 1))
+			for range 3000 {
+				id := fmt.Sprintf("w%04d", r.IntN(500))
+				if r.IntN(3) == 0 {
+					err := c.Delete(StringKey("pw"), id)
+					if err != nil && !errors.Is(err, ErrNotFound) {
+						t.Error(err)
+						return
+					}
+					continue
+				}
+				if _, err := c.Upsert([]byte(`{"id":"` + id + `","pk":"pw"}`)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for range 3 {
+		wg.Go(func() {
+			for range 5 {
+				if _, err := c.List(Query{Limit: 10}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	checkInvariants(t, c)
+	n, err := c.Count(Query{Filter: func(Document) bool { return true }})
+	require.NoError(t, err)
+	st, err := c.Stats()
+	require.NoError(t, err)
+	require.Equal(t, st.Live, n)
+}
