@@ -19,9 +19,18 @@ import (
 //
 // A [Collection] is safe for concurrent use by multiple goroutines. Point
 // reads take no lock; writes, and each batch of the sweeper, hold the
-// collection's lock for O(log n) per document; listings and queries work
+// collection's lock for at most O(log n) per document; listings and queries work
 // on a copy-on-write snapshot and hold no lock while they iterate. Close
 // stops the sweeper and waits for it.
+//
+// The order of keys that listings read costs each create and removal most
+// of its time in a large collection, so a collection keeps it only once
+// something has needed it: the first listing, query that reads no index,
+// CreateIndex or compaction builds it, in O(n log n) (about half a second
+// for a million documents), without holding the lock but to read the key
+// map (O(n)) and to apply the writes made meanwhile; calls that need it
+// meanwhile wait for that build. A collection used as a cache, by key
+// alone, never builds it: its creates and removals take O(1).
 type Collection struct {
 	name   string
 	path   string

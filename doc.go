@@ -200,8 +200,10 @@
 // writer, listing or sweep, and slows none down (it waits only for a batch
 // applying its changes). A write holds the
 // collection's lock: an overwrite for O(1), storing the new document in
-// place; a create or a delete for O(log n). Listings read a snapshot and
-// hold no lock. A batch holds the lock once for all its operations, and
+// place; a create or a delete for O(1) too until the collection's first
+// listing, which builds the order of its keys (O(n log n), while writes go
+// on), and O(log n) from then on. Listings read a snapshot and hold no
+// lock. A batch holds the lock once for all its operations, and
 // a point read waits while it applies them. [Options.Now], when set, is called concurrently and must be
 // safe for that. Documents are immutable values: a Document stays valid,
 // unchanged, after later writes and after Close.

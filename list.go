@@ -77,7 +77,11 @@ func (c *Collection) plan(op string, q Query) (plan, error) {
 // List returns one page of the documents q selects, from a snapshot taken
 // when it is called: expired documents never appear (R4). It takes
 // O(log n + k) for the k documents it visits, and blocks no writer while it
-// runs.
+// runs. The first listing of a collection (List, All, Count with a
+// Partition or Filter, a query that scans, CreateIndex) first builds the
+// order of its keys, which the collection keeps from then on: O(n log n)
+// for n documents, about half a second for a million, while writes and
+// reads go on (see [Collection]).
 //
 // Errors: [ErrInvalidContinuation] for a token that is damaged, or that this
 // collection did not issue for a query of this Partition; [ErrInvalidOption]

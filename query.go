@@ -38,7 +38,9 @@ type QueryPlan struct {
 // when it is called: expired documents never appear in them, nor count
 // (R4). It blocks no writer while it runs. It reads a secondary index when
 // one serves the WHERE clause or the ORDER BY (see [QueryPlan]); the
-// results are the same without it. It takes O(log n + k) for the k
+// results are the same without it. A query that reads no index builds the
+// key order first if no listing has (see [Collection.List]). It takes
+// O(log n + k) for the k
 // documents it reads, plus O(m log m) to sort the m rows that match when
 // no index gives ORDER BY's order.
 //

@@ -97,13 +97,21 @@ var Kinds = []Kind{
 }
 
 // Variants are ttldb in other settings, measured against ttldb itself in
-// the workloads that ask for them (Heap, Write, WriteSize: writeKinds), not
-// against the peers. The report runs them as stores of their own.
+// the workloads that ask for them (Heap, Write, WriteSize: writeKinds; the
+// listed variant in Removal10k too), not against the peers. The report
+// runs them as stores of their own.
 var Variants = []Kind{
 	// The change feed off (R11: Options.Feed.Off), to measure what the
 	// feed in its default setting costs a write and the heap.
 	{Name: "ttldb_feed_off", Display: "ttldb, feed off", SyncRemoval: true, New: newTTLDBFeedOff},
+	listedTTLDB,
 }
+
+// listedTTLDB is ttldb listed once as it opens, so that it keeps the key
+// order of listings from the start, as a collection that is listed or
+// queried does: to measure what the order costs writes, removals and the
+// heap, which ttldb, never listed here, does not pay.
+var listedTTLDB = Kind{Name: "ttldb_listed", Display: "ttldb, listed", SyncRemoval: true, New: newTTLDBListed}
 
 // writeKinds are the stores and the variants of the write workloads and
 // of Heap, whose store the write workload takes over.
@@ -138,6 +146,15 @@ func newTTLDB(cfg Config) Store { return newTTLDBWith(cfg, ttldb.FeedOptions{}) 
 
 // newTTLDBFeedOff is newTTLDB with the change feed off.
 func newTTLDBFeedOff(cfg Config) Store { return newTTLDBWith(cfg, ttldb.FeedOptions{Off: true}) }
+
+// newTTLDBListed is newTTLDB with its key order built: a List as it opens.
+func newTTLDBListed(cfg Config) Store {
+	s := newTTLDB(cfg).(*ttldbStore)
+	if _, err := s.c.List(ttldb.Query{Limit: 1}); err != nil {
+		panic(err)
+	}
+	return s
+}
 
 // newTTLDBWith is the collection of newTTLDB with the change feed set by
 // feed (the zero value: on, its default retention).

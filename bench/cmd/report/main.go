@@ -14,14 +14,17 @@
 // store of their own, and Query and QueryIndex on another, of -items
 // documents with secondary indexes) with -benchtime, the size group
 // (WriteSize: writes into stores of a hundredth and five times -items) with
-// -benchtime, and the slow group (Removal10k, Stall, Lag), whose operations
-// build their own stores or wait on real time, with -slowtime, and the disk
+// -benchtime, and the slow group (Removal10k, Stall, Lag, Reopen,
+// FirstList), whose operations build their own stores or wait on real
+// time, with -slowtime, and the disk
 // group (Durable: writes to stores on disk, ttldb and buntdb only) with
 // -benchtime; each group
 // in its own process, so that a process holds one store's heap at a time. A
 // figure is the median over the rounds. ttldb's variants (ttldb_feed_off:
-// the change feed off) are stores of their own here, with Heap, Write and
-// WriteSize only. -bench runs some workloads only:
+// the change feed off; ttldb_listed: the key order built, as in a
+// collection that is listed) are stores of their own here, with Heap,
+// Write and WriteSize only (and Removal10k, for ttldb_listed). -bench runs
+// some workloads only:
 //
 //	cd bench && go run ./cmd/report -bench '^(Heap|Write|WriteSize|FeedRead)$/^ttldb' -md /tmp/feed.md -chart /tmp/feed.svg -raw /tmp/feed.txt
 package main
@@ -49,7 +52,7 @@ var (
 	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, FeedRead, DefaultTTL, Batch, Patch, Query, QueryIndex) and of the size group (WriteSize)")
 	slowtime  = flag.String("slowtime", "1x", "-benchtime of the slow group (Removal10k, Stall, Lag), whose operations build their own stores or wait on real time")
 	items     = flag.Int("items", 1_000_000, "items in a full store")
-	storeList = flag.String("stores", "ttldb,ttldb_feed_off,ttldb_mem,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated (ttldb_feed_off: ttldb with the change feed off, in Heap, Write and WriteSize only; ttldb_mem: ttldb in memory, in Durable only)")
+	storeList = flag.String("stores", "ttldb,ttldb_feed_off,ttldb_listed,ttldb_mem,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated (ttldb_feed_off: ttldb with the change feed off, in Heap, Write and WriteSize only; ttldb_listed: ttldb with its key order built, in Heap, Write, WriteSize and Removal10k only; ttldb_mem: ttldb in memory, in Durable only)")
 	benchRE   = flag.String("bench", "", "run only the workloads this regular expression matches, as go test -bench would (^BenchmarkWrite$ or ^Write$), each in its group; after a slash, only the stores it matches (^Write$/^ttldb): the filters of -stores too")
 	quick     = flag.Bool("quick", false, "a quick run: -count 3 -benchtime 300ms, unless given")
 	from      = flag.String("from", "", "render the report from this saved raw output instead of running")
@@ -62,7 +65,7 @@ var (
 const (
 	fastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|FeedRead|DefaultTTL|Batch|Patch|Query|QueryIndex"
 	sizeGroup = "WriteSize"
-	slowGroup = "Removal10k|Stall|Lag|Reopen"
+	slowGroup = "Removal10k|Stall|Lag|Reopen|FirstList"
 	diskGroup = "Durable"
 )
 
@@ -161,6 +164,7 @@ func runAll(stores []string) string {
 // have a sub-benchmark for them.
 var variantWorkloads = map[string]map[string]bool{
 	"ttldb_feed_off": {"Heap": true, "Write": true, "WriteSize": true},
+	"ttldb_listed":   {"Heap": true, "Write": true, "WriteSize": true, "Removal10k": true},
 	"ttldb_mem":      {"Durable": true},
 }
 

@@ -22,6 +22,7 @@ var stores = []struct{ name, display string }{
 // compares with ttldb, not with the peers.
 var variants = []struct{ name, display string }{
 	{feedOff, "ttldb, feed off"},
+	{listed, "ttldb, listed"},
 	{inMemory, "ttldb in memory"},
 }
 
@@ -275,6 +276,9 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	w("\n## Change feed\n\n")
 	writeFeed(&b, res, run.Items)
 
+	w("\n## Key order\n\n")
+	writeKeyOrder(&b, res, run.Items)
+
 	w("\n## Durability\n\n")
 	writeDurable(&b, res, run.Items)
 
@@ -436,6 +440,7 @@ var notes = []string{
 	"*DefaultTTL*: a ttldb collection of 1,000,000 documents without their own `ttl`, its DefaultTTL switched between one and two hours.",
 	"*Lag*: an item with a one-second TTL written at a random phase into an empty store; the time from its expiry (the store's own, where it says) to its physical removal, which the harness polls without sleeping from 20 ms before the expiry to 20 ms after it, then every 100 µs (so the figure is an upper bound).",
 	"*Durability*: the disk group, ttldb, ttldb in memory (`ttldb_mem`) and buntdb only, its own process per store. *Write, sync always, 16 writers*: 16 goroutines share the writes; ns/op is the time per write of the whole (ttldb's writers share one sync: group commit). *Reopen* (in the slow group): ttldb/log replays the log of the fill (no compaction ran), ttldb/snapshot loads the snapshot `Compact` wrote; buntdb loads its file, a log of its commands.",
+	"*Key order*: the store `ttldb_listed` is ttldb listed once (`List` of one document) right after `NewCollection`, which builds its key order; it keeps it from then on. It runs *Heap*, *Write*, *WriteSize* and *Remove 10,000 expired* only, in the same rounds as ttldb, which no workload of the peers' lists. *FirstList* (ttldb only, in the slow group) fills a new store of {N} per operation, untimed, and times its first `List`.",
 	"*Change feed*: the store `ttldb_feed_off` is ttldb with `Options.Feed` `{Off: true}`, measured in *Heap*, *Write* and *WriteSize* only, in the same rounds as ttldb, whose feed is in its default setting (on, 64 MiB of all-versions records). *FeedRead* (ttldb only) reads the whole feed of a full store of {T} and one of {N} documents, filled once per process as *WriteSize*'s are: the latest-version feed (each document once) and the all-versions-and-deletes feed (the records the retention keeps of the fill's writes).",
 }
 
