@@ -391,14 +391,6 @@ func (t *keyTable) add(h uint64, d *doc, e *entry) {
 // len returns how many keys m holds.
 func (m *keyMap) len() int { return m.n }
 
-// entries returns the entry of every key m holds, in no order, in O(n).
-// Writers only.
-func (m *keyMap) entries() []*entry {
-	es := make([]*entry, 0, m.n)
-	m.each(func(_ *doc, e *entry) { es = append(es, e) })
-	return es
-}
-
 // each calls fn with the document and entry of every key m holds. Writers
 // only.
 func (m *keyMap) each(fn func(d *doc, e *entry)) {
@@ -413,4 +405,30 @@ func (m *keyMap) each(fn func(d *doc, e *entry)) {
 			last = t
 		}
 	}
+}
+
+// entriesFrom appends to es the entries of the tables whose hashes start at
+// from or above, table by table in the directory's order, until it has
+// visited at least budget slots. It returns where to go on, or done at the
+// end. Hashes, not directory slots, mark the place: the directory may
+// double, and tables split, between two calls; a table's range is then
+// split, never moved, so every key a call does not visit is in a range a
+// later call does. Writers only.
+func (m *keyMap) entriesFrom(es []*entry, from uint64, budget int) (_ []*entry, next uint64, done bool) {
+	dir := m.dir.Load()
+	if dir == nil {
+		return es, 0, true
+	}
+	i, n := from>>dir.shift, uint64(len(dir.tables))
+	for i < n && budget > 0 {
+		t := dir.tables[i].Load()
+		t.each(func(_ *doc, e *entry) { es = append(es, e) })
+		budget -= t.slots()
+		span := uint64(1) << (64 - dir.shift - t.depth) // the table's directory slots
+		i = i&^(span-1) + span
+	}
+	if i >= n {
+		return es, 0, true
+	}
+	return es, i << dir.shift, false
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/google/btree"
@@ -62,14 +63,21 @@ func (o *keyOrder) remove(e *entry) {
 	}
 }
 
+// orderHook, when set (by tests), is called by a build of the key order
+// once it has read the key map, without the lock.
+var orderHook func(c *Collection)
+
 // built reports whether the order is there to read.
 func (o *keyOrder) built() bool { return o.tree != nil }
 
 // needOrder builds the key order unless it is built, for a call that is
 // about to take a snapshot; a call that finds another building it waits
 // for that build. Call it without mu held. The build takes O(n log n) for
-// n keys (about half a second for a million), holding the lock only for
-// the O(n) reading of the key map and for the changes made meanwhile.
+// n keys, about half a second for a million, and holds the lock no longer
+// than the sweeper's batches do (R5, R12): it reads the key map a few
+// tables at a time, sorts without the lock, and applies the changes made
+// meanwhile a chunk at a time, letting waiting calls go first between two
+// holds, as the sweeper does.
 //
 // Errors: [ErrClosed].
 func (c *Collection) needOrder(op string) error {
@@ -90,41 +98,68 @@ func (c *Collection) needOrder(op string) error {
 			continue
 		}
 		b := &orderBuild{done: make(chan struct{})}
-		o.build = b
-		es := c.prim.keys.entries()
+		o.build = b // from here on, writers note their changes in b
 		c.mu.Unlock()
-		if orderHook != nil {
-			orderHook(c)
-		}
-		c.buildOrder(b, es)
+		c.buildOrder(b)
 	}
 }
 
-// orderHook, when set (by tests), is called by a build of the key order
-// once it has read the key map, without the lock.
-var orderHook func(c *Collection)
+// Bounds of one hold of the lock by a build of the key order: slots of the
+// key map read, and changes applied (also bounded by [MaxSweepHold]).
+const (
+	orderReadSlots = 2 * maxKeyGroups * groupSlots
+	orderApplied   = 256
+)
 
-// buildOrder orders es, the entries of the key map when b began, and
-// makes the order the collection's once it has applied the changes noted
-// in b since. A Close meanwhile drops it.
-func (c *Collection) buildOrder(b *orderBuild, es []*entry) {
+// buildOrder builds the order b stands for and makes it the collection's:
+// it reads the key map's entries, sorts them, and applies the changes noted
+// in b meanwhile, in their order. Each key's last change decides whether
+// it is in the order, and a key no change touched is read as it was when b
+// began: so the order holds exactly the map's keys, however the reading and
+// the writes interleave. A Close meanwhile drops it.
+func (c *Collection) buildOrder(b *orderBuild) {
 	defer close(b.done)
-	t := orderOf(es)
-	c.lock()
-	defer c.mu.Unlock()
 	o := &c.prim.order
-	if o.build != b || c.unusable() {
-		return // Close cleared the primary index
-	}
-	o.build = nil
-	for _, ch := range b.changes {
-		if ch.removed {
-			t.Delete(ch.e)
-		} else {
-			t.ReplaceOrInsert(ch.e)
+	var es []*entry
+	from, done := uint64(0), false
+	for !done {
+		c.mu.Lock()
+		if o.build != b || c.unusable() {
+			c.mu.Unlock()
+			return // Close cleared the primary index
 		}
+		seen := c.handoff.taken.Load()
+		es, from, done = c.prim.keys.entriesFrom(es, from, orderReadSlots)
+		c.mu.Unlock()
+		c.yield(seen)
 	}
-	o.tree = t
+	if orderHook != nil {
+		orderHook(c)
+	}
+	t := orderOf(es)
+	for applied := 0; ; {
+		c.mu.Lock()
+		if o.build != b || c.unusable() {
+			c.mu.Unlock()
+			return
+		}
+		seen, start := c.handoff.taken.Load(), time.Now()
+		for n := 0; applied < len(b.changes) && n < orderApplied && (n%32 != 0 || time.Since(start) < MaxSweepHold); n++ {
+			if ch := b.changes[applied]; ch.removed {
+				t.Delete(ch.e)
+			} else {
+				t.ReplaceOrInsert(ch.e)
+			}
+			applied++
+		}
+		if applied == len(b.changes) {
+			o.tree, o.build = t, nil
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		c.yield(seen)
+	}
 }
 
 // orderKey is an entry to sort, its key, and a word of the key's bytes.

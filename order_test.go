@@ -22,7 +22,8 @@ func sortedEntries(c *Collection) []*entry {
 		tree.Ascend(func(e *entry) bool { es = append(es, e); return true })
 		return es
 	}
-	es := c.prim.keys.entries()
+	var es []*entry
+	c.prim.keys.each(func(_ *doc, e *entry) { es = append(es, e) })
 	slices.SortFunc(es, func(a, b *entry) int { return strings.Compare(a.key(), b.key()) })
 	return es
 }
