@@ -205,7 +205,7 @@ func BenchmarkKeyOrder(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				c.mu.Lock()
-				c.prim.order = keyOrder{}
+				c.prim.order.reset()
 				c.mu.Unlock()
 				b.StartTimer()
 				if _, err := c.List(Query{Limit: 1}); err != nil {

@@ -19,7 +19,7 @@ type primary struct {
 // init makes p empty and ready, its order not built.
 func (p *primary) init() {
 	p.keys.init(maphash.MakeSeed())
-	p.order = keyOrder{}
+	p.order.reset()
 }
 
 // presize readies the map of an empty p for about n keys, which a reopen
@@ -29,7 +29,7 @@ func (p *primary) presize(n int) { p.keys.presize(n) }
 // clear drops every entry, for Close.
 func (p *primary) clear() {
 	p.keys.clear()
-	p.order = keyOrder{}
+	p.order.reset()
 }
 
 // lookup returns the document stored under key, live or not, or nil, for a

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -26,6 +27,7 @@ import (
 type keyOrder struct {
 	tree  *btree.BTreeG[*entry] // nil until built
 	build *orderBuild           // the build in progress, or nil
+	ready atomic.Bool           // tree is set: read without the lock, so that a listing takes it once
 }
 
 // orderBuild is a build of the order in progress: done is closed when it
@@ -67,6 +69,19 @@ func (o *keyOrder) remove(e *entry) {
 // once it has read the key map, without the lock.
 var orderHook func(c *Collection)
 
+// reset empties o: not built, none building.
+func (o *keyOrder) reset() {
+	o.tree, o.build = nil, nil
+	o.ready.Store(false)
+}
+
+// dropBuild ends b, which a Close or a failure of the files made useless.
+func (o *keyOrder) dropBuild(b *orderBuild) {
+	if o.build == b {
+		o.build = nil
+	}
+}
+
 // built reports whether the order is there to read.
 func (o *keyOrder) built() bool { return o.tree != nil }
 
@@ -81,6 +96,9 @@ func (o *keyOrder) built() bool { return o.tree != nil }
 //
 // Errors: [ErrClosed].
 func (c *Collection) needOrder(op string) error {
+	if c.prim.order.ready.Load() {
+		return nil // the caller takes the lock and checks for Close, which alone clears the order
+	}
 	for {
 		c.lock()
 		o := &c.prim.order
@@ -125,8 +143,9 @@ func (c *Collection) buildOrder(b *orderBuild) {
 	for !done {
 		c.mu.Lock()
 		if o.build != b || c.unusable() {
+			o.dropBuild(b)
 			c.mu.Unlock()
-			return // Close cleared the primary index
+			return
 		}
 		seen := c.handoff.taken.Load()
 		es, from, done = c.prim.keys.entriesFrom(es, from, orderReadSlots)
@@ -140,6 +159,7 @@ func (c *Collection) buildOrder(b *orderBuild) {
 	for applied := 0; ; {
 		c.mu.Lock()
 		if o.build != b || c.unusable() {
+			o.dropBuild(b)
 			c.mu.Unlock()
 			return
 		}
@@ -154,6 +174,7 @@ func (c *Collection) buildOrder(b *orderBuild) {
 		}
 		if applied == len(b.changes) {
 			o.tree, o.build = t, nil
+			o.ready.Store(true)
 			c.mu.Unlock()
 			return
 		}
