@@ -28,9 +28,10 @@ type Cursor struct {
 }
 
 // OpenQuery opens a [Cursor] on q's results, from a snapshot taken now.
-// q.MaxItems and q.Continuation are ignored. It takes O(1), and what
-// [Collection.Query] takes to read the first page on the first call of
-// Next.
+// q.MaxItems and q.Continuation are ignored. It takes O(1) (but for a
+// query that scans, the first of a collection's listings, which builds the
+// key order: see [Collection.List]), and what [Collection.Query] takes to
+// read the first page on the first call of Next.
 //
 // Errors: those of [Collection.Query].
 func (c *Collection) OpenQuery(q SQL) (*Cursor, error) {

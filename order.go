@@ -66,8 +66,13 @@ func (o *keyOrder) remove(e *entry) {
 }
 
 // orderHook, when set (by tests), is called by a build of the key order
-// once it has read the key map, without the lock.
-var orderHook func(c *Collection)
+// once it has read the key map, without the lock; orderHoldHook at the end
+// of each hold of the lock, with the entries it read and the changes it
+// applied.
+var (
+	orderHook     func(c *Collection)
+	orderHoldHook func(read, applied int)
+)
 
 // reset empties o: not built, none building.
 func (o *keyOrder) reset() {
@@ -147,8 +152,11 @@ func (c *Collection) buildOrder(b *orderBuild) {
 			c.mu.Unlock()
 			return
 		}
-		seen := c.handoff.taken.Load()
+		seen, had := c.handoff.taken.Load(), len(es)
 		es, from, done = c.prim.keys.entriesFrom(es, from, orderReadSlots)
+		if orderHoldHook != nil {
+			orderHoldHook(len(es)-had, 0)
+		}
 		c.mu.Unlock()
 		c.yield(seen)
 	}
@@ -163,7 +171,7 @@ func (c *Collection) buildOrder(b *orderBuild) {
 			c.mu.Unlock()
 			return
 		}
-		seen, start := c.handoff.taken.Load(), time.Now()
+		seen, start, had := c.handoff.taken.Load(), time.Now(), applied
 		for n := 0; applied < len(b.changes) && n < orderApplied && (n%32 != 0 || time.Since(start) < MaxSweepHold); n++ {
 			if ch := b.changes[applied]; ch.removed {
 				t.Delete(ch.e)
@@ -171,6 +179,9 @@ func (c *Collection) buildOrder(b *orderBuild) {
 				t.ReplaceOrInsert(ch.e)
 			}
 			applied++
+		}
+		if orderHoldHook != nil {
+			orderHoldHook(0, applied-had)
 		}
 		if applied == len(b.changes) {
 			o.tree, o.build = t, nil

@@ -118,7 +118,8 @@ func (c *Collection) QueryAll(q SQL) iter.Seq2[json.RawMessage, error] {
 // Explain returns how [Collection.Query] would read the collection for q,
 // without running it. It takes O(k) for k secondary indexes, and O(log n)
 // more when two indexes could serve and it counts how many documents one
-// of them would give.
+// of them would give; a plan that scans builds the key order first if no
+// listing has (see [Collection.List]).
 //
 // Errors: those of Query.
 func (c *Collection) Explain(q SQL) (QueryPlan, error) {
