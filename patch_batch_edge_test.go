@@ -93,13 +93,21 @@ func TestReadOnlyBatchChangesNothing(t *testing.T) { // R5, R14
 	defer c.Close()
 	mustCreate(t, c, `{"id":"r","pk":"p","ttl":-1}`)
 	mustCreate(t, c, `{"id":"old","pk":"p"}`)
+	// The sweeper's token, held: the background sweeper, which may plan
+	// its sleep after the clock moves, must not delete "old" itself, nor
+	// make the batch look innocent (it was, 1 run in 40).
+	c.sweeping <- struct{}{}
 	clk.Advance(2 * time.Hour)
 	lsn := c.LastLSN()
 	b := NewBatch(StringKey("p"))
 	b.Read("r")
 	_, err = c.ExecuteBatch(b)
+	st, serr := c.Stats()
+	<-c.sweeping
 	require.NoError(t, err)
 	require.Equal(t, lsn, c.LastLSN(), "a batch of reads deleted documents")
+	require.NoError(t, serr)
+	require.Equal(t, 1, st.Expired, "the expired document is left to the sweeper")
 }
 
 // TestPatchResultErrorsNameTheDocument: a patched document that breaks
