@@ -527,6 +527,7 @@ func (h *modelHarness) readChain(from fmt.Stringer, q ttldb.FeedQuery, part *mPK
 		op := func() string {
 			return fmt.Sprintf("ReadFeed(%s, from %s, page %d, Limit %d)", scopeName(q.Mode, part), from, page, q.Limit)
 		}
+		readAt := uint64(len(f.res)) // the changes seen before this read, which it must reach
 		got, err := h.c.ReadFeed(q)
 		if err != nil {
 			return toks, fmt.Errorf("%s: %v", op(), err)
@@ -556,8 +557,9 @@ func (h *modelHarness) readChain(from fmt.Stringer, q ttldb.FeedQuery, part *mPK
 		toks = append(toks, feedToken{mode: q.Mode, part: part, tok: got.Continuation, after: after, from: from.String, page: page})
 		if !got.More {
 			if h.background && q.Mode == ttldb.AllVersionsAndDeletes {
-				// What the sweeper deleted during the read may follow.
-				want = want[:sortSearch(want, known)]
+				// What the sweeper deleted during or after the last read
+				// (which catchUp, above, may have just seen) may follow.
+				want = want[:sortSearch(want, readAt)]
 			}
 			if len(want) > 0 {
 				return toks, fmt.Errorf("%s: the feed ends after %d changes; the model has %d more, first %v", op(), seen, len(want), want[0])
