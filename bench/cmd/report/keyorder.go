@@ -24,38 +24,11 @@ var keyOrderRows = []row{
 // listed, side by side, and the first listing's time, which builds it.
 func writeKeyOrder(b *strings.Builder, res results, items int) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	cell := func(bench, store, metric string, u unit) (float64, bool, string) {
-		v, ok := res.median(bench, store, metric)
-		if !ok {
-			return 0, false, "—"
-		}
-		s := format(v, u)
-		if lo, hi, n := res.spread(bench, store, metric); n > 1 && lo != hi {
-			s += fmt.Sprintf(" (%s – %s)", format(lo, u), format(hi, u))
-		}
-		return v, true, s
-	}
 	w("ttldb keeps the order of keys that listings, queries that scan, index builds and compactions read only once one of them "+
 		"has needed it: the first builds it. The stores above are never listed; the store `%s` is listed once as it opens, "+
 		"so it keeps the order from the start, in the same rounds. Medians, and the lowest – highest of the runs.\n\n", listed)
-	w("| figure | never listed | listed | listed ÷ never (heap: listed − never) |\n|---|---|---|---|\n")
-	for _, r := range keyOrderRows {
-		r = r.at(items)
-		never, ok1, a := cell(r.bench, "ttldb", r.metric, r.unit)
-		with, ok2, z := cell(r.bench, listed, r.metric, r.unit)
-		w("| %s | %s | %s |", r.title, a, z)
-		switch {
-		case !ok1 || !ok2:
-			w(" |\n")
-		case r.unit == bytesPerItem:
-			w(" %+.0f B |\n", with-never)
-		case never != 0:
-			w(" %s |\n", ratio(with/never))
-		default:
-			w(" |\n")
-		}
-	}
+	writeVariant(b, res, items, keyOrderRows, listed, true, "never listed", "listed", "listed ÷ never (heap: listed − never)")
 	r := row{bench: "FirstList", metric: "ns/list", title: "The first listing of a full store of {N}, which builds the order (a page of one document)", unit: nanos}.at(items)
-	_, _, s := cell(r.bench, "ttldb", r.metric, r.unit)
+	_, _, s := res.cell(r.bench, "ttldb", r.metric, r.unit)
 	w("| %s | %s | | |\n", r.title, s)
 }

@@ -55,17 +55,7 @@ var indexRows = []struct {
 // medians and the runs' spread.
 func writeQuery(b *strings.Builder, res results, items int) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	cell := func(bench, store, metric string, u unit) (float64, bool, string) {
-		v, ok := res.median(bench, store, metric)
-		if !ok {
-			return 0, false, "—"
-		}
-		s := format(v, u)
-		if lo, hi, n := res.spread(bench, store, metric); n > 1 && lo != hi {
-			s += fmt.Sprintf(" (%s – %s)", format(lo, u), format(hi, u))
-		}
-		return v, true, s
-	}
+	cell := res.cell
 	n, _, _, _, _ := sizes(items)
 	w("In the fast group, a store of its own of %s documents of about 200 bytes, partitioned by `/pk`, "+
 		"with secondary indexes on `/status` (10 documents a status, spread over the store) and `/total` "+

@@ -370,38 +370,10 @@ var feedReads = []row{
 // the feed on and off, and the reads of the whole feed at two sizes.
 func writeFeed(b *strings.Builder, res results, items int) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	// cell is the median of bench/store's metric and, with more than one
-	// run, the spread of the runs.
-	cell := func(bench, store, metric string, u unit) (float64, bool, string) {
-		v, ok := res.median(bench, store, metric)
-		if !ok {
-			return 0, false, "—"
-		}
-		s := format(v, u)
-		if lo, hi, n := res.spread(bench, store, metric); n > 1 && lo != hi {
-			s += fmt.Sprintf(" (%s – %s)", format(lo, u), format(hi, u))
-		}
-		return v, true, s
-	}
+	cell := res.cell
 	w("ttldb with the change feed in its default setting (on, keeping 64 MiB of all-versions records) and off "+
 		"(`Options.Feed.Off`, the store `%s`), in the same rounds; medians, and the lowest – highest of the runs.\n\n", feedOff)
-	w("| figure | feed on | feed off | on ÷ off (heap: on − off) |\n|---|---|---|---|\n")
-	for _, r := range feedWrites {
-		r = r.at(items)
-		on, ok1, a := cell(r.bench, "ttldb", r.metric, r.unit)
-		off, ok2, z := cell(r.bench, feedOff, r.metric, r.unit)
-		w("| %s | %s | %s |", r.title, a, z)
-		switch {
-		case !ok1 || !ok2:
-			w(" |\n")
-		case r.unit == bytesPerItem: // the bytes the feed adds, rather
-			w(" %+.0f B |\n", on-off)
-		case off != 0:
-			w(" %s |\n", ratio(on/off))
-		default:
-			w(" |\n")
-		}
-	}
+	writeVariant(b, res, items, feedWrites, feedOff, false, "feed on", "feed off", "on ÷ off (heap: on − off)")
 	_, _, _, _, small := sizes(items)
 	large := items
 	if large == 0 {
