@@ -233,3 +233,52 @@ func BenchmarkKeyOrder(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGetBesideWriter times point reads of 1,000 documents, a set that
+// stays in the caches, alone ("quiet") and while another goroutine deletes
+// and creates other documents without pause ("writer"), as a writer or the
+// sweeper does on another core. A read takes no lock and loads no cache line
+// that a write changes (cacheLinePad), so with two cores or more the two
+// should cost about the same; a field that a write changes on a line that
+// a read loads makes every read wait for that line to come back.
+func BenchmarkGetBesideWriter(b *testing.B) {
+	const hot = 1000
+	c, docs := benchCollection(b, 100_000)
+	pks, ids := make([]PartitionKey, len(docs)), make([]string, len(docs))
+	for i := range docs {
+		pks[i], ids[i] = StringKey(fmt.Sprint("p", i%100)), fmt.Sprintf("key:%010d", i)
+	}
+	read := func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := c.Get(pks[i%hot], ids[i%hot]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	}
+	b.Run("quiet", read)
+	b.Run("writer", func(b *testing.B) {
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				j := hot + i%(len(docs)-hot)
+				if err := c.Delete(pks[j], ids[j]); err != nil {
+					panic(err)
+				}
+				if _, err := c.Create(docs[j]); err != nil {
+					panic(err)
+				}
+			}
+		}()
+		defer func() { close(stop); <-done }()
+		read(b)
+	})
+}

@@ -32,28 +32,35 @@ import (
 // meanwhile wait for that build. A collection used as a cache, by key
 // alone, never builds it: its creates and removals take O(1).
 type Collection struct {
-	name   string
-	path   string
-	pkPath []string
-	byID   bool // the path is /id: see keyFor
-	clock  func() time.Time
-	batch  int
-
-	last   atomic.Int64 // the latest "now", Unix seconds: never goes backward
-	closed atomic.Bool  // set under mu; read without it where a stale read is harmless
+	// What a point read loads. It takes no lock, so these sit on cache
+	// lines of their own, apart from what writes and the sweeper change all
+	// the time (the lock, the counters, the feed's state): were they to
+	// share a line, each read after another core's write would wait for
+	// that line to move, and a sweep deleting a million documents would slow
+	// every read beside it. Set when the collection is made, or rarely
+	// changed (Close, a batch, a DefaultTTL change, the clock's second).
+	name     string
+	path     string
+	pkPath   []string
+	byID     bool // the path is /id: see keyFor
+	clock    func() time.Time
+	batch    int
+	etagBase uint64
+	stop     chan struct{}
+	last     atomic.Int64 // the latest "now", Unix seconds: never goes backward
+	closed   atomic.Bool  // set under mu; read without it where a stale read is harmless
 	// batching is odd while a batch applies its changes; Get reads again
-	// when it moved. Beside last and closed, which Get reads too: it costs
-	// Get no other cache line.
+	// when it moved.
 	batching atomic.Uint64
-	handoff  handoff // foreground calls waiting for mu go before the sweeper's next batch
+	rules    atomic.Pointer[expiryRules] // exp's rules, for point reads, which take no lock
+	_        cacheLinePad
 
+	handoff   handoff // foreground calls waiting for mu go before the sweeper's next batch
 	mu        sync.RWMutex
 	mode      IndexingMode
 	prim      primary
-	sec       secondaries                 // the secondary indexes (R13)
-	exp       expiryIndex                 // and the DefaultTTL it owns
-	rules     atomic.Pointer[expiryRules] // exp's rules, for point reads, which take no lock
-	etagBase  uint64
+	sec       secondaries   // the secondary indexes (R13)
+	exp       expiryIndex   // and the DefaultTTL it owns
 	tokenID   uint64        // binds the continuation tokens the collection issues to it
 	seq       uint64        // the last LSN given out (R11); a document's etag is etagBase + its LSN
 	feed      feed          // the change feed (R11)
@@ -65,7 +72,6 @@ type Collection struct {
 	inBatch   bool          // a batch is applying its changes: the writes leave the sweeper's help to its end
 
 	wake      chan struct{} // nil with ManualSweep
-	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
 	closeErr  error

@@ -29,8 +29,10 @@ import (
 // read: a read is linearizable. Each rebuild touches one table, at most
 // 8 * maxKeyGroups keys, so no write waits for more.
 type keyMap struct {
+	_      cacheLinePad           // what readers load on lines no write changes
 	dir    atomic.Pointer[keyDir] // nil once cleared
 	seed   maphash.Seed
+	_      cacheLinePad
 	n      int        // keys
 	moving []movedKey // a rebuild's scratch space
 }
@@ -51,8 +53,10 @@ type keyTable struct {
 	depth  uint   // its local depth: its keys' hashes share their top depth bits
 	mask   uint64 // len(groups) - 1, a power of two less one
 	groups []keyGroup
-	live   int // keys (the writer's)
-	used   int // keys and deleted slots (the writer's)
+	_      cacheLinePad // readers load the fields above, writers change those below
+	live   int          // keys (the writer's)
+	used   int          // keys and deleted slots (the writer's)
+	_      cacheLinePad // and the next table's fields that readers load
 }
 
 // keyGroup is 8 slots and their control bytes, slot i's in byte i.

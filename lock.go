@@ -112,3 +112,9 @@ func (c *Collection) fail(err error) error {
 	c.feed.wakeAll() // WatchFeed's readers, to find it closed
 	return fmt.Errorf("%w: collection %q: the change may not be on disk, and the collection is closed (reopen its directory to recover what is): %w", ErrClosed, c.name, err)
 }
+
+// cacheLinePad keeps the fields before it and those after it on different
+// cache lines (64 bytes on the processors Go runs on most), where readers
+// that take no lock load the ones and writers change the others: a line
+// one core writes must move before another core can read it again.
+type cacheLinePad [64]byte
