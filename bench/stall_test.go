@@ -134,7 +134,7 @@ func tryMassExpiry(b *testing.B, k Kind, n int, rate time.Duration) (r stallResu
 	const chunk = 50_000
 	for lo := 0; lo < n; lo += chunk {
 		Fill(s, min(chunk, n-lo), func(i int, buf []byte) (string, []byte, time.Duration) {
-			ttl := time.Until(deadline)
+			ttl := untilWhole(deadline)
 			return keys[lo+i], DocFor(ttl).Append(buf, lo+i), ttl
 		})
 		if time.Until(deadline) < 1200*time.Millisecond {
@@ -211,6 +211,26 @@ func tryMassExpiry(b *testing.B, k Kind, n int, rate time.Duration) (r stallResu
 	}
 	return r, 0
 }
+
+// untilWhole returns the time until deadline, a whole second, at a moment
+// at least secondGuard before the clock's next whole second: it waits past
+// the second's turn first when it is closer. ttldb counts a ttl, rounded up
+// to whole seconds, from the second of the write (_ts): a write made in the
+// second after the one its ttl was computed in would expire a second after
+// the deadline, and the sweep would seem to last a second more, the reads
+// of that quiet second diluting the time blocked.
+func untilWhole(deadline time.Time) time.Duration {
+	ttl := time.Until(deadline)
+	if frac := ttl % time.Second; frac < secondGuard {
+		time.Sleep(frac + time.Millisecond)
+		ttl = time.Until(deadline)
+	}
+	return ttl
+}
+
+// secondGuard is how long before a second's turn untilWhole waits past it:
+// longer than a write takes, even one the garbage collector pauses.
+const secondGuard = 10 * time.Millisecond
 
 // latencies counts read times in buckets of 1 ns up to histMax, and the
 // longer ones with the exact sum of their times, so that blocked-frac can
