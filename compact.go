@@ -1,10 +1,8 @@
 package ttldb
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"slices"
 )
 
 // defaultCompactSlack is how far a durable collection's files may grow
@@ -17,8 +15,9 @@ const defaultCompactSlack = 16 << 20
 // documents and no more (R12). The collection compacts itself in the
 // background when its files grow to twice its documents and more; Compact
 // is for a backup, or to give the space back at once. It holds the
-// collection's lock for O(1), and then works without it while calls go on:
-// O(n log n) for n documents, and their size in writes. A compaction in
+// collection's lock for short spans, no longer than the sweeper's batches
+// (R5), while calls go on: it reads the key map a few tables at a time, in
+// O(n log n) for n documents, and writes their size. A compaction in
 // progress, in the background or not, finishes first.
 //
 // Errors: [ErrInvalidOption] for a collection that is not durable;
@@ -92,21 +91,19 @@ func (j *journal) oversized(slack int64) bool {
 // abandons it. Call holding the compacting token.
 func (c *Collection) compact(stop <-chan struct{}) error {
 	j := c.j
-	if err := c.needOrder("Compact"); err != nil {
-		return err
-	}
 	c.lock()
 	if c.unusable() {
 		c.mu.Unlock()
 		return c.errClosed("Compact")
 	}
-	s := c.openSnapshot()
+	s := c.openView()
+	w := c.startWalk()
 	st := c.savedState()
 	epoch := j.rotated.Load() + 1 // rotations happen here only, one at a time
 	j.rotate(epoch)
 	c.mu.Unlock()
 
-	docs, err := c.snapshotDocs(s)
+	docs, err := c.snapshotDocs(s, w)
 	s.release()
 	if err != nil {
 		return err
@@ -127,23 +124,4 @@ func (c *Collection) compact(stop <-chan struct{}) error {
 		removeBefore(j.fs, j.dir, epoch, snaps, logs)
 	}
 	return nil
-}
-
-// snapshotDocs returns every document of the snapshot, expired or not, in
-// the order of their LSNs: the order of the latest-version feed, which a
-// reopen rebuilds.
-func (c *Collection) snapshotDocs(s snapshot) ([]*doc, error) {
-	docs := make([]*doc, 0, s.tree.Len())
-	var err error
-	s.tree.Ascend(func(e *entry) bool {
-		d := s.doc(e)
-		if d == nil {
-			err = c.errClosed("Compact")
-			return false
-		}
-		docs = append(docs, d)
-		return true
-	})
-	slices.SortFunc(docs, func(a, b *doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
-	return docs, err
 }

@@ -14,6 +14,7 @@ const btreeDegree = 32
 type primary struct {
 	keys  keyMap
 	order keyOrder
+	walk  *keyWalk // a compaction's walk of the key map, or nil
 }
 
 // init makes p empty and ready, its order not built.
@@ -30,6 +31,7 @@ func (p *primary) presize(n int) { p.keys.presize(n) }
 func (p *primary) clear() {
 	p.keys.clear()
 	p.order.reset()
+	p.walk = nil
 }
 
 // lookup returns the document stored under key, live or not, or nil, for a
@@ -63,6 +65,9 @@ func (p *primary) remove(e *entry) {
 	key := e.key()
 	p.keys.remove(maphash.String(p.keys.seed, key), key)
 	p.order.remove(e)
+	if p.walk != nil {
+		p.walk.gone = append(p.walk.gone, e)
+	}
 }
 
 // len returns the number of entries.

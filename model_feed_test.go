@@ -127,6 +127,13 @@ type feedState struct {
 	buf     []byte
 	live    []mChange // feedWant's latest versions, as of the event liveAt
 	liveAt  int
+
+	// floor is the last LSN of the all-versions feed that a reopen after a
+	// compaction dropped: its feed starts after the snapshot (R12). snap,
+	// when set, is the range of LSNs the last compaction's snapshot may
+	// have been taken at, until the next reopen.
+	floor uint64
+	snap  *[2]uint64
 }
 
 // feedToken is a continuation and where it resumes: after the LSN after,
@@ -519,6 +526,13 @@ func scopeName(mode ttldb.FeedMode, part *mPK) string {
 func (h *modelHarness) readChain(from fmt.Stringer, q ttldb.FeedQuery, part *mPK, after uint64, small bool) ([]feedToken, error) {
 	f := &h.feed
 	var toks []feedToken
+	if q.Mode == ttldb.AllVersionsAndDeletes && after < f.floor {
+		var err error
+		if q, err = h.trimmed(fmt.Sprintf("ReadFeed(%s, from %s)", scopeName(q.Mode, part), from), q, part, after); err != nil {
+			return nil, err
+		}
+		after = f.floor
+	}
 	known := uint64(len(f.res))
 	want := h.feedWant(q.Mode, part, after)
 	seen := 0
@@ -571,6 +585,61 @@ func (h *modelHarness) readChain(from fmt.Stringer, q ttldb.FeedQuery, part *mPK
 		}
 		q.Continuation, q.AfterLSN, q.FromNow = got.Continuation, 0, false
 	}
+}
+
+// trimmed checks a read of all versions q that resumes after the LSN after,
+// which a reopen after a compaction dropped (R12): it must fail with a
+// TrimmedError that says where to resume, which it returns, unless the read
+// of a partition resumes from a token past the floor already, there being
+// no change of the partition between. The rest of the read is readChain's.
+func (h *modelHarness) trimmed(op string, q ttldb.FeedQuery, part *mPK, after uint64) (ttldb.FeedQuery, error) {
+	f := &h.feed
+	lost := h.feedWant(q.Mode, part, after)
+	lost = lost[:sortSearch(lost, f.floor)]
+	_, err := h.c.ReadFeed(q)
+	var te *ttldb.TrimmedError
+	switch {
+	case err == nil && part != nil && len(lost) == 0:
+		return q, nil
+	case !errors.As(err, &te) || !errors.Is(err, ttldb.ErrFeedTrimmed):
+		return q, fmt.Errorf("%s: %v; want ErrFeedTrimmed: the reopen after the compaction at LSN %d kept no change before (R12)", op, err, f.floor)
+	case te.Oldest != f.floor+1 || te.After < after || te.After >= f.floor || te.Continuation == "":
+		return q, fmt.Errorf("%s: %+v; want After %d or later (within a partition), Oldest %d and a continuation (R12)", op, *te, after, f.floor+1)
+	}
+	q.Continuation, q.AfterLSN, q.FromNow = te.Continuation, 0, false
+	return q, nil
+}
+
+// compacted notes that the collection compacted: lo and hi bound the LSN
+// of its snapshot, where the all-versions feed starts after a reopen.
+func (f *feedState) compacted(lo, hi uint64) { f.snap = &[2]uint64{lo, hi} }
+
+// reopened finds where the all-versions feed of the collection just
+// reopened starts, and checks that it is after the snapshot of the last
+// compaction, or where it was if none happened since the last reopen (R12).
+func (h *modelHarness) reopened() error {
+	f := &h.feed
+	if f.snap == nil {
+		return nil
+	}
+	lo, hi := f.snap[0], f.snap[1]
+	if h.background { // the sweeper deleted during the compaction, perhaps
+		hi = h.c.LastLSN()
+	}
+	f.snap = nil
+	_, err := h.c.ReadFeed(ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, Limit: 1})
+	floor := uint64(0)
+	var te *ttldb.TrimmedError
+	if errors.As(err, &te) {
+		floor = te.Oldest - 1
+	} else if err != nil {
+		return fmt.Errorf("ReadFeed(all versions, from the beginning) after the reopen: %v", err)
+	}
+	if floor < lo || floor > hi || floor < f.floor {
+		return fmt.Errorf("the all-versions feed after the reopen starts after LSN %d; the last compaction's snapshot was taken after LSN %d to %d (R12)", floor, max(lo, f.floor), hi)
+	}
+	f.floor = floor
+	return nil
 }
 
 // resume reads on from the continuation t.
@@ -756,6 +825,19 @@ func (h *modelHarness) watchFeed() error {
 		q.Limit = h.feed.limit(true)
 		want := h.feedWant(mode, part, 0)
 		op := fmt.Sprintf("WatchFeed(%s, Limit %d)", scopeName(mode, part), q.Limit)
+		if mode == ttldb.AllVersionsAndDeletes && h.feed.floor > 0 { // R12: trimmed by a reopen
+			var te *ttldb.TrimmedError
+			for ch, err := range h.c.WatchFeed(context.Background(), q) {
+				if !errors.As(err, &te) || te.Oldest != h.feed.floor+1 {
+					return fmt.Errorf("%s: yields %s, %v; want ErrFeedTrimmed, the oldest change kept LSN %d", op, describeChange(ch), err, h.feed.floor+1)
+				}
+				break
+			}
+			if te == nil {
+				return fmt.Errorf("%s: yields nothing; want ErrFeedTrimmed", op)
+			}
+			q.Continuation, want = te.Continuation, h.feedWant(mode, part, h.feed.floor)
+		}
 		i := 0
 		if len(want) > 0 {
 			// A deadline, so that a feed that has fewer changes than the

@@ -14,6 +14,7 @@ package ttldb_test
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1104,6 +1105,7 @@ var modelOps = []struct {
 	{"Clock", 14, (*modelHarness).genClock},
 	{"Sweep", 3, (*modelHarness).genSweep},
 	{"Reopen", 2, (*modelHarness).genReopen},
+	{"Compact", 1, (*modelHarness).genCompact},
 	{"Patch", 8, (*modelHarness).genPatch},        // R14 (model_patch_test.go)
 	{"ExecuteBatch", 5, (*modelHarness).genBatch}, // R14 (model_patch_test.go)
 	{"Query", 4, (*modelHarness).genSQL},          // R13 (model_query_test.go)
@@ -1151,7 +1153,28 @@ func (h *modelHarness) genReopen() modelStep {
 		if lsn := c.LastLSN(); rec.Truncated != "" || lsn < rec.LastLSN || lsn > rec.LastLSN && !h.background {
 			return "", fmt.Errorf("reopen after Close: Recovery %+v, LastLSN %d", rec, c.LastLSN())
 		}
+		if err := h.reopened(); err != nil {
+			return "", err
+		}
 		return fmt.Sprintf("ok, %d changes replayed, Options.Indexes %q", rec.Changes, o.Indexes), nil
+	}}
+}
+
+// genCompact compacts a durable collection (R12): nothing it holds changes,
+// and the next Reopen reads the snapshot it wrote, its all-versions feed
+// starting after the snapshot (reopened). A collection in memory reads a
+// document instead.
+func (h *modelHarness) genCompact() modelStep {
+	if h.dir == "" || h.m.closed {
+		return h.genKeyOp("Get")
+	}
+	return modelStep{"Compact", func() (string, error) {
+		lo := h.c.LastLSN()
+		if err := h.c.Compact(context.Background()); err != nil {
+			return "", fmt.Errorf("Compact: %v", err)
+		}
+		h.feed.compacted(lo, h.c.LastLSN())
+		return "ok", nil
 	}}
 }
 

@@ -1,7 +1,6 @@
 package ttldb
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -281,48 +280,40 @@ func TestKeyOrderBuildUnderLoad(t *testing.T) {
 
 // TestKeyOrderBuildHoldsBriefly: a build reads the key map and applies the
 // writes made during its sort a bounded chunk per hold of the lock, as the
-// sweeper's batches are bounded: so does the first compaction of a durable
-// collection never listed, which builds the order in the background (R5,
-// R12: no foreground call waits longer than one sweep batch).
+// sweeper's batches are bounded (R5, R12: no foreground call waits longer
+// than one sweep batch). (A compaction needs no key order: see
+// TestCompactionHoldsBriefly.)
 func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
-	for _, how := range []string{"List", "Compact"} {
-		t.Run(how, func(t *testing.T) {
-			clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-			c, err := openDurable(t, &vfs.Mem{}, "db", clk, Options{DefaultTTL: TTLNoDefault()})
-			require.NoError(t, err)
-			defer c.Close()
-			for i := range 20_000 {
-				mustCreate(t, c, fmt.Sprintf(`{"id":"base%06d","pk":"p%d"}`, i, i%10))
-			}
-			orderHook = func(hc *Collection) {
-				for i := range 3000 { // while the build sorts, off the lock
-					mustCreate(t, c, fmt.Sprintf(`{"id":"new%06d","pk":"p%d"}`, i, i%10))
-				}
-			}
-			var reads, applies []int
-			orderHoldHook = func(read, applied int) {
-				if read > 0 {
-					reads = append(reads, read)
-				}
-				if applied > 0 {
-					applies = append(applies, applied)
-				}
-			}
-			t.Cleanup(func() { orderHook, orderHoldHook = nil, nil })
-			if how == "List" {
-				_, err = c.List(Query{Limit: 1})
-			} else {
-				err = c.Compact(context.Background())
-			}
-			require.NoError(t, err)
-			require.Greater(t, len(reads), 1, "the key map is read in more than one hold")
-			require.LessOrEqual(t, slices.Max(reads), orderReadSlots+maxKeyGroups*groupSlots, "a hold reads at most its budget and one table")
-			require.Greater(t, len(applies), 1, "the writes made meanwhile are applied in more than one hold")
-			require.LessOrEqual(t, slices.Max(applies), orderApplied)
-			c.mu.RLock()
-			defer c.mu.RUnlock()
-			require.Equal(t, 23_000, c.prim.order.tree.Len())
-			checkOrder(t, c)
-		})
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, &vfs.Mem{}, "db", clk, Options{DefaultTTL: TTLNoDefault()})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range 20_000 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"base%06d","pk":"p%d"}`, i, i%10))
 	}
+	orderHook = func(hc *Collection) {
+		for i := range 3000 { // while the build sorts, off the lock
+			mustCreate(t, c, fmt.Sprintf(`{"id":"new%06d","pk":"p%d"}`, i, i%10))
+		}
+	}
+	var reads, applies []int
+	orderHoldHook = func(read, applied int) {
+		if read > 0 {
+			reads = append(reads, read)
+		}
+		if applied > 0 {
+			applies = append(applies, applied)
+		}
+	}
+	t.Cleanup(func() { orderHook, orderHoldHook = nil, nil })
+	_, err = c.List(Query{Limit: 1})
+	require.NoError(t, err)
+	require.Greater(t, len(reads), 1, "the key map is read in more than one hold")
+	require.LessOrEqual(t, slices.Max(reads), orderReadSlots+maxKeyGroups*groupSlots, "a hold reads at most its budget and one table")
+	require.Greater(t, len(applies), 1, "the writes made meanwhile are applied in more than one hold")
+	require.LessOrEqual(t, slices.Max(applies), orderApplied)
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	require.Equal(t, 23_000, c.prim.order.tree.Len())
+	checkOrder(t, c)
 }

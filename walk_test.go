@@ -1,0 +1,154 @@
+package ttldb
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ttldb/ttldb/internal/vfs"
+)
+
+// docsByLSN returns every document c holds, expired or not, by LSN. Call
+// with mu held.
+func docsByLSN(c *Collection) []*doc {
+	var docs []*doc
+	c.prim.keys.each(func(d *doc, _ *entry) { docs = append(docs, d) })
+	slices.SortFunc(docs, func(a, b *doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
+	return docs
+}
+
+// TestCompactionWalk: the documents a compaction writes are the collection's
+// at the instant it began, whatever the writes and sweeps made while it
+// reads the key map a few tables per hold of the lock: a create is not
+// there; a document deleted, before or after the walk read its table, is;
+// an overwritten one is there as it was; a key deleted and created again
+// has its old document; documents swept are there, expired; tables split
+// and shrink meanwhile. The walk builds no key order.
+func TestCompactionWalk(t *testing.T) { // R12
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, &vfs.Mem{}, "db", clk, Options{DefaultTTL: TTLNoDefault()})
+	require.NoError(t, err)
+	defer c.Close()
+	const n = 20_000
+	doc := func(i int, note string) string {
+		ttl := ""
+		if i%10 == 0 {
+			ttl = `,"ttl":5`
+		}
+		return fmt.Sprintf(`{"id":"k%06d","pk":"p%d","note":%q%s}`, i, i%10, note, ttl)
+	}
+	for i := range n {
+		mustCreate(t, c, doc(i, "first"))
+	}
+	key := func(i int) (PartitionKey, string) { return StringKey(fmt.Sprint("p", i%10)), fmt.Sprintf("k%06d", i) }
+
+	holds, changed := 0, 0
+	walkHook = func(hc *Collection, read int) {
+		holds++
+		if holds > 4 {
+			return
+		}
+		// Each round touches keys all over the map, in tables read and not
+		// yet read; the keys of one round are its own.
+		for i := holds; i < n; i += 97 {
+			if i%10 == 0 {
+				continue // its document expires in round 2
+			}
+			switch i % 4 {
+			case 0, 1:
+				require.NoError(t, c.Delete(key(i)))
+			case 2:
+				_, err := c.Upsert([]byte(doc(i, "second")))
+				require.NoError(t, err)
+			case 3: // deleted and created again: a new entry
+				require.NoError(t, c.Delete(key(i)))
+				mustCreate(t, c, doc(i, "again"))
+			}
+			changed++
+		}
+		for i := range 50 {
+			mustCreate(t, c, fmt.Sprintf(`{"id":"new%d-%d","pk":"p1"}`, holds, i))
+		}
+		switch holds {
+		case 1: // enough creates to split most tables, read and not
+			for i := range n {
+				mustCreate(t, c, fmt.Sprintf(`{"id":"more%d","pk":"p2"}`, i))
+			}
+		case 3: // and their deletes, to shrink them
+			for i := range n {
+				require.NoError(t, c.Delete(StringKey("p2"), fmt.Sprint("more", i)))
+			}
+		}
+		if holds == 2 { // the documents with ttl 5 expire, and go
+			clk.Advance(10 * time.Second)
+			swept, err := c.Sweep()
+			require.NoError(t, err)
+			require.Greater(t, swept, n/20)
+		}
+	}
+	rebuilds := 0
+	rebuildHook = func(int) { rebuilds++ }
+	t.Cleanup(func() { walkHook, rebuildHook = nil, nil })
+
+	c.lock()
+	s, w := c.openView(), c.startWalk()
+	want := docsByLSN(c)
+	c.mu.Unlock()
+	got, err := c.snapshotDocs(s, w)
+	s.release()
+	require.NoError(t, err)
+	require.Greater(t, holds, 4, "the key map is read in more than four holds")
+	require.Greater(t, changed, 500)
+	require.Greater(t, rebuilds, 20, "tables split and shrink during the walk")
+	require.Equal(t, n, len(want))
+	require.Equal(t, len(want), len(got), "documents written")
+	for i := range want {
+		if want[i] != got[i] {
+			t.Fatalf("document %d of %d by LSN: got %s (LSN %d), want %s (LSN %d), the collection's when the walk began",
+				i, n, got[i].appendJSON(nil), c.seqOf(got[i]), want[i].appendJSON(nil), c.seqOf(want[i]))
+		}
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	require.Nil(t, c.prim.walk, "the walk ended")
+	require.False(t, c.prim.order.built(), "the walk built no key order")
+}
+
+// TestCompactionHoldsBriefly: a compaction holds the lock for a bounded
+// part of the key map at a time, as the sweeper's batches are bounded (R5,
+// R12: no foreground call waits longer than about one sweep batch); a
+// durable collection never listed compacts without building the key order,
+// and reopens with every document (R12).
+func TestCompactionHoldsBriefly(t *testing.T) { // R12
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	mem := &vfs.Mem{}
+	c, err := openDurable(t, mem, "db", clk, Options{DefaultTTL: TTLNoDefault()})
+	require.NoError(t, err)
+	for i := range 20_000 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"k%06d","pk":"p%d"}`, i, i%10))
+	}
+	var reads []int
+	walkHook = func(_ *Collection, read int) { reads = append(reads, read) }
+	t.Cleanup(func() { walkHook = nil })
+	require.NoError(t, c.Compact(context.Background()))
+	require.Greater(t, len(reads), 1, "the key map is read in more than one hold")
+	require.LessOrEqual(t, slices.Max(reads), orderReadSlots+maxKeyGroups*groupSlots, "a hold reads at most its budget and one table")
+	c.mu.RLock()
+	built := c.prim.order.built()
+	c.mu.RUnlock()
+	require.False(t, built, "Compact built the key order")
+	want := durableState(c)
+	require.NoError(t, c.Close())
+
+	c, err = openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err)
+	defer c.Close()
+	require.Equal(t, want, durableState(c))
+	require.NotEmpty(t, c.Recovery().Snapshot)
+	require.Zero(t, c.Recovery().Changes, "the reopen read the snapshot, and no change after it")
+}
