@@ -103,7 +103,7 @@ func (c *Collection) compact(stop <-chan struct{}) error {
 	j.rotate(epoch)
 	c.mu.Unlock()
 
-	docs, err := c.snapshotDocs(s, w)
+	docs, err := c.snapshotDocs(s, w, st.docs)
 	s.release()
 	if err != nil {
 		return err

@@ -42,13 +42,18 @@ var walkHook func(c *Collection, read int)
 // calls waiting for the lock go first between two holds, as the sweeper
 // does (R5). It takes O(n log n) for the n entries it reads.
 //
-// Errors: [ErrClosed] when the collection closes meanwhile.
-func (c *Collection) snapshotDocs(s snapshot, w *keyWalk) ([]*doc, error) {
+// n is how many documents the collection held at s: the walk must find
+// them all, or the snapshot would lose some once the logs before it go.
+//
+// Errors: [ErrClosed] when the collection closes meanwhile; [ErrCorrupt]
+// when the walk does not find n documents, which only a bug can cause.
+func (c *Collection) snapshotDocs(s snapshot, w *keyWalk, n uint64) ([]*doc, error) {
 	var es []*entry
 	from, done := uint64(0), false
 	for !done {
 		c.mu.Lock()
 		if c.unusable() {
+			c.prim.walk = nil
 			c.mu.Unlock()
 			return nil, c.errClosed("Compact")
 		}
@@ -71,5 +76,9 @@ func (c *Collection) snapshotDocs(s snapshot, w *keyWalk) ([]*doc, error) {
 		}
 	}
 	slices.SortFunc(docs, func(a, b *doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
-	return slices.Compact(docs), nil // an entry read and then removed is there twice
+	docs = slices.Compact(docs) // an entry read and then removed is there twice
+	if uint64(len(docs)) != n {
+		return nil, errorf(ErrCorrupt, "Compact: collection %q: the walk of its key map found %d documents of the %d it held when the compaction began; no snapshot was written and the log keeps every change (a bug in ttldb: please report it)", c.name, len(docs), n)
+	}
+	return docs, nil
 }

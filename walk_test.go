@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -20,6 +21,21 @@ func docsByLSN(c *Collection) []*doc {
 	c.prim.keys.each(func(d *doc, _ *entry) { docs = append(docs, d) })
 	slices.SortFunc(docs, func(a, b *doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
 	return docs
+}
+
+// walkNow runs a compaction's walk of c, as compact does, and returns the
+// documents it found and those c held when it began, by LSN.
+func walkNow(t *testing.T, c *Collection) (got, want []*doc) {
+	t.Helper()
+	c.lock()
+	s, w := c.openView(), c.startWalk()
+	want = docsByLSN(c)
+	n := uint64(c.prim.len())
+	c.mu.Unlock()
+	got, err := c.snapshotDocs(s, w, n)
+	s.release()
+	require.NoError(t, err)
+	return got, want
 }
 
 // TestCompactionWalk: the documents a compaction writes are the collection's
@@ -95,13 +111,7 @@ func TestCompactionWalk(t *testing.T) { // R12
 	rebuildHook = func(int) { rebuilds++ }
 	t.Cleanup(func() { walkHook, rebuildHook = nil, nil })
 
-	c.lock()
-	s, w := c.openView(), c.startWalk()
-	want := docsByLSN(c)
-	c.mu.Unlock()
-	got, err := c.snapshotDocs(s, w)
-	s.release()
-	require.NoError(t, err)
+	got, want := walkNow(t, c)
 	require.Greater(t, holds, 4, "the key map is read in more than four holds")
 	require.Greater(t, changed, 500)
 	require.Greater(t, rebuilds, 20, "tables split and shrink during the walk")
@@ -151,4 +161,125 @@ func TestCompactionHoldsBriefly(t *testing.T) { // R12
 	require.Equal(t, want, durableState(c))
 	require.NotEmpty(t, c.Recovery().Snapshot)
 	require.Zero(t, c.Recovery().Changes, "the reopen read the snapshot, and no change after it")
+}
+
+// TestCompactionWalkRandom: random operations of every kind between the
+// walk's holds (deletes, upserts over live and expired documents, Touch,
+// Patch, batches, bursts of creates that split tables, sweeps, listings
+// that build the key order and open views of their own, keys absent at the
+// start), the change feed on and off: the walk finds exactly the documents
+// of its start.
+func TestCompactionWalkRandom(t *testing.T) { // R12
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { walkRandom(t, seed, seed%2 == 1) })
+	}
+}
+
+func walkRandom(t *testing.T, seed uint64, feedOff bool) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, &vfs.Mem{}, "db", clk, Options{DefaultTTL: TTLNoDefault(), Feed: FeedOptions{Off: feedOff}})
+	require.NoError(t, err)
+	defer c.Close()
+	const n = 6000
+	doc := func(i int, note string, ttl int) []byte {
+		s := ""
+		if ttl > 0 {
+			s = fmt.Sprintf(`,"ttl":%d`, ttl)
+		}
+		return fmt.Appendf(nil, `{"id":"k%06d","pk":"p%d","note":%q,"n":1%s}`, i, i%10, note, s)
+	}
+	key := func(i int) (PartitionKey, string) { return StringKey(fmt.Sprint("p", i%10)), fmt.Sprintf("k%06d", i) }
+	ttl := func(one int) int { // a ttl of one time in one, else none
+		if r.IntN(one) == 0 {
+			return 1 + r.IntN(20)
+		}
+		return 0
+	}
+	for i := range n {
+		_, err := c.Upsert(doc(i, "first", ttl(4)))
+		require.NoError(t, err)
+	}
+	clk.Advance(5 * time.Second) // some expired, not swept
+	holds, made := 0, 0
+	walkHook = func(_ *Collection, _ int) {
+		if holds++; holds > 200 {
+			return
+		}
+		// Errors are expected (a key not there, a create over a live
+		// one): only what the walk finds is checked.
+		for range 40 + r.IntN(200) {
+			i := r.IntN(n + n/2) // beyond n: keys absent at the start
+			pk, id := key(i)
+			switch r.IntN(12) {
+			case 0, 1:
+				_ = c.Delete(pk, id)
+			case 2, 3:
+				_, _ = c.Upsert(doc(i, fmt.Sprint("up", holds), ttl(3)))
+			case 4:
+				_, _ = c.Touch(pk, id)
+			case 5:
+				_, _ = c.Patch(pk, id, []PatchOp{PatchSet("/note", fmt.Sprint("patched", holds))})
+			case 6, 7:
+				b := NewBatch(pk)
+				if r.IntN(2) == 0 {
+					b.Delete(id)
+					b.Create(doc(i, "batch", 0))
+				} else {
+					b.Upsert(doc(i, "batch", 0))
+					b.Delete(id)
+				}
+				_, _ = c.ExecuteBatch(b)
+			case 8:
+				for range 300 {
+					made++
+					_, _ = c.Create(fmt.Appendf(nil, `{"id":"x%d","pk":"p1"}`, made))
+				}
+			case 9:
+				clk.Advance(time.Duration(1+r.IntN(3)) * time.Second)
+				_, err := c.Sweep()
+				require.NoError(t, err)
+			case 10:
+				_, err := c.List(Query{Limit: 5})
+				require.NoError(t, err)
+			case 11:
+				_, _ = c.Replace(doc(i, "replaced", 0))
+			}
+		}
+	}
+	t.Cleanup(func() { walkHook = nil })
+	got, want := walkNow(t, c)
+	require.Greater(t, holds, 5, "the key map is read in more holds as it grows")
+	require.Equal(t, len(want), len(got), "documents written")
+	for i := range want {
+		if want[i] != got[i] {
+			t.Fatalf("document %d by LSN: got %s, want %s", i, got[i].appendJSON(nil), want[i].appendJSON(nil))
+		}
+	}
+}
+
+// TestCompactionWalkCountsDocuments: a walk that misses a document (here,
+// one whose removal it was not told of) fails with ErrCorrupt rather than
+// write a snapshot without it.
+func TestCompactionWalkCountsDocuments(t *testing.T) { // R12
+	c, err := openDurable(t, &vfs.Mem{}, "db", &fakeClock{t: time.Unix(1_000_000, 0)}, Options{})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range 5000 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"k%04d","pk":"p"}`, i))
+	}
+	walkHook = func(hc *Collection, _ int) {
+		hc.mu.Lock()
+		hc.prim.walk = nil // the walk loses track of removals
+		hc.mu.Unlock()
+		for i := range 5000 {
+			_ = c.Delete(StringKey("p"), fmt.Sprintf("k%04d", i))
+		}
+	}
+	t.Cleanup(func() { walkHook = nil })
+	err = c.Compact(context.Background())
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, "of the 5000 it held")
+	walkHook = nil
+	require.NoError(t, c.Compact(context.Background()), "a later compaction works")
 }
