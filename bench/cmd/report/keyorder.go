@@ -24,7 +24,7 @@ var keyOrderRows = []row{
 // listed, side by side, and the first listing's time, which builds it.
 func writeKeyOrder(b *strings.Builder, res results, items int) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	w("ttldb keeps the order of keys that listings, queries that scan, index builds and compactions read only once one of them "+
+	w("ttldb keeps the order of keys that listings, queries that scan and index builds read (a compaction reads the key map) only once one of them "+
 		"has needed it: the first builds it. The stores above are never listed; the store `%s` is listed once as it opens, "+
 		"so it keeps the order from the start, in the same rounds. Medians, and the lowest – highest of the runs.\n\n", listed)
 	writeVariant(b, res, items, keyOrderRows, listed, true, "never listed", "listed", "listed ÷ never (heap: listed − never)")
