@@ -22,7 +22,10 @@ const defaultCompactSlack = 16 << 20
 //
 // Errors: [ErrInvalidOption] for a collection that is not durable;
 // ctx.Err(); [ErrClosed], wrapping the failure when writing the snapshot
-// failed (the collection stays usable: its log holds every change).
+// failed (the collection stays usable: its log holds every change);
+// [ErrCorrupt] when the walk of the key map found fewer documents than the
+// collection held, which only a bug can cause (nothing is written, and the
+// collection stays usable).
 func (c *Collection) Compact(ctx context.Context) error {
 	if c.unusable() {
 		return c.errClosed("Compact")

@@ -260,11 +260,12 @@ func walkRandom(t *testing.T, seed uint64, feedOff bool) {
 
 // TestCompactionWalkCountsDocuments: a walk that misses a document (here,
 // one whose removal it was not told of) fails with ErrCorrupt rather than
-// write a snapshot without it.
+// write a snapshot without it; the collection goes on, reopens with every
+// change, and compacts again.
 func TestCompactionWalkCountsDocuments(t *testing.T) { // R12
-	c, err := openDurable(t, &vfs.Mem{}, "db", &fakeClock{t: time.Unix(1_000_000, 0)}, Options{})
+	clk, mem := &fakeClock{t: time.Unix(1_000_000, 0)}, &vfs.Mem{}
+	c, err := openDurable(t, mem, "db", clk, Options{})
 	require.NoError(t, err)
-	defer c.Close()
 	for i := range 5000 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"k%04d","pk":"p"}`, i))
 	}
@@ -281,5 +282,13 @@ func TestCompactionWalkCountsDocuments(t *testing.T) { // R12
 	require.ErrorIs(t, err, ErrCorrupt)
 	require.ErrorContains(t, err, "of the 5000 it held")
 	walkHook = nil
+	mustCreate(t, c, `{"id":"after","pk":"p"}`)
+	want := durableState(c)
+	require.NoError(t, c.Close())
+
+	c, err = openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err)
+	defer c.Close()
+	require.Equal(t, want, durableState(c), "the reopen has every change")
 	require.NoError(t, c.Compact(context.Background()), "a later compaction works")
 }
