@@ -178,11 +178,12 @@
 // Opening a directory cuts a write a crash tore back to the last whole
 // change, and says so in [Collection.Recovery]; other damage fails with
 // [ErrCorrupt], naming the file and the offset (see [CorruptError]). The
-// log is compacted into a snapshot in the background, without holding the
-// lock more than O(1), so the files stay about twice the documents' size;
-// [Collection.Compact] does it at once. A directory has one user at a time
-// ([ErrLocked]). A write or a sync that fails closes the collection
-// ([ErrClosed], wrapping the failure): it never runs ahead of its disk.
+// log is compacted into a snapshot in the background, holding the lock no
+// longer than a sweep batch at a time, so the files stay about twice the
+// documents' size; [Collection.Compact] does it at once. A directory has
+// one user at a time ([ErrLocked]). A write or a sync that fails closes the
+// collection ([ErrClosed], wrapping the failure): it never runs ahead of
+// its disk.
 //
 // # Errors
 //

@@ -85,8 +85,11 @@ var (
 
 	// ErrCorrupt: a durable collection's files are damaged otherwise than
 	// by a write a crash interrupted, which opening repairs by itself
-	// (R12). The error is a [*CorruptError], which names the file and the
-	// offset.
+	// (R12). Opening reports it as a [*CorruptError], which names the file
+	// and the offset. [Collection.Compact] reports it, as a plain error,
+	// when its walk of the collection finds fewer documents than the
+	// collection held: only a bug can cause that, and Compact then writes
+	// nothing, so that the files stay whole.
 	ErrCorrupt = errors.New("ttldb: files damaged")
 )
 
