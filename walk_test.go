@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -291,4 +293,93 @@ func TestCompactionWalkCountsDocuments(t *testing.T) { // R12
 	defer c.Close()
 	require.Equal(t, want, durableState(c), "the reopen has every change")
 	require.NoError(t, c.Compact(context.Background()), "a later compaction works")
+}
+
+// TestCompactionBesideWriters: compactions while two goroutines write,
+// delete, touch and run batches without pause (run with -race); a reopen
+// then has exactly what the collection had at Close (R12).
+func TestCompactionBesideWriters(t *testing.T) { // R12
+	clk, mem := &fakeClock{t: time.Unix(1_000_000, 0)}, &vfs.Mem{}
+	c, err := openDurable(t, mem, "db", clk, Options{DefaultTTL: TTLNoDefault()})
+	require.NoError(t, err)
+	const n = 20_000
+	for i := range n {
+		ttl := ""
+		if i%7 == 0 {
+			ttl = `,"ttl":3`
+		}
+		mustCreate(t, c, fmt.Sprintf(`{"id":"k%06d","pk":"p%d"%s}`, i, i%10, ttl))
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 1))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				i := r.IntN(n + n/10) // beyond n: keys absent at the start
+				pk, id := StringKey(fmt.Sprint("p", i%10)), fmt.Sprintf("k%06d", i)
+				switch r.IntN(5) { // errors are expected: a key not there
+				case 0:
+					_ = c.Delete(pk, id)
+				case 1, 2:
+					_, _ = c.Upsert(fmt.Appendf(nil, `{"id":%q,"pk":"p%d","v":%d}`, id, i%10, r.IntN(1000)))
+				case 3:
+					_, _ = c.Touch(pk, id)
+				case 4:
+					b := NewBatch(pk)
+					b.Delete(id)
+					b.Create(fmt.Appendf(nil, `{"id":%q,"pk":"p%d","b":1}`, id, i%10))
+					_, _ = c.ExecuteBatch(b)
+				}
+			}
+		})
+	}
+	for range 8 {
+		if err := c.Compact(context.Background()); err != nil {
+			close(stop)
+			wg.Wait()
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	clk.Advance(10 * time.Second) // expired and not swept: they reopen too
+	want := durableState(c)
+	require.NoError(t, c.Close())
+
+	c, err = openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err)
+	defer c.Close()
+	require.Equal(t, want, durableState(c))
+}
+
+// TestCompactionCloseDuringWalk: Close while a compaction walks the key map
+// ends the compaction with ErrClosed, and the walk with it.
+func TestCompactionCloseDuringWalk(t *testing.T) { // R12
+	c, err := openDurable(t, &vfs.Mem{}, "db", &fakeClock{t: time.Unix(1_000_000, 0)}, Options{})
+	require.NoError(t, err)
+	for i := range 20_000 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"k%06d","pk":"p%d"}`, i, i%10))
+	}
+	holds := 0
+	closed := make(chan error, 1)
+	walkHook = func(hc *Collection, _ int) {
+		if holds++; holds == 2 {
+			go func() { closed <- hc.Close() }() // it waits for the compaction
+			for !hc.closed.Load() {
+				runtime.Gosched()
+			}
+		}
+	}
+	t.Cleanup(func() { walkHook = nil })
+	err = c.Compact(context.Background())
+	require.ErrorIs(t, err, ErrClosed)
+	require.Equal(t, 2, holds, "the walk ends at the first hold after Close")
+	require.NoError(t, <-closed)
+	require.Nil(t, c.prim.walk)
 }
