@@ -26,10 +26,10 @@ import (
 // The order of keys that listings read costs each create and removal most
 // of its time in a large collection, so a collection keeps it only once
 // something has needed it: the first listing, query that reads no index or
-// CreateIndex builds it (a compaction does not), in O(n log n) (about half a second
-// for a million documents), without holding the lock but to read the key
-// map (O(n)) and to apply the writes made meanwhile; calls that need it
-// meanwhile wait for that build. A collection used as a cache, by key
+// CreateIndex builds it (a compaction does not), in O(n log n) (about half
+// a second for a million documents), without holding the lock but to read
+// the key map (O(n)) and to apply the writes made meanwhile; calls that
+// need it meanwhile wait for that build. A collection used as a cache, by key
 // alone, never builds it: its creates and removals take O(1).
 type Collection struct {
 	// What a point read loads. It takes no lock, so these sit on cache

@@ -25,6 +25,20 @@ func docsByLSN(c *Collection) []*doc {
 	return docs
 }
 
+// reopenSame closes c, opens its directory in mem again, and checks that
+// the collection has exactly what c had (R12). The test's end closes the
+// collection it returns.
+func reopenSame(t *testing.T, c *Collection, mem *vfs.Mem, clk *fakeClock, msg string) *Collection {
+	t.Helper()
+	want := durableState(c)
+	require.NoError(t, c.Close())
+	c, err := openDurable(t, mem, "db", clk, Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	require.Equal(t, want, durableState(c), msg)
+	return c
+}
+
 // walkNow runs a compaction's walk of c, as compact does, and returns the
 // documents it found and those c held when it began, by LSN.
 func walkNow(t *testing.T, c *Collection) (got, want []*doc) {
@@ -136,7 +150,7 @@ func TestCompactionWalk(t *testing.T) { // R12
 // R12: no foreground call waits longer than about one sweep batch); a
 // durable collection never listed compacts without building the key order,
 // and reopens with every document (R12).
-func TestCompactionHoldsBriefly(t *testing.T) { // R12
+func TestCompactionHoldsBriefly(t *testing.T) { // R5, R12
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
 	mem := &vfs.Mem{}
 	c, err := openDurable(t, mem, "db", clk, Options{DefaultTTL: TTLNoDefault()})
@@ -154,13 +168,7 @@ func TestCompactionHoldsBriefly(t *testing.T) { // R12
 	built := c.prim.order.built()
 	c.mu.RUnlock()
 	require.False(t, built, "Compact built the key order")
-	want := durableState(c)
-	require.NoError(t, c.Close())
-
-	c, err = openDurable(t, mem, "db", clk, Options{})
-	require.NoError(t, err)
-	defer c.Close()
-	require.Equal(t, want, durableState(c))
+	c = reopenSame(t, c, mem, clk, "the reopen after the compaction")
 	require.NotEmpty(t, c.Recovery().Snapshot)
 	require.Zero(t, c.Recovery().Changes, "the reopen read the snapshot, and no change after it")
 }
@@ -285,13 +293,7 @@ func TestCompactionWalkCountsDocuments(t *testing.T) { // R12
 	require.ErrorContains(t, err, "of the 5000 it held")
 	walkHook = nil
 	mustCreate(t, c, `{"id":"after","pk":"p"}`)
-	want := durableState(c)
-	require.NoError(t, c.Close())
-
-	c, err = openDurable(t, mem, "db", clk, Options{})
-	require.NoError(t, err)
-	defer c.Close()
-	require.Equal(t, want, durableState(c), "the reopen has every change")
+	c = reopenSame(t, c, mem, clk, "the reopen has every change")
 	require.NoError(t, c.Compact(context.Background()), "a later compaction works")
 }
 
@@ -349,13 +351,7 @@ func TestCompactionBesideWriters(t *testing.T) { // R12
 	close(stop)
 	wg.Wait()
 	clk.Advance(10 * time.Second) // expired and not swept: they reopen too
-	want := durableState(c)
-	require.NoError(t, c.Close())
-
-	c, err = openDurable(t, mem, "db", clk, Options{})
-	require.NoError(t, err)
-	defer c.Close()
-	require.Equal(t, want, durableState(c))
+	reopenSame(t, c, mem, clk, "the reopen after the compactions")
 }
 
 // TestCompactionCloseDuringWalk: Close while a compaction walks the key map
