@@ -15,17 +15,35 @@ func benchDoc(i int) []byte {
 	return fmt.Appendf(nil, `{"id":"key:%010d","pk":"p%d","ttl":3600,"user":"someone@example.com","kind":"session","roles":["reader","writer"],"note":"%0100d"}`, i, i%100, i)
 }
 
+// sessionDoc is bench/'s document: many short members, as a session or a
+// token record has, rather than benchDoc's one long string.
+const sessionDoc = `{"id":"key:0000000042","ttl":3600,"type":"session","user":"u-4711","tenant":"acme",` +
+	`"status":"active","roles":["reader","writer"],` +
+	`"createdAt":"2026-11-21T22:24:00Z","device":{"os":"linux","app":"b/1"}}`
+
+// BenchmarkParseDocument measures the scan and validation of a write's
+// document (scanner.go, intake.go): benchDoc (long) and sessionDoc (short
+// members), partitioned by /pk and by /id.
 func BenchmarkParseDocument(b *testing.B) {
-	src := benchDoc(42)
-	buf := make([]byte, 0, 512)
-	var kb keyBuffer
-	path := []string{"pk"}
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, _, err := parseDocument(buf, kb[:0], src, path); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name string
+		src  []byte
+		path []string
+	}{
+		{"long", benchDoc(42), []string{"pk"}},
+		{"session", []byte(sessionDoc), []string{"id"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			buf := make([]byte, 0, 512)
+			var kb keyBuffer
+			b.SetBytes(int64(len(bc.src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := parseDocument(buf, kb[:0], bc.src, bc.path); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -43,23 +43,12 @@ type intake struct {
 // [ErrInvalidDocument], [ErrTooLarge], [ErrInvalidID],
 // [ErrInvalidPartitionKey] or [ErrInvalidTTL], naming the value at fault.
 func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []byte, err error) {
-	s := scanner{src: src, out: buf[:0], pkRoot: pkPath[0]}
-	s.ws()
-	if s.i >= len(src) {
-		return intake{}, nil, errorf(ErrInvalidDocument, "document is empty, want a JSON object")
-	}
-	if first := src[s.i]; first != '{' {
-		if err := s.value(1); err != nil {
+	s := scanner{src: src, out: buf[:0], pkRoot: pkPath[0], small: len(src) <= droppedRun}
+	if !s.compact() {
+		s = scanner{src: src, out: buf[:0], pkRoot: pkPath[0], small: s.small}
+		if err := s.document(); err != nil {
 			return intake{}, nil, err
 		}
-		return intake{}, nil, errorf(ErrInvalidDocument, "document is a JSON %s, not an object", jsontext.Kind(first))
-	}
-	if err := s.object(1); err != nil {
-		return intake{}, nil, err
-	}
-	s.ws()
-	if s.i < len(src) {
-		return intake{}, nil, errorf(ErrInvalidDocument, "invalid JSON at byte %d: data %q after the document", s.i, clip(src[s.i:]))
 	}
 	s.flush()
 	if len(s.out) > MaxDocumentSize {

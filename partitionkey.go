@@ -68,9 +68,9 @@ func StringKey(s string) PartitionKey { return PartitionKey{kind: pkString, s: s
 func PartitionKeyOf(v any) (PartitionKey, error) {
 	var k PartitionKey
 	if n, ok := v.(json.Number); ok {
-		s := scanner{src: []byte(n)} // JSON's grammar: strconv would also take "0x1p4" and "Inf"
+		// JSON's grammar first: strconv would also take "0x1p4" and "Inf".
 		f, err := strconv.ParseFloat(string(n), 64)
-		if len(n) == 0 || s.number() != nil || s.i != len(n) || err != nil {
+		if !isNumber([]byte(n)) || err != nil {
 			return PartitionKey{}, errorf(ErrInvalidPartitionKey, "partition key %q is not a finite number", string(n))
 		}
 		k = NumberKey(f)

@@ -34,7 +34,16 @@ type scanner struct {
 	dropAt   int
 
 	escaped bool // the last string scanned held an escape
+
+	// small is set when src is at most droppedRun bytes long, so that the
+	// compact text can reach neither MaxDocumentSize nor a dropped run's
+	// cut, and value need not check either (parseDocument sets it).
+	small bool
 }
+
+// droppedRun is how much of a dropped member's compact text the scanner
+// keeps before it cuts it back.
+const droppedRun = 64 << 10
 
 // maxDroppedDepth bounds the nesting of a dropped member's value, which
 // R10 does not limit, so that the scanner's recursion stays shallow.
@@ -69,12 +78,15 @@ func (s *scanner) skipTo(j int) {
 
 // ws skips white space, which the compact text leaves out.
 func (s *scanner) ws() {
-	if s.i < len(s.src) && s.src[s.i] > ' ' {
+	if i := s.i; i < len(s.src) && s.src[i] > ' ' {
 		return // the common case: none (every byte of white space is at most ' ')
 	}
 	s.space()
 }
 
+// space is ws's slow path, kept out of line so that ws inlines.
+//
+//go:noinline
 func (s *scanner) space() {
 	i, src := s.i, s.src
 	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
@@ -92,16 +104,41 @@ func (s *scanner) syntax(want string) error {
 	return errorf(ErrInvalidDocument, "invalid JSON at byte %d: found %q, want %s", s.i, s.src[s.i], want)
 }
 
+// document scans src, which must be one JSON object, white space around it
+// allowed.
+func (s *scanner) document() error {
+	s.ws()
+	if s.i >= len(s.src) {
+		return errorf(ErrInvalidDocument, "document is empty, want a JSON object")
+	}
+	if first := s.src[s.i]; first != '{' {
+		if err := s.value(1); err != nil {
+			return err
+		}
+		return errorf(ErrInvalidDocument, "document is a JSON %s, not an object", jsontext.Kind(first))
+	}
+	if err := s.object(1); err != nil {
+		return err
+	}
+	s.ws()
+	if s.i < len(s.src) {
+		return errorf(ErrInvalidDocument, "invalid JSON at byte %d: data %q after the document", s.i, clip(s.src[s.i:]))
+	}
+	return nil
+}
+
 // value scans one value that sits at the given nesting level.
 func (s *scanner) value(depth int) error {
 	if s.i >= len(s.src) {
 		return s.syntax("a value")
 	}
-	switch {
-	case s.dropping && s.pos()-s.dropAt > 64<<10:
-		s.cut(s.dropAt) // not stored: nothing reads it back
-	case !s.dropping && s.pos() > MaxDocumentSize:
-		return errorf(ErrTooLarge, "document is over %d bytes (R10)", MaxDocumentSize)
+	if !s.small {
+		switch {
+		case s.dropping && s.pos()-s.dropAt > droppedRun:
+			s.cut(s.dropAt) // not stored: nothing reads it back
+		case !s.dropping && s.pos() > MaxDocumentSize:
+			return errorf(ErrTooLarge, "document is over %d bytes (R10)", MaxDocumentSize)
+		}
 	}
 	switch c := s.src[s.i]; {
 	case c == '{':
@@ -136,8 +173,10 @@ func (s *scanner) deep(depth int) error {
 // system properties _ts and _etag and notes where id, ttl and the
 // partition-key member are.
 func (s *scanner) object(depth int) error {
-	if err := s.deep(depth); err != nil {
-		return err
+	if depth > MaxDepth { // maxDroppedDepth is deeper: deep decides
+		if err := s.deep(depth); err != nil {
+			return err
+		}
 	}
 	s.i++
 	s.ws()
@@ -247,8 +286,10 @@ func noteOnce(at *span, name string, val span) error {
 }
 
 func (s *scanner) array(depth int) error {
-	if err := s.deep(depth); err != nil {
-		return err
+	if depth > MaxDepth { // maxDroppedDepth is deeper: deep decides
+		if err := s.deep(depth); err != nil {
+			return err
+		}
 	}
 	s.i++
 	s.ws()
@@ -280,22 +321,40 @@ func (s *scanner) array(depth int) error {
 // str scans a string: escapes must be valid, control characters escaped,
 // and the text valid UTF-8. It notes in escaped whether it held an escape.
 func (s *scanner) str() error {
-	s.i++
+	// The common case, in a straight line: plain bytes up to the closing
+	// quote.
+	i := plainEnd(s.src, s.i+1)
+	if i < len(s.src) && s.src[i] == '"' {
+		s.i, s.escaped = i+1, false
+		return nil
+	}
+	s.i = i
+	return s.strRest()
+}
+
+// plainEnd returns the index of the first byte from src[i] on that a string
+// does not hold as it is (see plain), or len(src): eight bytes at a time
+// (special8), then one at a time.
+func plainEnd(src []byte, i int) int {
+	for i+8 <= len(src) {
+		if m := special8(binary.LittleEndian.Uint64(src[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(src) && plain[src[i]] {
+		i++
+	}
+	return i
+}
+
+// strRest is str from s.i on, for what its fast path leaves: an escape, a
+// character that is not ASCII, a control character, or the last bytes of
+// the text.
+func (s *scanner) strRest() error {
 	s.escaped = false
 	for s.i < len(s.src) {
-		i, src := s.i, s.src // the common case, fast: plain bytes, eight at a time
-		for i+8 <= len(src) {
-			if m := special8(binary.LittleEndian.Uint64(src[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3 // the first byte that is not plain
-				goto found
-			}
-			i += 8
-		}
-		for i < len(src) && plain[src[i]] {
-			i++
-		}
-	found:
-		if s.i = i; i >= len(src) {
+		if s.i = plainEnd(s.src, s.i); s.i >= len(s.src) {
 			break
 		}
 		c := s.src[s.i]
@@ -364,41 +423,66 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-func (s *scanner) digits() int {
-	i, src := s.i, s.src
+func (s *scanner) number() error {
+	i, ok := numberEnd(s.src, s.i)
+	s.i = i
+	if !ok {
+		return s.syntax("a digit")
+	}
+	return nil
+}
+
+// numberEnd scans the JSON number that starts at src[i] (a '-' or a digit):
+// it returns the index just past it, or, with ok false, the index where a
+// digit was wanted.
+func numberEnd(src []byte, i int) (end int, ok bool) {
+	if src[i] == '-' {
+		i++
+	}
+	if i < len(src) && src[i] == '0' {
+		i++
+	} else if j := digitsEnd(src, i); j > i {
+		i = j
+	} else {
+		return i, false
+	}
+	if i < len(src) && src[i] == '.' {
+		j := digitsEnd(src, i+1)
+		if j == i+1 {
+			return j, false
+		}
+		i = j
+	}
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		i++
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		j := digitsEnd(src, i)
+		if j == i {
+			return i, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+// isNumber reports whether b is exactly one JSON number.
+func isNumber(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	end, ok := numberEnd(b, 0)
+	return ok && end == len(b)
+}
+
+// digitsEnd returns the index of the first byte from src[i] on that is not
+// a decimal digit.
+func digitsEnd(src []byte, i int) int {
 	for i < len(src) && src[i] >= '0' && src[i] <= '9' {
 		i++
 	}
-	n := i - s.i
-	s.i = i
-	return n
-}
-
-func (s *scanner) number() error {
-	if s.src[s.i] == '-' {
-		s.i++
-	}
-	if s.i < len(s.src) && s.src[s.i] == '0' {
-		s.i++
-	} else if s.digits() == 0 {
-		return s.syntax("a digit")
-	}
-	if s.i < len(s.src) && s.src[s.i] == '.' {
-		s.i++
-		if s.digits() == 0 {
-			return s.syntax("a digit")
-		}
-	}
-	if s.i < len(s.src) && (s.src[s.i] == 'e' || s.src[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.src) && (s.src[s.i] == '+' || s.src[s.i] == '-') {
-			s.i++
-		}
-		if s.digits() == 0 {
-			return s.syntax("a digit")
-		}
-	}
-	return nil
+	return i
 }
 
 func (s *scanner) literal(lit string) error {

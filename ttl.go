@@ -191,13 +191,27 @@ func parseTTLValue(raw []byte) (int32, bool) {
 // not an integer. Anything but a JSON number gives ok false.
 func exactInt(raw []byte) (int64, bool) {
 	const most = 9_999_999_999
+	if n := len(raw); n > 0 && n <= 10 && raw[0] >= '1' && raw[0] <= '9' {
+		// The commonest form, up to ten plain digits: read here.
+		v := int64(0)
+		for _, c := range raw {
+			if c < '0' || c > '9' {
+				v = -1
+				break
+			}
+			v = v*10 + int64(c-'0')
+		}
+		if v >= 0 {
+			return v, true
+		}
+	}
 	if d := bytes.TrimPrefix(raw, []byte("-")); len(raw) <= 11 && len(d) > 0 && (d[0] != '0' || len(d) == 1) && d[0] != '+' {
 		// The common form, plain digits without a leading zero: strconv alone.
 		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 			return v, v >= -most && v <= most
 		}
 	}
-	if s := (scanner{src: raw}); len(raw) == 0 || s.number() != nil || s.i != len(raw) {
+	if !isNumber(raw) {
 		return 0, false // not a JSON number
 	}
 	// The long form: a fraction, an exponent or many digits. The value is

@@ -1,0 +1,126 @@
+package ttldb
+
+// compactDepth is the deepest nesting compact scans: one bit per level.
+const compactDepth = 64
+
+// compact is parseDocument's fast path, for the commonest document:
+// compact JSON text (no white space between tokens), whose strings hold
+// plain ASCII only (no escape, no control character, no byte beyond ASCII;
+// see plainEnd), nested at most compactDepth levels, with no member the
+// library drops (_ts, _etag) and no noted member twice. On such a text it
+// does what document does, in one loop that keeps its place in registers
+// rather than in s: it notes id, ttl, the partition-key member and idLike
+// (note) and leaves s.i at the end, so that the text, flushed, is its own
+// compact form. On any other text, valid or not, it returns false, and s is
+// spent: the caller scans again with a fresh scanner, which alone reports
+// errors. It runs in O(len(s.src)).
+func (s *scanner) compact() bool {
+	src := s.src
+	if !s.small || len(src) < 2 || src[0] != '{' {
+		return false
+	}
+	var (
+		i      int
+		depth  int    // the level of the innermost open container; the document's object is level 1
+		arrays uint64 // bit l-1 is set when the container at level l is an array
+		name   []byte // the name of the top-level member being scanned
+		valAt  int    // where its value starts
+	)
+	for {
+		// src[i] starts an item of the container at level depth (the
+		// document's object itself at level 0).
+		if depth > 0 && arrays>>(depth-1)&1 == 0 { // a member: its name, then ':'
+			if i >= len(src) || src[i] != '"' {
+				return false
+			}
+			j := plainEnd(src, i+1)
+			if j+1 >= len(src) || src[j] != '"' || src[j+1] != ':' {
+				return false
+			}
+			if depth == 1 {
+				name = src[i+1 : j]
+				if string(name) == "_ts" || string(name) == "_etag" {
+					return false
+				}
+			}
+			i = j + 2
+		}
+		if depth == 1 {
+			valAt = i
+		}
+		if i >= len(src) {
+			return false
+		}
+		switch c := src[i]; {
+		case c == '"':
+			j := plainEnd(src, i+1)
+			if j >= len(src) || src[j] != '"' {
+				return false
+			}
+			i = j + 1
+		case c == '{' || c == '[':
+			if depth == compactDepth {
+				return false
+			}
+			if c == '[' {
+				arrays |= 1 << depth
+			} else {
+				arrays &^= 1 << depth
+			}
+			depth++
+			i++
+			if i >= len(src) || src[i] != c+2 { // '{'+2 is '}', '['+2 is ']'
+				continue // to the container's first item
+			}
+			i++ // an empty container: a whole item of its parent
+			depth--
+		case c == '-' || (c >= '0' && c <= '9'):
+			j, ok := numberEnd(src, i)
+			if !ok {
+				return false
+			}
+			i = j
+		case c == 't' && hasAt(src, i, "true"):
+			i += len("true")
+		case c == 'f' && hasAt(src, i, "false"):
+			i += len("false")
+		case c == 'n' && hasAt(src, i, "null"):
+			i += len("null")
+		default:
+			return false
+		}
+		// src[:i] ends with a whole item of the container at level depth:
+		// a ',' and the next item follow, or the container's end, which
+		// ends an item of its parent.
+		for {
+			if depth == 0 {
+				s.i = i
+				return i == len(src)
+			}
+			if depth == 1 && s.note(name, span{valAt, i}) != nil {
+				return false
+			}
+			if i >= len(src) {
+				return false
+			}
+			if src[i] == ',' {
+				i++
+				break
+			}
+			end := byte('}')
+			if arrays>>(depth-1)&1 != 0 {
+				end = ']'
+			}
+			if src[i] != end {
+				return false
+			}
+			i++
+			depth--
+		}
+	}
+}
+
+// hasAt reports whether src holds word at i.
+func hasAt(src []byte, i int, word string) bool {
+	return len(src)-i >= len(word) && string(src[i:i+len(word)]) == word
+}

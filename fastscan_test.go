@@ -1,0 +1,120 @@
+package ttldb
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// scanBoth runs compact, the fast path, and document, the full scanner, on
+// src with the partition-key member pkRoot, as parseDocument does. It fails
+// the test when compact takes a text and the full scanner does not agree
+// on every byte of the outcome: the compact text, where it ends, and the
+// members noted (R10: id, ttl and the partition key are read from them).
+// It reports whether compact took src.
+func scanBoth(t testing.TB, src []byte, pkRoot string) bool {
+	t.Helper()
+	fast := scanner{src: src, pkRoot: pkRoot, small: len(src) <= droppedRun}
+	took := fast.compact()
+	full := scanner{src: src, pkRoot: pkRoot, small: len(src) <= droppedRun}
+	err := full.document()
+	if !took {
+		return false
+	}
+	require.NoError(t, err, "compact took %q, which the full scanner refuses", src)
+	fast.flush()
+	full.flush()
+	require.Equal(t, string(full.out), string(fast.out), "compact text of %q", src)
+	require.Equal(t, full.i, fast.i, "end of %q", src)
+	require.Equal(t, [3]span{full.id, full.ttl, full.pk}, [3]span{fast.id, fast.ttl, fast.pk}, "id, ttl and partition key of %q", src)
+	require.Equal(t, full.idLike, fast.idLike, "idLike of %q", src)
+	return true
+}
+
+// TestCompactScan pins which texts the fast path takes (R10): compact JSON
+// whose strings are plain ASCII, without _ts, _etag or a noted member twice.
+// Everything else goes to the full scanner, which alone reports errors.
+func TestCompactScan(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	taken := []string{
+		`{}`,
+		`{"id":"a"}`,
+		sessionDoc,
+		`{"id":"a","pk":"x","ttl":10}`,
+		`{"id":"a","ttl":null,"pk":-0.5e+3}`,
+		`{"id":"a","x":[],"y":{},"z":[[],{}],"w":[{"a":[1,true,false,null]}]}`,
+		`{"pk":{"a":{"b":1}},"id":"a"}`,                               // a partition-key path into an object
+		`{"ID":"a"}`,                                                  // idLike, for the error the full path gives
+		`{"id":"a","Id":"b"}`,                                         // idLike beside id
+		`{"id":"a","dup":1,"dup":2}`,                                  // only noted members must be unique
+		`{"id":"a","x":{"_ts":1,"_etag":"e"}}`,                        // dropped only at the top
+		"{\"id\":\"a\",\"s\":\"\x7f~ !#$%&()*+,-./:;<=>?@[]^_`{|}\"}", // DEL and plain punctuation
+		`{"id":"a","x":` + deep(compactDepth-1) + `}`,
+		`{"id":"a","n":-0,"m":0.0,"e":1E9,"f":2e-3}`,
+	}
+	for _, src := range taken {
+		require.True(t, scanBoth(t, []byte(src), "pk"), "compact should take %s", src)
+	}
+	left := []string{
+		` {"id":"a"}`, `{"id":"a"} `, `{"id": "a"}`, "{\"id\":\"a\",\n\"x\":1}", // white space
+		`{"id":"a\"b"}`, `{"i\u0064":"a"}`, // escapes
+		`{"id":"é"}`, "{\"id\":\"a\x01\"}", "{\"id\":\"\xff\"}", // beyond ASCII, control, invalid UTF-8
+		`{"id":"a","_ts":1}`, `{"_etag":"x","id":"a"}`, // dropped members
+		`{"id":"a","id":"b"}`, `{"id":"a","ttl":1,"ttl":2}`, `{"pk":1,"id":"a","pk":2}`, // noted twice
+		`{"id":"a","x":` + deep(compactDepth) + `}`, // deeper than its stack
+		`{"id":"a"}x`, `{"id":"a"}{}`, `{"id":"a",}`, `{"id":"a"`, `{"id"}`, `{"id":}`, `{,}`, // invalid
+		`{"id":"a","n":01}`, `{"id":"a","n":1.}`, `{"id":"a","n":-}`, `{"id":"a","x":[1,]}`,
+		`{"id":"a","n":tru}`, `{"id":"a","n":trux}`, `{"id":"a","n":fals0}`, `{"id":"a","n":nul1}`,
+		// a string or a name whose first byte that is not plain is followed
+		// by what could go on after its end
+		`{"id":"a","s":"x\,"y":1}`, "{\"id\":\"a\",\"s\":\"\x01}", `{"id":"a","s":"é}`,
+		`{"id":"a","x\:1}`, "{\"id\":\"a\",\"x\x01:1}",
+		`{"id":"a","x":[1}`, `{"id":"a","x":{"a":1]}`, `{"id":"a","x":{1:2}}`, `{"id":"a","x":{"a"}}`,
+		`[]`, `"x"`, `null`, ``, `{`,
+	}
+	for _, src := range left {
+		require.False(t, scanBoth(t, []byte(src), "pk"), "compact should leave %q to the full scanner", src)
+	}
+	// Past droppedRun bytes the full scanner's size checks matter: left.
+	big := `{"id":"a","x":"` + strings.Repeat("x", droppedRun) + `"}`
+	require.False(t, scanBoth(t, []byte(big), "pk"))
+}
+
+// TestCompactScanDocuments checks that parseDocument gives the same result,
+// error or document, whether the fast path takes a text or not (R10): each
+// text is parsed as it is and with a space before it, which the fast path
+// leaves to the full scanner.
+func TestCompactScanDocuments(t *testing.T) {
+	for _, src := range fzDocumentSeeds() {
+		for _, path := range [][]string{{"id"}, {"pk"}, {"a", "b"}} {
+			var kb1, kb2 keyBuffer
+			in1, key1, err1 := parseDocument(nil, kb1[:0], src, path)
+			in2, key2, err2 := parseDocument(nil, kb2[:0], append([]byte(" "), src...), path)
+			if err1 != nil || err2 != nil {
+				require.Error(t, err1, "%q", src)
+				require.Error(t, err2, "%q", src)
+				continue
+			}
+			require.Equal(t, string(in2.out), string(in1.out), "%q", src)
+			require.Equal(t, in2.ttl, in1.ttl, "%q", src)
+			require.Equal(t, in2.at, in1.at, "%q", src)
+			require.Equal(t, string(key2), string(key1), "%q", src)
+		}
+	}
+}
+
+// FuzzCompactScan checks the fast path against the full scanner on any
+// text (R10): whatever compact takes, the full scanner takes the same way.
+func FuzzCompactScan(f *testing.F) {
+	for _, s := range fzDocumentSeeds() {
+		f.Add(s)
+	}
+	f.Add([]byte(sessionDoc))
+	f.Add(benchDoc(7))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, root := range []string{"id", "pk", "a"} {
+			scanBoth(t, b, root)
+		}
+	})
+}
