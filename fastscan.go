@@ -1,34 +1,44 @@
 package ttldb
 
-// compactDepth is the deepest nesting compact scans: one bit per level.
-const compactDepth = 64
+// fastDepth is the deepest nesting fastDocument scans: one bit per level.
+const fastDepth = 64
 
-// compact is parseDocument's fast path, for the commonest document:
-// compact JSON text (no white space between tokens), whose strings hold
-// plain ASCII only (no escape, no control character, no byte beyond ASCII;
-// see plainEnd), nested at most compactDepth levels, with no member the
-// library drops (_ts, _etag) and no noted member twice. On such a text it
-// does what document does, in one loop that keeps its place in registers
-// rather than in s: it notes id, ttl, the partition-key member and idLike
-// (note) and leaves s.i at the end, so that the text, flushed, is its own
-// compact form. On any other text, valid or not, it returns false, and s is
-// spent: the caller scans again with a fresh scanner, which alone reports
-// errors. It runs in O(len(s.src)).
-func (s *scanner) compact() bool {
+// The fast path relies on these: a text of at most droppedRun bytes can
+// reach neither size limit (see scanner.small), and it scans no deeper than
+// MaxDepth, which is no deeper than a dropped member may go.
+var (
+	_ [MaxDocumentSize - droppedRun]struct{}
+	_ [MaxDepth - fastDepth]struct{}
+	_ [maxDroppedDepth - MaxDepth]struct{}
+)
+
+// fastDocument is parseDocument's fast path, for the commonest document:
+// compact JSON text (no white space between tokens) of at most droppedRun
+// bytes (s.small), whose strings hold plain ASCII only (no escape, no
+// control character, no byte beyond ASCII; see plainEnd), nested at most
+// fastDepth levels, with no member the library drops (_ts, _etag) and no
+// noted member twice. On such a text it does what document does, in one
+// loop that keeps its place in registers rather than in s: it notes id,
+// ttl, the partition-key member and idLike (note) and leaves s.i at the
+// end, so that the text, flushed, is its own compact form. On any other
+// text, valid or not, it returns false, and s is spent: the caller scans
+// again with a fresh scanner, which alone reports errors. It runs in
+// O(len(s.src)).
+func (s *scanner) fastDocument() bool {
 	src := s.src
 	if !s.small || len(src) < 2 || src[0] != '{' {
 		return false
 	}
 	var (
 		i      int
-		depth  int    // the level of the innermost open container; the document's object is level 1
+		depth  int    // the level of the innermost open container: the document's object is level 1, none is 0
 		arrays uint64 // bit l-1 is set when the container at level l is an array
 		name   []byte // the name of the top-level member being scanned
 		valAt  int    // where its value starts
 	)
 	for {
-		// src[i] starts an item of the container at level depth (the
-		// document's object itself at level 0).
+		// src[i] starts an item of the container at level depth, or, at
+		// depth 0, the document's object.
 		if depth > 0 && arrays>>(depth-1)&1 == 0 { // a member: its name, then ':'
 			if i >= len(src) || src[i] != '"' {
 				return false
@@ -59,7 +69,7 @@ func (s *scanner) compact() bool {
 			}
 			i = j + 1
 		case c == '{' || c == '[':
-			if depth == compactDepth {
+			if depth == fastDepth {
 				return false
 			}
 			if c == '[' {
@@ -80,11 +90,11 @@ func (s *scanner) compact() bool {
 				return false
 			}
 			i = j
-		case c == 't' && hasAt(src, i, "true"):
+		case c == 't' && hasWord(src, i, "true"):
 			i += len("true")
-		case c == 'f' && hasAt(src, i, "false"):
+		case c == 'f' && hasWord(src, i, "false"):
 			i += len("false")
-		case c == 'n' && hasAt(src, i, "null"):
+		case c == 'n' && hasWord(src, i, "null"):
 			i += len("null")
 		default:
 			return false
@@ -118,9 +128,4 @@ func (s *scanner) compact() bool {
 			depth--
 		}
 	}
-}
-
-// hasAt reports whether src holds word at i.
-func hasAt(src []byte, i int, word string) bool {
-	return len(src)-i >= len(word) && string(src[i:i+len(word)]) == word
 }

@@ -7,22 +7,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// scanBoth runs compact, the fast path, and document, the full scanner, on
+// scanBoth runs fastDocument, the fast path, and document, the full scanner, on
 // src with the partition-key member pkRoot, as parseDocument does. It fails
-// the test when compact takes a text and the full scanner does not agree
+// the test when the fast path takes a text and the full scanner does not agree
 // on every byte of the outcome: the compact text, where it ends, and the
 // members noted (R10: id, ttl and the partition key are read from them).
-// It reports whether compact took src.
+// It reports whether the fast path took src.
 func scanBoth(t testing.TB, src []byte, pkRoot string) bool {
 	t.Helper()
 	fast := scanner{src: src, pkRoot: pkRoot, small: len(src) <= droppedRun}
-	took := fast.compact()
+	took := fast.fastDocument()
 	full := scanner{src: src, pkRoot: pkRoot, small: len(src) <= droppedRun}
 	err := full.document()
 	if !took {
 		return false
 	}
-	require.NoError(t, err, "compact took %q, which the full scanner refuses", src)
+	require.NoError(t, err, "the fast path took %q, which the full scanner refuses", src)
 	fast.flush()
 	full.flush()
 	require.Equal(t, string(full.out), string(fast.out), "compact text of %q", src)
@@ -32,11 +32,21 @@ func scanBoth(t testing.TB, src []byte, pkRoot string) bool {
 	return true
 }
 
-// TestCompactScan pins which texts the fast path takes (R10): compact JSON
+// TestFastScan pins which texts the fast path takes (R10): compact JSON
 // whose strings are plain ASCII, without _ts, _etag or a noted member twice.
 // Everything else goes to the full scanner, which alone reports errors.
-func TestCompactScan(t *testing.T) {
+func TestFastScan(t *testing.T) {
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	var mixed func(n int) string // objects and arrays in turn, n levels, with items around each
+	mixed = func(n int) string {
+		switch {
+		case n == 0:
+			return "0"
+		case n%2 == 1:
+			return `[1,` + mixed(n-1) + `,true]`
+		}
+		return `{"b":null,"c":` + mixed(n-1) + `,"d":"x"}`
+	}
 	taken := []string{
 		`{}`,
 		`{"id":"a"}`,
@@ -50,11 +60,15 @@ func TestCompactScan(t *testing.T) {
 		`{"id":"a","dup":1,"dup":2}`,                                  // only noted members must be unique
 		`{"id":"a","x":{"_ts":1,"_etag":"e"}}`,                        // dropped only at the top
 		"{\"id\":\"a\",\"s\":\"\x7f~ !#$%&()*+,-./:;<=>?@[]^_`{|}\"}", // DEL and plain punctuation
-		`{"id":"a","x":` + deep(compactDepth-1) + `}`,
+		`{"id":"a","x":` + deep(fastDepth-1) + `}`,
+		`{"id":"a","x":` + mixed(fastDepth-1) + `}`,
 		`{"id":"a","n":-0,"m":0.0,"e":1E9,"f":2e-3}`,
 	}
 	for _, src := range taken {
-		require.True(t, scanBoth(t, []byte(src), "pk"), "compact should take %s", src)
+		require.True(t, scanBoth(t, []byte(src), "pk"), "the fast path should take %s", src)
+		for n := range len(src) { // a body cut short anywhere: left, and no panic
+			require.False(t, scanBoth(t, []byte(src[:n]), "pk"), "the fast path should leave %q", src[:n])
+		}
 	}
 	left := []string{
 		` {"id":"a"}`, `{"id":"a"} `, `{"id": "a"}`, "{\"id\":\"a\",\n\"x\":1}", // white space
@@ -62,7 +76,7 @@ func TestCompactScan(t *testing.T) {
 		`{"id":"é"}`, "{\"id\":\"a\x01\"}", "{\"id\":\"\xff\"}", // beyond ASCII, control, invalid UTF-8
 		`{"id":"a","_ts":1}`, `{"_etag":"x","id":"a"}`, // dropped members
 		`{"id":"a","id":"b"}`, `{"id":"a","ttl":1,"ttl":2}`, `{"pk":1,"id":"a","pk":2}`, // noted twice
-		`{"id":"a","x":` + deep(compactDepth) + `}`, // deeper than its stack
+		`{"id":"a","x":` + deep(fastDepth) + `}`, `{"id":"a","x":` + mixed(fastDepth) + `}`, // deeper than its stack
 		`{"id":"a"}x`, `{"id":"a"}{}`, `{"id":"a",}`, `{"id":"a"`, `{"id"}`, `{"id":}`, `{,}`, // invalid
 		`{"id":"a","n":01}`, `{"id":"a","n":1.}`, `{"id":"a","n":-}`, `{"id":"a","x":[1,]}`,
 		`{"id":"a","n":tru}`, `{"id":"a","n":trux}`, `{"id":"a","n":fals0}`, `{"id":"a","n":nul1}`,
@@ -74,18 +88,18 @@ func TestCompactScan(t *testing.T) {
 		`[]`, `"x"`, `null`, ``, `{`,
 	}
 	for _, src := range left {
-		require.False(t, scanBoth(t, []byte(src), "pk"), "compact should leave %q to the full scanner", src)
+		require.False(t, scanBoth(t, []byte(src), "pk"), "the fast path should leave %q to the full scanner", src)
 	}
 	// Past droppedRun bytes the full scanner's size checks matter: left.
 	big := `{"id":"a","x":"` + strings.Repeat("x", droppedRun) + `"}`
 	require.False(t, scanBoth(t, []byte(big), "pk"))
 }
 
-// TestCompactScanDocuments checks that parseDocument gives the same result,
+// TestFastScanDocuments checks that parseDocument gives the same result,
 // error or document, whether the fast path takes a text or not (R10): each
 // text is parsed as it is and with a space before it, which the fast path
 // leaves to the full scanner.
-func TestCompactScanDocuments(t *testing.T) {
+func TestFastScanDocuments(t *testing.T) {
 	for _, src := range fzDocumentSeeds() {
 		for _, path := range [][]string{{"id"}, {"pk"}, {"a", "b"}} {
 			var kb1, kb2 keyBuffer
@@ -104,14 +118,17 @@ func TestCompactScanDocuments(t *testing.T) {
 	}
 }
 
-// FuzzCompactScan checks the fast path against the full scanner on any
-// text (R10): whatever compact takes, the full scanner takes the same way.
-func FuzzCompactScan(f *testing.F) {
+// FuzzFastScan checks the fast path against the full scanner on any
+// text (R10): whatever fastDocument takes, the full scanner takes the same way.
+func FuzzFastScan(f *testing.F) {
 	for _, s := range fzDocumentSeeds() {
 		f.Add(s)
 	}
 	f.Add([]byte(sessionDoc))
 	f.Add(benchDoc(7))
+	for _, cut := range []string{`{"a":1,`, `{"a"`, `{"a":`, `{"a":"b`, `{"a":[`, `{"a":{"b":[1,{}`} {
+		f.Add([]byte(cut))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, root := range []string{"id", "pk", "a"} {
 			scanBoth(t, b, root)

@@ -44,7 +44,7 @@ type intake struct {
 // [ErrInvalidPartitionKey] or [ErrInvalidTTL], naming the value at fault.
 func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []byte, err error) {
 	s := scanner{src: src, out: buf[:0], pkRoot: pkPath[0], small: len(src) <= droppedRun}
-	if !s.compact() {
+	if !s.fastDocument() {
 		s = scanner{src: src, out: buf[:0], pkRoot: pkPath[0], small: s.small}
 		if err := s.document(); err != nil {
 			return intake{}, nil, err

@@ -423,6 +423,7 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
+// number scans a number, which starts at s.src[s.i].
 func (s *scanner) number() error {
 	i, ok := numberEnd(s.src, s.i)
 	s.i = i
@@ -432,7 +433,7 @@ func (s *scanner) number() error {
 	return nil
 }
 
-// numberEnd scans the JSON number that starts at src[i] (a '-' or a digit):
+// numberEnd scans the JSON number that starts at src[i], i < len(src):
 // it returns the index just past it, or, with ok false, the index where a
 // digit was wanted.
 func numberEnd(src []byte, i int) (end int, ok bool) {
@@ -486,9 +487,14 @@ func digitsEnd(src []byte, i int) int {
 }
 
 func (s *scanner) literal(lit string) error {
-	if len(s.src)-s.i < len(lit) || string(s.src[s.i:s.i+len(lit)]) != lit {
+	if !hasWord(s.src, s.i, lit) {
 		return s.syntax(strconv.Quote(lit))
 	}
 	s.i += len(lit)
 	return nil
+}
+
+// hasWord reports whether src holds word at i.
+func hasWord(src []byte, i int, word string) bool {
+	return len(src)-i >= len(word) && string(src[i:i+len(word)]) == word
 }

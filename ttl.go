@@ -206,7 +206,8 @@ func exactInt(raw []byte) (int64, bool) {
 		}
 	}
 	if d := bytes.TrimPrefix(raw, []byte("-")); len(raw) <= 11 && len(d) > 0 && (d[0] != '0' || len(d) == 1) && d[0] != '+' {
-		// The common form, plain digits without a leading zero: strconv alone.
+		// The other plain forms (signed, a lone zero, eleven bytes):
+		// strconv alone.
 		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 			return v, v >= -most && v <= most
 		}
