@@ -53,7 +53,8 @@ func sizedStore(b *testing.B, k Kind, n int) Store { return writtenStore(b, k, n
 // older versions), and with it the operating system's first touch of every
 // new page of the heap, which costs 12-17 µs per 4 KiB page on the shared
 // virtual machines the report runs on: about 0.5 s of ttldb's first
-// million writes at 10,000, against some 10 ms on a usual host.
+// million writes at 10,000, against a few tens of milliseconds on a usual
+// host.
 func warmStore(b *testing.B, k Kind, n int) Store { return writtenStore(b, k, n, max(items(), n)) }
 
 // writtenStore is a store of n items filled, then written into until it
