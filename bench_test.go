@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"strings"
 	"testing"
 )
 
@@ -22,8 +23,10 @@ const sessionDoc = `{"id":"key:0000000042","ttl":3600,"type":"session","user":"u
 	`"createdAt":"2026-11-21T22:24:00Z","device":{"os":"linux","app":"b/1"}}`
 
 // BenchmarkParseDocument measures the scan and validation of a write's
-// document (scanner.go, intake.go): benchDoc (long) and sessionDoc (short
-// members), partitioned by /pk and by /id.
+// document (scanner.go, fastscan.go, intake.go): benchDoc (long) and
+// sessionDoc (short members), partitioned by /pk and by /id, and two
+// variants of sessionDoc: with a character beyond ASCII, and with white
+// space, which the fast path leaves to the full scanner.
 func BenchmarkParseDocument(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -32,6 +35,11 @@ func BenchmarkParseDocument(b *testing.B) {
 	}{
 		{"long", benchDoc(42), []string{"pk"}},
 		{"session", []byte(sessionDoc), []string{"id"}},
+		// Text beyond ASCII near the end, which the fast path takes (it gave
+		// up there once, and the full scanner read the text again), and white
+		// space, which it leaves at the first byte.
+		{"session_late_nonascii", []byte(strings.Replace(sessionDoc, `"b/1"`, `"b/é"`, 1)), []string{"id"}},
+		{"session_spaced", []byte(strings.ReplaceAll(sessionDoc, `,"`, `, "`)), []string{"id"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			buf := make([]byte, 0, 512)

@@ -13,20 +13,19 @@ var (
 )
 
 // fastDocument is parseDocument's fast path, for the commonest document:
-// compact JSON text (no white space between tokens) of at most droppedRun
-// bytes (s.small), whose strings hold plain ASCII only (no escape, no
-// control character, no byte beyond ASCII; see plainEnd), nested at most
-// fastDepth levels, with no member the library drops (_ts, _etag) and no
-// noted member twice. On such a text it does what document does, in one
-// loop that keeps its place in registers rather than in s: it notes id,
-// ttl, the partition-key member and idLike (note) and leaves s.i at the
-// end, so that the text, flushed, is its own compact form. On any other
-// text, valid or not, it returns false, and s is spent: the caller scans
-// again with a fresh scanner, which alone reports errors. It runs in
-// O(len(s.src)).
+// valid compact JSON text (no white space between tokens) of at most
+// droppedRun bytes (s.small()), nested at most fastDepth levels, with no
+// member the library drops (_ts, _etag), no noted member twice and no
+// escape in a top-level member's name (which note would need decoded). On
+// such a text it does what document does, in one loop that keeps its place
+// in registers rather than in s: it notes id, ttl, the partition-key member
+// and idLike (note) and leaves s.i at the end, so that the text, flushed,
+// is its own compact form. On any other text, valid or not, it returns
+// false, and s is spent: the caller scans again with a fresh scanner, which
+// alone reports errors. It runs in O(len(s.src)).
 func (s *scanner) fastDocument() bool {
 	src := s.src
-	if !s.small || len(src) < 2 || src[0] != '{' {
+	if !s.small() || len(src) < 2 || src[0] != '{' {
 		return false
 	}
 	var (
@@ -43,17 +42,17 @@ func (s *scanner) fastDocument() bool {
 			if i >= len(src) || src[i] != '"' {
 				return false
 			}
-			j := plainEnd(src, i+1)
-			if j+1 >= len(src) || src[j] != '"' || src[j+1] != ':' {
+			j, escaped, fault := stringEnd(src, i+1)
+			if fault != strOK || j >= len(src) || src[j] != ':' {
 				return false
 			}
 			if depth == 1 {
-				name = src[i+1 : j]
-				if string(name) == "_ts" || string(name) == "_etag" {
-					return false
+				name = src[i+1 : j-1]
+				if escaped || string(name) == "_ts" || string(name) == "_etag" {
+					return false // a name to decode, or a member to drop
 				}
 			}
-			i = j + 2
+			i = j + 1
 		}
 		if depth == 1 {
 			valAt = i
@@ -63,11 +62,11 @@ func (s *scanner) fastDocument() bool {
 		}
 		switch c := src[i]; {
 		case c == '"':
-			j := plainEnd(src, i+1)
-			if j >= len(src) || src[j] != '"' {
+			j, _, fault := stringEnd(src, i+1)
+			if fault != strOK {
 				return false
 			}
-			i = j + 1
+			i = j
 		case c == '{' || c == '[':
 			if depth == fastDepth {
 				return false

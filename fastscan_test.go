@@ -15,9 +15,9 @@ import (
 // It reports whether the fast path took src.
 func scanBoth(t testing.TB, src []byte, pkRoot string) bool {
 	t.Helper()
-	fast := scanner{src: src, pkRoot: pkRoot, small: len(src) <= droppedRun}
+	fast := scanner{src: src, pkRoot: pkRoot}
 	took := fast.fastDocument()
-	full := scanner{src: src, pkRoot: pkRoot, small: len(src) <= droppedRun}
+	full := scanner{src: src, pkRoot: pkRoot}
 	err := full.document()
 	if !took {
 		return false
@@ -33,7 +33,7 @@ func scanBoth(t testing.TB, src []byte, pkRoot string) bool {
 }
 
 // TestFastScan pins which texts the fast path takes (R10): compact JSON
-// whose strings are plain ASCII, without _ts, _etag or a noted member twice.
+// without _ts, _etag, a noted member twice or an escaped top-level name.
 // Everything else goes to the full scanner, which alone reports errors.
 func TestFastScan(t *testing.T) {
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
@@ -63,6 +63,9 @@ func TestFastScan(t *testing.T) {
 		`{"id":"a","x":` + deep(fastDepth-1) + `}`,
 		`{"id":"a","x":` + mixed(fastDepth-1) + `}`,
 		`{"id":"a","n":-0,"m":0.0,"e":1E9,"f":2e-3}`,
+		`{"id":"a\"b\\\/\b\f\n\r\t\u00e9"}`, `{"id":"é","pk":"日本"}`, `{"id":"a","x":"\ud800"}`, // escapes, UTF-8, a lone surrogate (valid JSON text: only an id or a key refuses it)
+		`{"id":"a","x":{"\u0062":"c\"","é":1}}`, // escapes and UTF-8 in names below the top
+		`{"é":1,"id":"a"}`,                      // a top-level name beyond ASCII
 	}
 	for _, src := range taken {
 		require.True(t, scanBoth(t, []byte(src), "pk"), "the fast path should take %s", src)
@@ -72,8 +75,9 @@ func TestFastScan(t *testing.T) {
 	}
 	left := []string{
 		` {"id":"a"}`, `{"id":"a"} `, `{"id": "a"}`, "{\"id\":\"a\",\n\"x\":1}", // white space
-		`{"id":"a\"b"}`, `{"i\u0064":"a"}`, // escapes
-		`{"id":"é"}`, "{\"id\":\"a\x01\"}", "{\"id\":\"\xff\"}", // beyond ASCII, control, invalid UTF-8
+		`{"i\u0064":"a"}`, `{"id":"a","\u00e9":1}`, // an escaped top-level name
+		"{\"id\":\"a\x01\"}", "{\"id\":\"\xff\"}", "{\"id\":\"a\",\"x\":{\"\xc3\":1}}", // control, invalid UTF-8
+		`{"id":"a","s":"\x"}`, `{"id":"a","s":"\u12"}`, `{"id":"a","s":"\u12G4"}`, `{"id":"a","s":"\`, // bad escapes
 		`{"id":"a","_ts":1}`, `{"_etag":"x","id":"a"}`, // dropped members
 		`{"id":"a","id":"b"}`, `{"id":"a","ttl":1,"ttl":2}`, `{"pk":1,"id":"a","pk":2}`, // noted twice
 		`{"id":"a","x":` + deep(fastDepth) + `}`, `{"id":"a","x":` + mixed(fastDepth) + `}`, // deeper than its stack

@@ -43,9 +43,10 @@ type intake struct {
 // [ErrInvalidDocument], [ErrTooLarge], [ErrInvalidID],
 // [ErrInvalidPartitionKey] or [ErrInvalidTTL], naming the value at fault.
 func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []byte, err error) {
-	s := scanner{src: src, out: buf[:0], pkRoot: pkPath[0], small: len(src) <= droppedRun}
+	fresh := scanner{src: src, out: buf[:0], pkRoot: pkPath[0]}
+	s := fresh
 	if !s.fastDocument() {
-		s = scanner{src: src, out: buf[:0], pkRoot: pkPath[0], small: s.small}
+		s = fresh // the fast path leaves s spent
 		if err := s.document(); err != nil {
 			return intake{}, nil, err
 		}

@@ -3,7 +3,6 @@ package ttldb
 import (
 	"bytes"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/ttldb/ttldb/internal/jsontext"
 )
@@ -32,12 +31,12 @@ type scanner struct {
 	dropAt   int
 
 	escaped bool // the last string scanned held an escape
-
-	// small is set when src is at most droppedRun bytes long, so that the
-	// compact text can reach neither MaxDocumentSize nor a dropped run's
-	// cut, and value need not check either (parseDocument sets it).
-	small bool
 }
+
+// small reports whether src is at most droppedRun bytes long, so that the
+// compact text can reach neither MaxDocumentSize nor a dropped run's cut,
+// and value need not check either.
+func (s *scanner) small() bool { return len(s.src) <= droppedRun }
 
 // droppedRun is how much of a dropped member's compact text the scanner
 // keeps before it cuts it back.
@@ -130,7 +129,7 @@ func (s *scanner) value(depth int) error {
 	if s.i >= len(s.src) {
 		return s.syntax("a value")
 	}
-	if !s.small {
+	if !s.small() {
 		switch {
 		case s.dropping && s.pos()-s.dropAt > droppedRun:
 			s.cut(s.dropAt) // not stored: nothing reads it back
@@ -157,11 +156,21 @@ func (s *scanner) value(depth int) error {
 	return s.syntax("a value")
 }
 
+// deep checks the nesting level of a container about to be scanned: at
+// most MaxDepth (R10), or maxDroppedDepth inside a dropped member. The
+// common case, no deeper than MaxDepth, inlines.
 func (s *scanner) deep(depth int) error {
+	if depth <= MaxDepth { // maxDroppedDepth is deeper
+		return nil
+	}
+	return s.tooDeep(depth)
+}
+
+func (s *scanner) tooDeep(depth int) error {
 	if s.dropping && depth > maxDroppedDepth {
 		return errorf(ErrInvalidDocument, "a system property (_ts or _etag) the library drops is nested more than %d levels deep", maxDroppedDepth)
 	}
-	if !s.dropping && depth > MaxDepth {
+	if !s.dropping {
 		return errorf(ErrInvalidDocument, "document is nested more than %d levels deep (R10)", MaxDepth)
 	}
 	return nil
@@ -171,10 +180,8 @@ func (s *scanner) deep(depth int) error {
 // system properties _ts and _etag and notes where id, ttl and the
 // partition-key member are.
 func (s *scanner) object(depth int) error {
-	if depth > MaxDepth { // maxDroppedDepth is deeper: deep decides
-		if err := s.deep(depth); err != nil {
-			return err
-		}
+	if err := s.deep(depth); err != nil {
+		return err
 	}
 	s.i++
 	s.ws()
@@ -284,10 +291,8 @@ func noteOnce(at *span, name string, val span) error {
 }
 
 func (s *scanner) array(depth int) error {
-	if depth > MaxDepth { // maxDroppedDepth is deeper: deep decides
-		if err := s.deep(depth); err != nil {
-			return err
-		}
+	if err := s.deep(depth); err != nil {
+		return err
 	}
 	s.i++
 	s.ws()
@@ -317,66 +322,24 @@ func (s *scanner) array(depth int) error {
 }
 
 // str scans a string: escapes must be valid, control characters escaped,
-// and the text valid UTF-8. It notes in escaped whether it held an escape.
+// and the text valid UTF-8 (stringEnd). It notes in escaped whether it
+// held an escape.
 func (s *scanner) str() error {
-	// The common case, in a straight line: plain bytes up to the closing
-	// quote.
-	i := plainEnd(s.src, s.i+1)
-	if i < len(s.src) && s.src[i] == '"' {
-		s.i, s.escaped = i+1, false
+	end, escaped, fault := stringEnd(s.src, s.i+1)
+	s.i, s.escaped = end, escaped
+	switch fault {
+	case strOK:
 		return nil
+	case strUnclosed:
+		return s.syntax("'\"'")
+	case strBadEscape:
+		return s.syntax("an escape")
+	case strBadHex:
+		return s.syntax("a hexadecimal digit")
+	case strControl:
+		return errorf(ErrInvalidDocument, "invalid JSON at byte %d: control character %#x in a string", s.i, s.src[s.i])
 	}
-	s.i = i
-	return s.strRest()
-}
-
-// strRest is str from s.i on, for what its fast path leaves: an escape, a
-// character that is not ASCII, a control character, or the last bytes of
-// the text.
-func (s *scanner) strRest() error {
-	s.escaped = false
-	for s.i < len(s.src) {
-		if s.i = plainEnd(s.src, s.i); s.i >= len(s.src) {
-			break
-		}
-		c := s.src[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			return nil
-		case c == '\\':
-			s.i++
-			s.escaped = true
-			if s.i >= len(s.src) {
-				return s.syntax("an escape")
-			}
-			switch s.src[s.i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
-			case 'u':
-				s.i++
-				for k := 0; k < 4; k++ {
-					if s.i >= len(s.src) || !isHex(s.src[s.i]) {
-						return s.syntax("a hexadecimal digit")
-					}
-					s.i++
-				}
-			default:
-				return s.syntax("an escape")
-			}
-		case c < 0x20:
-			return errorf(ErrInvalidDocument, "invalid JSON at byte %d: control character %#x in a string", s.i, c)
-		case c < utf8.RuneSelf:
-			s.i++
-		default:
-			r, n := utf8.DecodeRune(s.src[s.i:])
-			if r == utf8.RuneError && n == 1 {
-				return errorf(ErrInvalidDocument, "invalid JSON at byte %d: invalid UTF-8 in a string", s.i)
-			}
-			s.i += n
-		}
-	}
-	return s.syntax("'\"'")
+	return errorf(ErrInvalidDocument, "invalid JSON at byte %d: invalid UTF-8 in a string", s.i)
 }
 
 // number scans a number, which starts at s.src[s.i].

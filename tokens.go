@@ -27,6 +27,60 @@ func plainEnd(src []byte, i int) int {
 	return i
 }
 
+// strFault is what makes a string invalid, for stringEnd.
+type strFault uint8
+
+const (
+	strOK        strFault = iota
+	strUnclosed           // the text ends before the closing quote
+	strBadEscape          // a backslash not followed by an escape
+	strBadHex             // \u not followed by four hexadecimal digits
+	strControl            // a control character, not escaped
+	strBadUTF8            // bytes that are not UTF-8
+)
+
+// stringEnd scans the string whose opening quote is at src[i-1]: it
+// returns the index just past its closing quote and whether it held an
+// escape; or, with a fault, the index of the byte at fault (len(src) for
+// an end too soon). Plain bytes go eight at a time (plainEnd).
+func stringEnd(src []byte, i int) (end int, escaped bool, fault strFault) {
+	for {
+		if i = plainEnd(src, i); i >= len(src) {
+			return i, escaped, strUnclosed
+		}
+		switch c := src[i]; {
+		case c == '"':
+			return i + 1, escaped, strOK
+		case c == '\\':
+			escaped = true
+			if i++; i >= len(src) {
+				return i, escaped, strBadEscape
+			}
+			switch src[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				for range 4 {
+					if i++; i >= len(src) || !isHex(src[i]) {
+						return i, escaped, strBadHex
+					}
+				}
+				i++
+			default:
+				return i, escaped, strBadEscape
+			}
+		case c < 0x20:
+			return i, escaped, strControl
+		default: // beyond ASCII: plainEnd passes the rest of it
+			r, n := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && n == 1 {
+				return i, escaped, strBadUTF8
+			}
+			i += n
+		}
+	}
+}
+
 // special8 marks the bytes of x (little-endian) that are not plain: a
 // quote, a backslash, a control character or a byte of a multi-byte
 // character (the high bit), by the usual word-at-a-time tests. It returns
