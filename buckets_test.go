@@ -44,7 +44,7 @@ func TestBuckets(t *testing.T) {
 			require.True(t, ok && b == bs.hot, "step %d: the hot bucket is in the tree", step)
 		}
 	}
-	for step := range 20000 {
+	for step := range sized(6000, 20000) {
 		k := r.IntN(10)
 		if step < 3000 && k >= 6 && k < 9 {
 			k = 0 // a growth phase first: buckets fill several chunks

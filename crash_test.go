@@ -520,10 +520,7 @@ func feedRuns(l *changeLog, from uint64) []string {
 // under SyncAlways (R12); the history has one state per call, so a batch
 // is there whole or not at all (R14).
 func TestCrashHarness(t *testing.T) { // R12, R14
-	runs := 400
-	if testing.Short() {
-		runs = 100
-	}
+	runs := sized(100, 400)
 	if s := os.Getenv("TTLDB_CRASH_SEED"); s != "" {
 		var seed uint64
 		fmt.Sscan(s, &seed)

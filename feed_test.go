@@ -467,7 +467,7 @@ func TestFeedLatestVersionChains(t *testing.T) { // R11
 	c, _ := newTestCollection(t, "/pk", TTLOff())
 	rng := rand.New(rand.NewPCG(7, 7))
 	keys, steps := 3000, 8000
-	if raceDetector() || testing.Short() {
+	if raceDetector() || !LongTests() {
 		keys, steps = 800, 2000
 	}
 	key := func() (PartitionKey, string) {

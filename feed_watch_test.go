@@ -77,7 +77,7 @@ func TestWatchFeedWaits(t *testing.T) { // R11, R15
 // retention meanwhile; and the reader, going on, is told what it lost.
 func TestFeedStoppedReader(t *testing.T) { // R11
 	writes := 1_000_000
-	if raceDetector() || testing.Short() {
+	if raceDetector() || !LongTests() {
 		writes = 100_000
 	}
 	const keep = 10_000

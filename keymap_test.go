@@ -122,13 +122,15 @@ func TestKeyMapModel(t *testing.T) {
 			want := map[string]*entry{}
 			r := rand.New(rand.NewPCG(7, uint64(presize)))
 			keys := 1
-			for step := range 200_000 {
-				// The key space grows to 20,000 keys, then shrinks to 50.
+			steps := sized(60_000, 200_000)
+			for step := range steps {
+				// The key space grows to steps/10 keys (20,000 in the
+				// long form), then shrinks to 50.
 				switch {
-				case step < 100_000:
+				case step < steps/2:
 					keys = 1 + step/5
-				case step < 150_000:
-					keys = 20_000
+				case step < steps*3/4:
+					keys = steps / 10
 				default:
 					keys = 50
 				}
@@ -138,7 +140,7 @@ func TestKeyMapModel(t *testing.T) {
 				require.Equal(t, h, gh)
 				require.Same(t, want[key], e, "get %q at step %d", key, step)
 				switch {
-				case step >= 150_000 && r.IntN(4) != 0, r.IntN(5) == 0: // remove
+				case step >= steps*3/4 && r.IntN(4) != 0, r.IntN(5) == 0: // remove
 					require.Equal(t, e != nil, m.remove(h, key), "remove %q at step %d", key, step)
 					delete(want, key)
 				case e != nil: // overwrite
@@ -152,7 +154,7 @@ func TestKeyMapModel(t *testing.T) {
 					want[key] = e
 				}
 				require.Equal(t, len(want), m.len(), "step %d", step)
-				if step%10_000 == 0 || step == 199_999 {
+				if step%10_000 == 0 || step == steps-1 {
 					m.check(t)
 					for k, e := range want {
 						d, open := m.lookup([]byte(k))
@@ -271,7 +273,7 @@ func TestKeyMapReadersNeverWait(t *testing.T) {
 // reading, on random groups.
 func TestKeyMapMatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for range 100_000 {
+	for range sized(20_000, 100_000) {
 		var ctrl uint64
 		for i := range groupSlots {
 			var b uint8

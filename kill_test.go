@@ -122,10 +122,7 @@ func TestKillMinusNine(t *testing.T) { // R12, R14
 	if os.Getenv(killChildEnv) != "" {
 		t.Skip("the child")
 	}
-	kills := 60
-	if testing.Short() {
-		kills = 20
-	}
+	kills := sized(9, 60) // three of each policy, or twenty (LongTests)
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
 	live := map[string]int{}  // id: length of v, of every acknowledged document not deleted

@@ -37,19 +37,22 @@ import (
 	"github.com/ttldb/ttldb"
 )
 
-// How many sequences TestModel runs by default, each of 100 to 200 steps:
-// fewer under the race detector, which makes them about eight times
-// slower. On a 2-core machine shared with other work the defaults take 10
-// to 14 s, and 9 to 22 s with -race, about a third of it for the change
-// feed's checks (model_feed_test.go). On a loaded machine the defaults stop
-// starting sequences after modelTimeBudget, so that the test stays under a
-// minute.
+// How many sequences TestModel runs, each of 100 to 200 steps: fewer under
+// the race detector, which makes them about eight times slower, and fewer
+// in the quick form that a plain `go test ./...` runs than in the long form
+// that CI runs (ttldb.LongTests). On a 2-core machine shared with other
+// work the long defaults take 10 to 14 s, and 9 to 22 s with -race, about a
+// third of it for the change feed's checks (model_feed_test.go); the quick
+// ones about a tenth of that. On a loaded machine the test stops starting
+// sequences after its time budget, so that it stays under a minute (a
+// quarter of that in the quick form).
 // TTLDB_MODEL_SEQUENCES and TTLDB_MODEL_STEPS override the defaults (and
 // lift the budget).
 const (
 	modelDefaultSequences     = 4000
 	modelDefaultSequencesRace = 600
 	modelTimeBudget           = 40 * time.Second
+	modelQuickDivisor         = 10
 )
 
 // raceEnabled reports whether the test binary was built with -race.
@@ -2064,16 +2067,18 @@ func TestModel(t *testing.T) {
 	if raceEnabled() {
 		def = modelDefaultSequencesRace
 	}
+	budget := modelTimeBudget
+	if !ttldb.LongTests() {
+		def /= modelQuickDivisor
+		budget /= 4
+	}
 	sequences := envInt(t, "TTLDB_MODEL_SEQUENCES", def)
-	deadline := time.Now().Add(modelTimeBudget)
+	deadline := time.Now().Add(budget)
 	if os.Getenv("TTLDB_MODEL_SEQUENCES") != "" || os.Getenv("TTLDB_MODEL_SEED") != "" {
 		deadline = time.Time{} // what was asked for, all of it
 	}
 	if d, ok := t.Deadline(); ok && (deadline.IsZero() || d.Add(-10*time.Second).Before(deadline)) {
 		deadline = d.Add(-10 * time.Second)
-	}
-	if testing.Short() && os.Getenv("TTLDB_MODEL_SEQUENCES") == "" {
-		sequences /= 10
 	}
 	fixedSteps := int(envInt(t, "TTLDB_MODEL_STEPS", 0))
 	var seeds []uint64
