@@ -1,8 +1,10 @@
 // Package ttldb keeps JSON documents that expire, inside a Go process, with
 // the time-to-live model of Azure Cosmos DB.
 //
-// The behaviour is a contract of numbered rules, R1 to R15, in
-// [the specification] (docs/SPEC.md in the repository). Doc comments and
+// The behaviour is a contract of numbered rules, R1 to R17, in
+// [the specification] (docs/SPEC.md in the repository); R1-R15 hold today,
+// R13 for part of the query language, and R16-R17 (engines beyond the
+// process, and the operator's tools) are planned. Doc comments and
 // error messages name the rule they follow, as in "(R10)", and each rule
 // is checked by tests that name it.
 //
