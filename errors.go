@@ -98,7 +98,9 @@ var (
 // log (a file named log-...), truncating it at Offset (truncate -s Offset
 // File) repairs it, losing the changes from there on; a damaged snapshot
 // (snap-...) is beyond repair by truncation: restore the directory from a
-// backup.
+// backup. A missing log is damage too: File is the log, Offset 0, and
+// Reason says the LSNs it held and how the other files show it existed;
+// restore it from a backup.
 type CorruptError struct {
 	File   string
 	Offset int64

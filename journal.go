@@ -50,6 +50,7 @@ type journal struct {
 	pendLSN uint64 // the last LSN in a closed group
 	cut     int    // where the log rotates in pend, or -1
 	cutTo   uint64 // the number of the log it rotates to
+	cutLSN  uint64 // the last LSN before the cut
 
 	// fmu is held by the writer of the moment.
 	fmu       sync.Mutex
@@ -144,7 +145,7 @@ func (j *journal) commit(seq uint64) uint64 {
 func (j *journal) rotate(epoch uint64) {
 	j.pmu.Lock()
 	defer j.pmu.Unlock()
-	j.cut, j.cutTo = len(j.pend), epoch
+	j.cut, j.cutTo, j.cutLSN = len(j.pend), epoch, j.pendLSN
 }
 
 // force writes what is pending now, rotating the log if rotate asked for
@@ -192,7 +193,7 @@ func (j *journal) flush() {
 		return
 	}
 	j.pmu.Lock()
-	buf, upto, lsn, cut, epoch := j.pend, j.groups, j.pendLSN, j.cut, j.cutTo
+	buf, upto, lsn, cut, epoch, cutLSN := j.pend, j.groups, j.pendLSN, j.cut, j.cutTo, j.cutLSN
 	j.pend, j.cut = j.spare[:0], -1
 	if cut >= 0 {
 		// The groups closed from now on go to the next log, whose header
@@ -206,7 +207,7 @@ func (j *journal) flush() {
 	}
 	rest := buf
 	if cut >= 0 {
-		if !j.write(buf[:cut]) || !j.next(epoch) {
+		if !j.write(buf[:cut]) || !j.next(epoch, cutLSN) {
 			return
 		}
 		rest = buf[cut:]
@@ -242,8 +243,10 @@ func (j *journal) write(b []byte) bool {
 
 // next ends the log, synced, and starts the log numbered epoch, durable
 // before anything is written to it: a crash leaves every log but the last
-// whole. Call with fmu held.
-func (j *journal) next(epoch uint64) bool {
+// whole. The log ends with a group that says the next follows, written once
+// the next is durable (logchain.go); lsn is the last LSN in the log. Call
+// with fmu held.
+func (j *journal) next(epoch, lsn uint64) bool {
 	// Cut the log to what was written before the sync, so that its length
 	// is durable too: the space ahead of the writes (internal/vfs) goes.
 	err := j.file.Truncate(j.off)
@@ -255,12 +258,17 @@ func (j *journal) next(epoch uint64) bool {
 		return false
 	}
 	j.unsync = false
-	j.file.Close()
 	f, err := newLog(j.fs, j.dir, epoch)
 	if err != nil {
 		j.err = err
 		return false
 	}
+	if _, err := endLog(j.file, j.off, lsn, epoch); err != nil {
+		f.Close()
+		j.err = fmt.Errorf("ending %s: %w", j.name(), err)
+		return false
+	}
+	j.file.Close()
 	j.file, j.epoch, j.off = f, epoch, wal.HeaderSize
 	j.syncedOff.Store(wal.HeaderSize)
 	j.rotated.Store(epoch)

@@ -22,6 +22,8 @@ import (
 //	end         kind 6, documents (8)
 //	clock       kind 7, the instant (8)
 //	index       kind 8, made (1: made, 0: dropped), the path of a secondary index
+//	next        kind 9, the epoch of the log that follows (8): the last
+//	            group of a log that a rotation ended (logchain.go)
 //
 // A put keeps the body as stored (compact, without _ts and _etag): replay
 // parses it again, which recomputes its key, partition key and ttl, and
@@ -37,6 +39,7 @@ const (
 	recEnd      = 6
 	recClock    = 7
 	recIndex    = 8
+	recNext     = 9
 )
 
 // appendPut appends the record of the write of d, stamped, as op.
@@ -82,6 +85,12 @@ func appendIndex(b []byte, made bool, ptr string) []byte {
 // must not let it go back (R4), or an expired document would come back.
 func appendClock(b []byte, now int64) []byte {
 	return binary.BigEndian.AppendUint64(append(b, recClock), uint64(now))
+}
+
+// appendNext appends the record that ends a log: the log of epoch follows
+// it, and exists.
+func appendNext(b []byte, epoch uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(b, recNext), epoch)
 }
 
 func boolByte(v bool) byte {

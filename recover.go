@@ -69,14 +69,17 @@ func (c *Collection) openDir(o *Options) (err error) {
 		return err
 	}
 	if len(snaps) == 0 {
-		if len(logs) > 0 {
+		if len(logs) > 1 || len(logs) == 1 && (logs[0] != 0 || !noGroups(fsys, filepath.Join(dir, logName(0)))) {
 			return &CorruptError{File: dir, Reason: fmt.Sprintf("%d logs and no snapshot: the snapshot was removed", len(logs))}
+		}
+		// A new directory, or one whose first open a crash interrupted
+		// before its snapshot: its log holds nothing. The log comes first
+		// (logchain.go).
+		if j.file, err = newLog(fsys, dir, 0); err != nil {
+			return err
 		}
 		size, err := writeSnapshot(fsys, dir, 0, c.savedState(), nil, c.etagBase, nil, nil)
 		if err != nil {
-			return err
-		}
-		if j.file, err = newLog(fsys, dir, 0); err != nil {
 			return err
 		}
 		if err := fsys.SyncDir(filepath.Dir(dir)); err != nil { // the directory's own name
@@ -95,35 +98,9 @@ func (c *Collection) openDir(o *Options) (err error) {
 		return err
 	}
 	j.snap.Store(size)
-	epoch := s
-	var f vfs.File
-	for i, n := range logs {
-		if n < s {
-			continue
-		}
-		if f != nil {
-			f.Close()
-		}
-		if n != epoch {
-			return &CorruptError{File: filepath.Join(dir, logName(epoch)), Reason: fmt.Sprintf("the log is missing, and %s follows", logName(n))}
-		}
-		if f, err = c.replayLog(fsys, dir, n, i == len(logs)-1); err != nil {
-			return err
-		}
-		sz, err := f.Size()
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("%w: %s: %w", ErrInvalidOption, filepath.Join(dir, logName(n)), err)
-		}
-		j.logs.Add(sz)
-		epoch++
-	}
-	if f == nil { // a crash before the log of the snapshot's epoch was made durable
-		if f, err = newLog(fsys, dir, s); err != nil {
-			return err
-		}
-		j.logs.Store(wal.HeaderSize)
-		epoch++
+	f, epoch, err := c.replayLogs(j, s, logs)
+	if err != nil {
+		return err
 	}
 	end, err := f.Size()
 	if err != nil {
@@ -158,15 +135,90 @@ func (c *Collection) openDir(o *Options) (err error) {
 	return nil
 }
 
-// replayLog replays the log of epoch, and returns it open. The last log may
-// end with a torn group, which it cuts off; in another, that is damage.
-func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last bool) (vfs.File, error) {
+// replayLogs replays the logs of the snapshot of epoch s and after, of
+// those in logs, and returns the last open, and the epoch after it. A log
+// missing is damage (logchain.go): the snapshot's own, one between two,
+// one that the last says follows it. The log before the last, when it
+// does not say that the last follows, it ends so, durably.
+func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File, epoch uint64, err error) {
+	fsys, dir := j.fs, j.dir
+	var prev vfs.File // the log before f
+	var prevEnded, ended bool
+	var prevSeq uint64 // the last LSN of prev
+	defer func() {
+		if prev != nil {
+			prev.Close()
+		}
+		if err != nil && f != nil {
+			f.Close()
+		}
+	}()
+	epoch = s
+	for i, n := range logs {
+		if n < s {
+			continue
+		}
+		if n != epoch {
+			why := logName(n) + " follows it"
+			if epoch == s {
+				why = "the snapshot of its epoch is made after it, and " + why
+			}
+			return f, 0, missingLog(fsys, dir, epoch, c.seq+1, n, why)
+		}
+		last := i == len(logs)-1
+		// A rotation a crash interrupted may leave the log before the last
+		// torn, when the last holds nothing.
+		tornOK := last || i == len(logs)-2 && logs[i+1] == n+1 && noGroups(fsys, filepath.Join(dir, logName(n+1)))
+		if prev != nil {
+			prev.Close()
+		}
+		prev, prevEnded, prevSeq = f, ended, c.seq
+		if f, ended, err = c.replayLog(fsys, dir, n, last, tornOK); err != nil {
+			return nil, 0, err
+		}
+		sz, err := f.Size()
+		if err != nil {
+			return f, 0, fmt.Errorf("%w: %s: %w", ErrInvalidOption, filepath.Join(dir, logName(n)), err)
+		}
+		j.logs.Add(sz)
+		epoch++
+	}
+	switch {
+	case f == nil:
+		return nil, 0, missingLog(fsys, dir, s, c.seq+1, 0, "the snapshot of its epoch is made after it")
+	case ended:
+		return f, 0, missingLog(fsys, dir, epoch, c.seq+1, 0, logName(epoch-1)+" ends saying that it follows")
+	case prev != nil && !prevEnded:
+		name := filepath.Join(dir, logName(epoch-2))
+		size, err := prev.Size()
+		if err == nil {
+			err = prev.Sync()
+		}
+		if err == nil {
+			_, err = endLog(prev, size, prevSeq, epoch-1)
+		}
+		if err != nil {
+			return f, 0, fmt.Errorf("%w: %s: ending it: %w", ErrInvalidOption, name, err)
+		}
+	}
+	return f, epoch, nil
+}
+
+// replayLog replays the log of epoch, and returns it open, and whether it
+// ends saying the next log follows. The last log may end with a torn group,
+// which it cuts off, and so may another when tornOK is set; otherwise, that
+// is damage.
+func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last, tornOK bool) (vfs.File, bool, error) {
 	name := filepath.Join(dir, logName(epoch))
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidOption, name, err)
+		return nil, false, fmt.Errorf("%w: %s: %w", ErrInvalidOption, name, err)
 	}
-	res, err := c.replayLogFile(&replayer{file: name}, f)
+	p := &replayer{file: name}
+	res, err := c.replayLogFile(p, f)
+	if err == nil && p.ended && p.next != epoch+1 {
+		err = &CorruptError{File: name, Offset: res.End, Reason: fmt.Sprintf("the log ends saying that the log of epoch %d follows it", p.next)}
+	}
 	if err == nil && res.End == 0 && res.Dropped == 0 { // an empty file
 		if !last {
 			err = &CorruptError{File: name, Reason: "the log is empty, and later logs follow it: a log is synced with its header before the next begins"}
@@ -174,7 +226,7 @@ func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last bool)
 			res.Reason = "the log is empty: its creation was interrupted"
 		}
 	}
-	if err == nil && res.Dropped > 0 && !last && !zeroTail(f, res) {
+	if err == nil && res.Dropped > 0 && !tornOK && !zeroTail(f, res) {
 		err = &CorruptError{File: name, Offset: res.End, Reason: res.Reason + ", and later logs follow it: a log is synced whole before the next begins"}
 	}
 	if err == nil && (res.Dropped > 0 || res.End == 0) {
@@ -186,10 +238,10 @@ func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last bool)
 	}
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, false, err
 	}
 	c.recovery.Logs++
-	return f, nil
+	return f, p.ended, nil
 }
 
 // zeroTail reports whether the tail of a log that Scan dropped is zeros

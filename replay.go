@@ -23,6 +23,8 @@ type replayer struct {
 	file  string
 	start int64 // of the group being read
 	err   error // of the collection, not of the file: passed on as it is
+	ended bool   // a next record ends the log (logchain.go)
+	next  uint64 // the epoch it says follows
 }
 
 // scan calls fn with each record of the file's groups, and tag with each
@@ -223,10 +225,19 @@ func (c *Collection) replayLogFile(p *replayer, f vfs.File) (wal.Result, error) 
 			if failed != nil {
 				break
 			}
-			if !it.end {
-				c.recovery.Changes++
+			var e error
+			switch {
+			case len(it.rec) > 0 && it.rec[0] == recNext:
+				e = p.follows(it.rec)
+			case p.ended && !it.end:
+				e = errors.New("a change after the record that ends the log")
+			default:
+				if !it.end {
+					c.recovery.Changes++
+				}
+				e = c.replay(it)
 			}
-			if e := c.replay(it); e != nil {
+			if e != nil {
 				failed = &CorruptError{File: p.file, Offset: it.at, Reason: e.Error()}
 				stop.Store(true)
 			}

@@ -1,0 +1,197 @@
+package ttldb
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/vfs"
+)
+
+// writeN creates n documents, ids from first on.
+func writeN(t *testing.T, c *Collection, first, n int) {
+	t.Helper()
+	for i := first; i < first+n; i++ {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
+	}
+}
+
+// requireMissingLog checks that opening dir refuses with a *CorruptError
+// that names the missing log and the first LSN it held.
+func requireMissingLog(t *testing.T, dir string, clk *fakeClock, log string, first uint64) *CorruptError {
+	t.Helper()
+	c, err := openDurable(t, nil, dir, clk, Options{})
+	if err == nil {
+		c.Close()
+	}
+	require.ErrorIs(t, err, ErrCorrupt)
+	var ce *CorruptError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, filepath.Join(dir, log), ce.File)
+	require.Contains(t, ce.Reason, "the log is missing")
+	require.Contains(t, ce.Reason, fmt.Sprintf("LSN %d", first), "the LSNs it held")
+	return ce
+}
+
+// TestMissingLogRefuses: issue 27's scenario on real files. 40 writes,
+// Compact, 19 writes, Close; the log that holds the 19 deleted: the open
+// refuses, naming the log and the LSNs it held, rather than open 19
+// acknowledged changes short and give their LSNs to new changes (R12:
+// damage other than a torn tail refuses to open). The log of a snapshot's
+// epoch exists before the snapshot, so its absence is never a crash's.
+func TestMissingLogRefuses(t *testing.T) { // R12
+	dir := t.TempDir()
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, nil, dir, clk, Options{})
+	require.NoError(t, err)
+	writeN(t, c, 0, 40)
+	require.NoError(t, c.Compact(context.Background()))
+	at := c.LastLSN()
+	writeN(t, c, 40, 19)
+	require.NoError(t, c.Close())
+	log := filepath.Join(dir, logName(1))
+	require.NoError(t, os.Remove(log))
+	requireMissingLog(t, dir, clk, logName(1), at+1)
+	_, err = os.Stat(log)
+	require.ErrorIs(t, err, os.ErrNotExist, "a refused open makes no log")
+
+	// The same with the first log of a new directory, never compacted.
+	dir = t.TempDir()
+	c, err = openDurable(t, nil, dir, clk, Options{})
+	require.NoError(t, err)
+	writeN(t, c, 0, 5)
+	require.NoError(t, c.Close())
+	require.NoError(t, os.Remove(filepath.Join(dir, logName(0))))
+	requireMissingLog(t, dir, clk, logName(0), 1)
+}
+
+// TestMissingTrailingLogRefuses: a compaction whose snapshot failed leaves
+// the log it began after the newest snapshot's; the changes go on there.
+// That log deleted, the open refuses: the log before it says that it
+// follows (R12). A log missing between two others refuses too.
+func TestMissingTrailingLogRefuses(t *testing.T) { // R12
+	dir := t.TempDir()
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, nil, dir, clk, Options{})
+	require.NoError(t, err)
+	writeN(t, c, 0, 10)
+	require.NoError(t, c.Compact(context.Background())) // snap-1, log-1
+	writeN(t, c, 10, 10)
+	// The snapshot of epoch 2 cannot be made: its temporary name is a
+	// directory's.
+	blocker := filepath.Join(dir, snapName(2)+tmpSuffix)
+	require.NoError(t, os.Mkdir(blocker, 0o755))
+	require.ErrorIs(t, c.Compact(context.Background()), ErrClosed)
+	require.NoError(t, os.Remove(blocker))
+	at := c.LastLSN()
+	writeN(t, c, 20, 10) // to log-2
+	require.NoError(t, c.Close())
+	c, err = openDurable(t, nil, dir, clk, Options{})
+	require.NoError(t, err, "the files as they are open")
+	require.Equal(t, at+10, c.LastLSN())
+	require.NoError(t, c.Close())
+
+	require.NoError(t, os.Rename(filepath.Join(dir, logName(2)), filepath.Join(t.TempDir(), "saved")))
+	requireMissingLog(t, dir, clk, logName(2), at+1)
+
+	// A log missing between two: the LSNs it held are known.
+	dir = t.TempDir()
+	c, err = openDurable(t, nil, dir, clk, Options{})
+	require.NoError(t, err)
+	writeN(t, c, 0, 10)
+	require.NoError(t, c.Compact(context.Background())) // snap-1, log-1
+	writeN(t, c, 10, 10)
+	for epoch := range []uint64{2, 3} {
+		blocker := filepath.Join(dir, snapName(uint64(epoch)+2)+tmpSuffix)
+		require.NoError(t, os.Mkdir(blocker, 0o755))
+		require.ErrorIs(t, c.Compact(context.Background()), ErrClosed)
+		require.NoError(t, os.Remove(blocker))
+		writeN(t, c, 20+10*epoch, 10)
+	}
+	require.NoError(t, c.Close())
+	require.NoError(t, os.Remove(filepath.Join(dir, logName(2))))
+	ce := requireMissingLog(t, dir, clk, logName(2), 21)
+	require.Contains(t, ce.Reason, "LSN 21 to 30")
+}
+
+// TestInterruptedCreationOpens: a new directory whose first open a crash
+// interrupted, at any of its events, opens as new: no change was
+// acknowledged there yet, so a log that was never made is no loss (R12).
+func TestInterruptedCreationOpens(t *testing.T) { // R12
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	count := &faultFS{mem: &vfs.Mem{}}
+	c, err := openDurable(t, count, "db", clk, Options{})
+	require.NoError(t, err)
+	events := count.events
+	require.NoError(t, c.Close())
+	for n := 1; n <= events; n++ {
+		mem := &vfs.Mem{}
+		ffs := &faultFS{mem: mem, n: n, tear: func(_ string, b []byte) []byte { return b[:len(b)/2] }}
+		_, err := openDurable(t, ffs, "db", clk, Options{})
+		require.Error(t, err, "the crash at event %d", n)
+		c, err = openDurable(t, mem, "db", clk, Options{})
+		require.NoError(t, err, "a crash at event %d of the first open", n)
+		mustCreate(t, c, `{"id":"a","pk":"p"}`)
+		require.NoError(t, c.Close())
+		c, err = openDurable(t, mem, "db", clk, Options{})
+		require.NoError(t, err, "a crash at event %d of the first open, then a write", n)
+		require.Equal(t, uint64(1), c.LastLSN())
+		require.NoError(t, c.Close())
+	}
+}
+
+// TestInterruptedRotationOpens: a crash at any event of a compaction, as a
+// power failure that tears what was not synced or as a killed process,
+// opens with every change acknowledged (R12); and once it has, the last
+// log is never missing in silence, whichever step the crash interrupted:
+// the open ends the log before it as the rotation would have.
+func TestInterruptedRotationOpens(t *testing.T) { // R12
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	count := &faultFS{mem: &vfs.Mem{}}
+	c, err := openDurable(t, count, "db", clk, Options{Sync: SyncAlways})
+	require.NoError(t, err)
+	writeN(t, c, 0, 10)
+	from := count.events
+	require.NoError(t, c.Compact(context.Background()))
+	to := count.events
+	require.NoError(t, c.Close())
+	tears := map[string]func(string, []byte) []byte{
+		"half": func(_ string, b []byte) []byte { return b[:len(b)/2] },
+		"all":  func(_ string, b []byte) []byte { return b },
+		"none": nil,
+	}
+	for n := from + 1; n <= to; n++ {
+		for tear, fn := range tears {
+			for _, kill := range []bool{false, true} {
+				mem := &vfs.Mem{}
+				ffs := &faultFS{mem: mem, tear: fn, kill: kill}
+				c, err := openDurable(t, ffs, "db", clk, Options{Sync: SyncAlways})
+				require.NoError(t, err)
+				writeN(t, c, 0, 10)
+				ffs.n = n
+				c.Compact(context.Background())
+				c.Close()
+				c, err = openDurable(t, mem, "db", clk, Options{Sync: SyncAlways})
+				require.NoError(t, err, "a crash at event %d of a compaction (%s, kill %v)", n, tear, kill)
+				require.Equal(t, uint64(10), c.LastLSN())
+				writeN(t, c, 10, 5)
+				require.NoError(t, c.Close())
+				names, err := mem.List("db")
+				require.NoError(t, err)
+				var last string
+				for _, name := range names {
+					if _, ok := fileEpoch(name, "log-"); ok {
+						last = name
+					}
+				}
+				require.NoError(t, mem.Remove(filepath.Join("db", last)))
+				_, err = openDurable(t, mem, "db", clk, Options{Sync: SyncAlways})
+				require.ErrorIs(t, err, ErrCorrupt, "a crash at event %d of a compaction (%s, kill %v), then %s removed", n, tear, kill, last)
+			}
+		}
+	}
+}
