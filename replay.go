@@ -21,8 +21,8 @@ import (
 // offset of the group.
 type replayer struct {
 	file  string
-	start int64 // of the group being read
-	err   error // of the collection, not of the file: passed on as it is
+	start int64  // of the group being read
+	err   error  // of the collection, not of the file: passed on as it is
 	ended bool   // a next record ends the log (logchain.go)
 	next  uint64 // the epoch it says follows
 }
