@@ -121,6 +121,14 @@ func (f *mappedFile) Truncate(size int64) error {
 
 func (f *mappedFile) Size() (int64, error) { return f.size, nil }
 
+// Linked reports whether the file still has a name.
+func (f *mappedFile) Linked() (bool, error) {
+	if f.File == nil {
+		return false, os.ErrClosed
+	}
+	return linked(f.File)
+}
+
 // Close cuts the file to what was written and closes it.
 func (f *mappedFile) Close() error {
 	if f.File == nil {

@@ -35,3 +35,6 @@ func (f *osFile) Truncate(size int64) error {
 }
 
 func (f *osFile) Size() (int64, error) { return f.size, nil }
+
+// Linked reports whether the file still has a name.
+func (f *osFile) Linked() (bool, error) { return linked(f.File) }

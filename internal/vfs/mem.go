@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -362,7 +363,39 @@ func (f *memFile) Size() (int64, error) {
 	return int64(len(f.node.data)), nil
 }
 
+// Linked reports whether the file still has a name, in any directory.
+func (f *memFile) Linked() (bool, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if err := f.check(); err != nil {
+		return false, err
+	}
+	for _, d := range f.fs.dirs {
+		for _, n := range d.names {
+			if n == f.node {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
 func (f *memFile) Close() error { return nil }
+
+// RemoveAll removes the directory dir, the directories under it and their
+// files, durably at once, as rm -rf and a sync would: the files open stay
+// readable and writable, but have no name ([File.Linked] is false), and a
+// crash or a later open finds none of them.
+func (m *Mem) RemoveAll(dir string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dir = path.Clean(dir)
+	for d := range m.dirs {
+		if d == dir || strings.HasPrefix(d, dir+"/") {
+			delete(m.dirs, d)
+		}
+	}
+}
 
 // Kill is the death of the process using the filesystem, the machine
 // running on: nothing written is lost (the kernel has it), but the files

@@ -52,6 +52,12 @@ type File interface {
 	Truncate(size int64) error
 	// Size returns the file's size.
 	Size() (int64, error)
+	// Linked reports whether the file still has a name: false once every
+	// name it had was removed (rm of it, rm -rf of its directory), when
+	// what is written to it is out of reach of whoever opens its
+	// directory next, synced or not. It costs an fstat(2); on a platform
+	// without link counts it is always true.
+	Linked() (bool, error)
 	io.Closer
 }
 

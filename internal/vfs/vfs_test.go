@@ -222,3 +222,69 @@ func TestOSFileWritesAcrossGrowth(t *testing.T) {
 	_, err = f.Write([]byte("x"))
 	require.Error(t, err, "closed")
 }
+
+// TestLinked: a file has a name until its last one is removed, on its own
+// or with its directory, and the write that follows goes on to a file that
+// no open will find; Mem's RemoveAll is that rm -rf, durable at once.
+func TestLinked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	mem := &Mem{}
+	for name, fsys := range map[string]FS{"os": OS{}, "mem": mem} {
+		require.NoError(t, fsys.MkdirAll(dir))
+		a, err := fsys.Create(filepath.Join(dir, "a"))
+		require.NoError(t, err)
+		b, err := fsys.Create(filepath.Join(dir, "b"))
+		require.NoError(t, err)
+		require.NoError(t, fsys.Rename(filepath.Join(dir, "b"), filepath.Join(dir, "c")))
+		for _, f := range []File{a, b} {
+			ok, err := f.Linked()
+			require.NoError(t, err)
+			require.True(t, ok, name)
+		}
+		require.NoError(t, fsys.Remove(filepath.Join(dir, "a")))
+		ok, err := a.Linked()
+		require.NoError(t, err)
+		require.False(t, ok, "%s: a file removed", name)
+		if name == "os" {
+			require.NoError(t, os.RemoveAll(dir))
+		} else {
+			mem.RemoveAll(dir)
+		}
+		write(t, b, "lost")
+		require.NoError(t, b.Sync())
+		ok, err = b.Linked()
+		require.NoError(t, err)
+		require.False(t, ok, "%s: its directory removed", name)
+		names, err := fsys.List(dir)
+		require.Error(t, err, "%s: %v", name, names)
+		require.NoError(t, a.Close())
+		require.NoError(t, b.Close())
+	}
+	mem.Crash()
+	_, ok := contents(t, mem, filepath.Join(dir, "c"))
+	require.False(t, ok, "a crash brings nothing back")
+}
+
+// BenchmarkLinked: the cost of Linked, which a durable collection pays
+// once a sync, beside the sync (sync: a sync of a page written before,
+// on the disk of the test's temporary directory).
+func BenchmarkLinked(b *testing.B) {
+	f, err := OS{}.Create(filepath.Join(b.TempDir(), "a"))
+	require.NoError(b, err)
+	defer f.Close()
+	b.Run("linked", func(b *testing.B) {
+		for b.Loop() {
+			if ok, err := f.Linked(); !ok || err != nil {
+				b.Fatal(ok, err)
+			}
+		}
+	})
+	b.Run("sync", func(b *testing.B) {
+		for b.Loop() {
+			f.Write([]byte("x"))
+			if err := f.Sync(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
