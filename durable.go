@@ -84,6 +84,10 @@ func (c *Collection) startDurable(o *Options) error {
 	go func() {
 		defer c.bg.Done()
 		c.j.run(c.stop, func() {
+			if err := c.j.failure(); err != nil {
+				c.fail(err) // a sync of the second failed: nothing is acknowledged after
+				return
+			}
 			c.saveClock()
 			c.checkCompaction()
 		})

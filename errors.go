@@ -74,9 +74,10 @@ var (
 	ErrFeedTrimmed = errors.New("ttldb: change feed trimmed")
 
 	// ErrClosed: the collection has been closed, by Close or, for a
-	// durable collection, because writing or syncing its files failed (the
-	// error then wraps the failure too): reopen the directory to recover
-	// what reached it.
+	// durable collection, because writing or syncing its files failed, or
+	// its log lost its name (its directory removed: the error then wraps
+	// [io/fs.ErrNotExist]); the error then wraps the failure too: reopen the
+	// directory to recover what reached it.
 	ErrClosed = errors.New("ttldb: collection closed")
 
 	// ErrLocked: the directory of a durable collection is in use by

@@ -3,6 +3,7 @@ package ttldb
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -290,10 +291,40 @@ func (j *journal) sync() {
 		j.unsync = false
 		j.syncedOff.Store(j.off)
 	}
+	if !j.linked() {
+		return
+	}
 	if j.policy == SyncAlways {
 		j.show(lsn) // before synced moves, as in flush
 	}
 	j.synced.Store(upto)
+}
+
+// linked reports whether the log still has a name; when it has none, the
+// journal fails. Its directory removed under it (rm -rf), the log takes
+// writes and syncs as before, but a reopen finds none of them: nothing may
+// be acknowledged after. It costs an fstat(2), once a sync. Call with fmu
+// held.
+func (j *journal) linked() bool {
+	if j.file == nil {
+		return true
+	}
+	ok, err := j.file.Linked()
+	if err == nil && !ok {
+		err = fmt.Errorf("the file was removed, alone or with its directory, while the collection had it open, and what is written to it is out of reach of a reopen: %w", fs.ErrNotExist)
+	}
+	if err != nil {
+		j.err = fmt.Errorf("%s: %w", j.name(), err)
+		return false
+	}
+	return true
+}
+
+// failure returns the journal's failure, if it has failed.
+func (j *journal) failure() error {
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	return j.err
 }
 
 // show lets the feed show the changes up to lsn, now that they are
