@@ -161,7 +161,7 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 		if n != epoch {
 			why := logName(n) + " follows it"
 			if epoch == s {
-				why = "the snapshot of its epoch is made after it, and " + why
+				why = snapName(s) + " exists, written only once its log does, and " + why
 			}
 			return f, 0, missingLog(fsys, dir, epoch, c.seq+1, n, why)
 		}
@@ -185,7 +185,7 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 	}
 	switch {
 	case f == nil:
-		return nil, 0, missingLog(fsys, dir, s, c.seq+1, 0, "the snapshot of its epoch is made after it")
+		return nil, 0, missingLog(fsys, dir, s, c.seq+1, 0, snapName(s)+" exists, written only once its log does")
 	case ended:
 		return f, 0, missingLog(fsys, dir, epoch, c.seq+1, 0, logName(epoch-1)+" ends saying that it follows")
 	case prev != nil && !prevEnded:
