@@ -67,6 +67,21 @@ func TestMissingLogRefuses(t *testing.T) { // R12
 	require.NoError(t, c.Close())
 	require.NoError(t, os.Remove(filepath.Join(dir, logName(0))))
 	requireMissingLog(t, dir, clk, logName(0), 1)
+
+	// A new directory's snapshot alone: what a crash during the first
+	// open left, with the versions that wrote the snapshot first. Still
+	// refused (a deleted log leaves the same), with the way out.
+	dir = t.TempDir()
+	c, err = openDurable(t, nil, dir, clk, Options{})
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	require.NoError(t, os.Remove(filepath.Join(dir, logName(0))))
+	ce := requireMissingLog(t, dir, clk, logName(0), 1)
+	require.Contains(t, ce.Reason, "removing "+snapName(0)+" opens the directory as new")
+	require.NoError(t, os.Remove(filepath.Join(dir, snapName(0))))
+	c, err = openDurable(t, nil, dir, clk, Options{})
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
 }
 
 // TestMissingTrailingLogRefuses: a compaction whose snapshot failed leaves

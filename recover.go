@@ -185,7 +185,11 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 	}
 	switch {
 	case f == nil:
-		return nil, 0, missingLog(fsys, dir, s, c.seq+1, 0, snapName(s)+" exists, written only once its log does")
+		why := snapName(s) + " exists, written only once its log does"
+		if s == 0 && c.seq == 0 {
+			why += "; unless an earlier version of ttldb, which wrote the first snapshot before the first log, made the directory and a crash interrupted that first open: then it held nothing, and removing " + snapName(0) + " opens the directory as new"
+		}
+		return nil, 0, missingLog(fsys, dir, s, c.seq+1, 0, why)
 	case ended:
 		return f, 0, missingLog(fsys, dir, epoch, c.seq+1, 0, logName(epoch-1)+" ends saying that it follows")
 	case prev != nil && !prevEnded:
