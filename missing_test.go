@@ -120,12 +120,12 @@ func TestMissingTrailingLogRefuses(t *testing.T) { // R12
 	writeN(t, c, 0, 10)
 	require.NoError(t, c.Compact(context.Background())) // snap-1, log-1
 	writeN(t, c, 10, 10)
-	for epoch := range []uint64{2, 3} {
-		blocker := filepath.Join(dir, snapName(uint64(epoch)+2)+tmpSuffix)
+	for _, epoch := range []uint64{2, 3} { // log-2 and log-3 follow snap-1
+		blocker := filepath.Join(dir, snapName(epoch)+tmpSuffix)
 		require.NoError(t, os.Mkdir(blocker, 0o755))
 		require.ErrorIs(t, c.Compact(context.Background()), ErrClosed)
 		require.NoError(t, os.Remove(blocker))
-		writeN(t, c, 20+10*epoch, 10)
+		writeN(t, c, 10*int(epoch), 10)
 	}
 	require.NoError(t, c.Close())
 	require.NoError(t, os.Remove(filepath.Join(dir, logName(2))))
