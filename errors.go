@@ -99,16 +99,21 @@ var (
 // log (a file named log-...), truncating it at Offset (truncate -s Offset
 // File) repairs it, losing the changes from there on; a damaged snapshot
 // (snap-...) is beyond repair by truncation: restore the directory from a
-// backup. A missing log is damage too: File is the log, Offset 0, and
+// backup. A missing log is damage too: File is the log, Offset -1, and
 // Reason says the LSNs it held and how the other files show it existed;
 // restore it from a backup.
 type CorruptError struct {
-	File   string
+	File string
+	// Offset is where in File the damage begins; -1 when it is not at a
+	// place in a file: File is missing, or its whole content is wrong.
 	Offset int64
 	Reason string
 }
 
 func (e *CorruptError) Error() string {
+	if e.Offset < 0 {
+		return fmt.Sprintf("%v: %s: %s", ErrCorrupt, e.File, e.Reason)
+	}
 	return fmt.Sprintf("%v: %s at offset %d: %s", ErrCorrupt, e.File, e.Offset, e.Reason)
 }
 

@@ -115,6 +115,6 @@ func missingLog(fsys vfs.FS, dir string, epoch, from, next uint64, why string) *
 			held = fmt.Sprintf("the changes of LSN %d to %d", from, to-1)
 		}
 	}
-	return &CorruptError{File: filepath.Join(dir, logName(epoch)), Reason: fmt.Sprintf(
+	return &CorruptError{File: filepath.Join(dir, logName(epoch)), Offset: -1, Reason: fmt.Sprintf(
 		"the log is missing (%s): it held %s; restore it from a backup", why, held)}
 }

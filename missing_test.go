@@ -34,6 +34,8 @@ func requireMissingLog(t *testing.T, dir string, clk *fakeClock, log string, fir
 	require.Equal(t, filepath.Join(dir, log), ce.File)
 	require.Contains(t, ce.Reason, "the log is missing")
 	require.Contains(t, ce.Reason, fmt.Sprintf("LSN %d", first), "the LSNs it held")
+	require.Equal(t, int64(-1), ce.Offset, "a missing file has no offset")
+	require.NotContains(t, err.Error(), "at offset", "nor does its message name one")
 	return ce
 }
 

@@ -70,7 +70,7 @@ func (c *Collection) openDir(o *Options) (err error) {
 	}
 	if len(snaps) == 0 {
 		if len(logs) > 1 || len(logs) == 1 && (logs[0] != 0 || !noGroups(fsys, filepath.Join(dir, logName(0)))) {
-			return &CorruptError{File: dir, Reason: fmt.Sprintf("%d logs and no snapshot: the snapshot was removed", len(logs))}
+			return &CorruptError{File: dir, Offset: -1, Reason: fmt.Sprintf("%d logs and no snapshot: the snapshot was removed", len(logs))}
 		}
 		// A new directory, or one whose first open a crash interrupted
 		// before its snapshot: its log holds nothing. The log comes first

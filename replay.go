@@ -151,7 +151,7 @@ func (c *Collection) loadSnapshot(fsys vfs.FS, dir string, s uint64) (int64, err
 	}
 	switch k := dup.Load(); {
 	case k != nil && err == nil:
-		return 0, &CorruptError{File: name, Reason: fmt.Sprintf("a second document with the key %q", *k)}
+		return 0, &CorruptError{File: name, Offset: -1, Reason: fmt.Sprintf("a second document with the key %q", *k)}
 	case err != nil:
 		return 0, err
 	case res.Dropped > 0 || !ended:
