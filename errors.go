@@ -81,7 +81,8 @@ var (
 	ErrClosed = errors.New("ttldb: collection closed")
 
 	// ErrLocked: the directory of a durable collection is in use by
-	// another collection, of this process or another (R12).
+	// another collection, of this process or another (R12), even when its
+	// LOCK file was removed: the lock is the directory's own.
 	ErrLocked = errors.New("ttldb: directory in use")
 
 	// ErrCorrupt: a durable collection's files are damaged otherwise than

@@ -13,7 +13,8 @@ import (
 )
 
 // The files of a durable collection's directory (R12): LOCK, which the
-// open collection locks; logs, of changes; snapshots, of the collection
+// open collection locks, with the directory itself (whose lock holds when
+// LOCK is removed); logs, of changes; snapshots, of the collection
 // at an instant. They are numbered by epoch: a compaction starts a new
 // epoch with a new log, and writes the snapshot of the collection as it was
 // when that log began. The newest snapshot and the logs of its epoch and

@@ -25,9 +25,13 @@ const (
 	killRunEnv    = "TTLDB_KILL_CHILD_RUN"
 )
 
-// TestMain runs the child of TestKillMinusNine when asked to, and the
-// tests otherwise.
+// TestMain runs the child of TestKillMinusNine or of
+// TestLockSurvivesRemovedLockFile when asked to, and the tests otherwise.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(lockChildEnv); dir != "" {
+		lockChild(dir)
+		return
+	}
 	if dir := os.Getenv(killChildEnv); dir != "" {
 		policy, _ := strconv.Atoi(os.Getenv(killPolicyEnv))
 		run, _ := strconv.Atoi(os.Getenv(killRunEnv))

@@ -9,20 +9,22 @@ import (
 	"sync"
 )
 
-// held are the files this process has locked. Without flock(2), the lock
-// only excludes the users of one process: two processes are not kept
+// held are the directories this process has locked. Without flock(2), the
+// lock only excludes the users of one process: two processes are not kept
 // apart on these systems.
 var held sync.Map
 
 type osLock struct {
 	f    *os.File
-	name string
+	dir  string
 	once sync.Once
 }
 
-// Lock locks the file name within this process.
+// Lock locks the directory that holds the file name within this process,
+// and creates the file name if need be: the lock holds when the file is
+// removed.
 func (OS) Lock(name string) (io.Closer, error) {
-	abs, err := filepath.Abs(name)
+	abs, err := filepath.Abs(filepath.Dir(name))
 	if err != nil {
 		return nil, err
 	}
@@ -34,14 +36,14 @@ func (OS) Lock(name string) (io.Closer, error) {
 		held.Delete(abs)
 		return nil, err
 	}
-	return &osLock{f: f, name: abs}, nil
+	return &osLock{f: f, dir: abs}, nil
 }
 
 func (l *osLock) Close() error {
 	var err error
 	l.once.Do(func() {
 		err = l.f.Close()
-		held.Delete(l.name)
+		held.Delete(l.dir)
 	})
 	return err
 }

@@ -6,23 +6,55 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
-// Lock locks the file name with flock(2), which the kernel releases when
-// the process dies, however it dies. The lock belongs to the open file, so
-// two opens in one process exclude each other too.
+// Lock locks the directory that holds the file name, and the file name,
+// created if need be, with flock(2), which the kernel releases when the
+// process dies, however it dies. The locks belong to the open files, so
+// two opens in one process exclude each other too. The directory's lock
+// is the one that holds when the file is removed (by a person or a
+// cleanup script): a new file of that name would be another file, free to
+// lock. The file's lock is the one older versions of ttldb take, and the
+// one that holds across machines on NFS, where a directory's flock is
+// only the client's.
 func (OS) Lock(name string) (io.Closer, error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	dir, err := os.Open(filepath.Dir(name))
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrLocked
-		}
+	if err := flock(dir); err != nil {
+		dir.Close()
 		return nil, err
 	}
-	return f, nil // closing the file releases the lock
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		dir.Close()
+		return nil, err
+	}
+	if err := flock(f); err != nil {
+		f.Close()
+		dir.Close()
+		return nil, err
+	}
+	return osLock{dir, f}, nil
+}
+
+// flock locks f, exclusively, without waiting: [ErrLocked] when another
+// open file holds a lock on it.
+func flock(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return ErrLocked
+	}
+	return err
+}
+
+// osLock is the directory and the file Lock locked: closing them releases
+// the locks.
+type osLock struct{ dir, file *os.File }
+
+func (l osLock) Close() error {
+	return errors.Join(l.file.Close(), l.dir.Close())
 }

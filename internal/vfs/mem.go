@@ -31,48 +31,65 @@ type Mem struct {
 
 	mu    sync.Mutex
 	dirs  map[string]*memDir
-	gen   int // counts crashes: handles of an earlier one are dead
-	locks map[string]*memLock
+	gen   int              // counts crashes: handles of an earlier one are dead
+	locks map[any]*memLock // by the *memDir or *memNode locked
 }
 
-// memLock is a lock Lock took; a crash releases it, as the death of the
-// process that held it would.
+// memLock is a lock Lock took, of a directory and a file in it; a crash
+// releases it, as the death of the process that held it would.
 type memLock struct {
 	fs   *Mem
-	name string
+	dir  *memDir
+	node *memNode
 	gen  int
 }
 
-// Lock creates the file name if need be and locks it until the lock is
-// closed or the next crash.
+// Lock locks the directory that holds the file name, and the file name,
+// created if need be, until the lock is closed or the next crash. The
+// locks belong to the directory and the file, not to their names, as
+// flock(2)'s do: the directory stays locked when the file is removed, and
+// a new file of the name is another file.
 func (m *Mem) Lock(name string) (io.Closer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	name = path.Clean(name)
 	d, base, err := m.dir(name, false)
 	if err != nil {
 		return nil, err
 	}
-	if l, ok := m.locks[name]; ok && l.gen == m.gen {
+	if m.locked(d) {
 		return nil, ErrLocked
 	}
-	if d.names[base] == nil {
-		d.names[base] = &memNode{}
+	n := d.names[base]
+	if n == nil {
+		n = &memNode{}
+		d.names[base] = n
+	}
+	if m.locked(n) {
+		return nil, ErrLocked
 	}
 	if m.locks == nil {
-		m.locks = map[string]*memLock{}
+		m.locks = map[any]*memLock{}
 	}
-	l := &memLock{fs: m, name: name, gen: m.gen}
-	m.locks[name] = l
+	l := &memLock{fs: m, dir: d, node: n, gen: m.gen}
+	m.locks[d], m.locks[n] = l, l
 	return l, nil
+}
+
+// locked reports whether the directory or file held is locked since the
+// last crash. Call with mu held.
+func (m *Mem) locked(held any) bool {
+	l, ok := m.locks[held]
+	return ok && l.gen == m.gen
 }
 
 // Close releases the lock.
 func (l *memLock) Close() error {
 	l.fs.mu.Lock()
 	defer l.fs.mu.Unlock()
-	if l.fs.locks[l.name] == l {
-		delete(l.fs.locks, l.name)
+	for _, held := range []any{l.dir, l.node} {
+		if l.fs.locks[held] == l {
+			delete(l.fs.locks, held)
+		}
 	}
 	return nil
 }

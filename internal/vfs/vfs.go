@@ -32,14 +32,16 @@ type FS interface {
 	// SyncDir makes the names in dir durable: files created, renamed or
 	// removed there.
 	SyncDir(dir string) error
-	// Lock creates the file name if need be and locks it, for as long as
-	// the process lives or until the lock is closed; it fails with
-	// [ErrLocked] when the file is locked already, by this process or
-	// another.
+	// Lock locks the directory that holds the file name, and creates the
+	// file name if need be and locks it too, for as long as the process
+	// lives or until the lock is closed; it fails with [ErrLocked] when
+	// the directory or the file is locked already, by this process or
+	// another. The directory's lock holds when the file is removed, and
+	// excludes a Lock of any other name in the directory.
 	Lock(name string) (io.Closer, error)
 }
 
-// ErrLocked: the file is locked already.
+// ErrLocked: the directory or the file is locked already.
 var ErrLocked = errors.New("vfs: locked by another user")
 
 // File is an open file. Writes append at its end.

@@ -185,6 +185,33 @@ func TestLockExcludes(t *testing.T) {
 	require.NoError(t, l2.Close())
 }
 
+// TestLockHoldsTheDirectory: the lock is the directory's, not the file
+// name's: once the file is removed (by a person, or a cleanup script), a
+// new one of that name cannot be locked, nor another name in the
+// directory, until the lock is closed; then the directory locks again, on
+// both filesystems.
+func TestLockHoldsTheDirectory(t *testing.T) {
+	mem := &Mem{}
+	require.NoError(t, mem.MkdirAll("d"))
+	dir := t.TempDir()
+	for _, c := range []struct {
+		fs       FS
+		name, in string
+	}{{OS{}, filepath.Join(dir, "LOCK"), filepath.Join(dir, "OTHER")}, {mem, "d/LOCK", "d/OTHER"}} {
+		l, err := c.fs.Lock(c.name)
+		require.NoError(t, err)
+		require.NoError(t, c.fs.Remove(c.name))
+		_, err = c.fs.Lock(c.name)
+		require.ErrorIs(t, err, ErrLocked, "a new file of the name, in the locked directory")
+		_, err = c.fs.Lock(c.in)
+		require.ErrorIs(t, err, ErrLocked, "another name in the locked directory")
+		require.NoError(t, l.Close())
+		l, err = c.fs.Lock(c.name)
+		require.NoError(t, err)
+		require.NoError(t, l.Close())
+	}
+}
+
 // TestOSFileWritesAcrossGrowth: the operating system's files take writes
 // across the space they grow ahead by, read back what was written, report
 // the size written, and are cut to it by Close; Truncate then Write goes on
