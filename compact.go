@@ -20,13 +20,16 @@ const defaultCompactSlack = 16 << 20
 // O(n log n) for n documents, and writes their size. A compaction in
 // progress, in the background or not, finishes first.
 //
-// Errors: [ErrInvalidOption] for a collection that is not durable;
-// ctx.Err(); [ErrClosed], wrapping the failure when writing the snapshot
-// failed (the collection stays usable: its log holds every change);
-// [ErrCorrupt] when the walk of the key map found fewer documents than the
-// collection held, which only a bug can cause (nothing is written, and the
-// collection stays usable).
+// Errors: [ErrInvalidOption] for a nil ctx, or a collection that is not
+// durable; ctx.Err(); [ErrClosed], wrapping the failure when writing the
+// snapshot failed (the collection stays usable: its log holds every
+// change); [ErrCorrupt] when the walk of the key map found fewer documents
+// than the collection held, which only a bug can cause (nothing is
+// written, and the collection stays usable).
 func (c *Collection) Compact(ctx context.Context) error {
+	if err := checkContext(ctx, "Compact"); err != nil {
+		return err
+	}
 	if c.unusable() {
 		return c.errClosed("Compact")
 	}

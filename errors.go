@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -58,7 +59,8 @@ var (
 
 	// ErrInvalidOption: a collection setting that is not allowed: a bad name,
 	// partition-key path, indexing mode or batch size, or TTL together with
-	// indexing mode none (R8).
+	// indexing mode none (R8); or a call's option that is: such as a nil
+	// context.Context, where context.Background() was meant.
 	ErrInvalidOption = errors.New("ttldb: invalid option")
 
 	// ErrInvalidContinuation: a continuation token that is damaged, or
@@ -120,6 +122,16 @@ func (e *CorruptError) Error() string {
 
 // Unwrap returns [ErrCorrupt].
 func (e *CorruptError) Unwrap() error { return ErrCorrupt }
+
+// checkContext returns the error of op called with a nil ctx, which is
+// [ErrInvalidOption] (as net/http refuses a nil context), and nil for any
+// other.
+func checkContext(ctx context.Context, op string) error {
+	if ctx == nil {
+		return errorf(ErrInvalidOption, "%s with a nil context.Context: pass context.Background() (or context.TODO()) for none", op)
+	}
+	return nil
+}
 
 // errorf wraps sentinel with a message that names the value at fault.
 // The sentinel's own text comes first, so messages read

@@ -173,9 +173,14 @@ func (c *Collection) ReadFeed(q FeedQuery) (FeedPage, error) {
 // or stopped consumer never delays a writer. It yields an error once, with
 // a zero [Change], and ends: ctx.Err() when ctx is done, [ErrClosed] at
 // Close, or an error of ReadFeed (such as [ErrFeedTrimmed] when it falls
-// behind the retention). Pages are read q.Limit at a time into one buffer.
+// behind the retention), or [ErrInvalidOption] for a nil ctx. Pages are
+// read q.Limit at a time into one buffer.
 func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Change, error] {
 	return func(yield func(Change, error) bool) {
+		if err := checkContext(ctx, "WatchFeed"); err != nil {
+			yield(Change{}, err)
+			return
+		}
 		q := q // each iteration from q's start
 		var buf []Change
 		for {

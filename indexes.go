@@ -39,11 +39,14 @@ const buildEvery = 1024
 // value at its path O(log n), and holds one item (about 40 bytes beyond
 // the value's and the key's bytes) per document.
 //
-// Errors: [ErrInvalidOption] for a path that is not a JSON Pointer of
+// Errors: [ErrInvalidOption] for a nil ctx, a path that is not a JSON Pointer of
 // member names, an index on path that exists or is being built, one
 // dropped while it was built, or indexing mode none (R8); the context's
 // error if ctx ends first; [ErrClosed]. An error leaves no index.
 func (c *Collection) CreateIndex(ctx context.Context, path string) (err error) {
+	if err := checkContext(ctx, "CreateIndex"); err != nil {
+		return err
+	}
 	if c.unusable() {
 		return c.errClosed("CreateIndex")
 	}
