@@ -63,10 +63,12 @@ var (
 	// context.Context, where context.Background() was meant.
 	ErrInvalidOption = errors.New("ttldb: invalid option")
 
-	// ErrInvalidContinuation: a continuation token that is damaged, or
-	// that the collection did not issue for a query of this shape: from
-	// another collection, or from a listing of another partition (or of all
-	// partitions).
+	// ErrInvalidContinuation: a continuation token that is damaged, of an
+	// earlier version, or that the collection did not issue for this read.
+	// The message says what differs: another collection (of the same name:
+	// another instance, in another directory or made again, with both
+	// ids), another kind of read or feed mode, another partition (or all
+	// partitions), another query text, other parameter values.
 	ErrInvalidContinuation = errors.New("ttldb: invalid continuation token")
 
 	// ErrFeedTrimmed: a read of the all-versions-and-deletes feed resumes

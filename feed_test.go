@@ -399,7 +399,7 @@ func TestFeedBadInput(t *testing.T) { // R11, R10
 	require.NoError(t, err)
 	forged := []byte(page.Continuation)
 	forged[len(forged)/2] ^= 1
-	future := encodeFeedToken(tokenScope{c.tokenID, feedShape(LatestVersion, false, "")}, 99)
+	future := encodeFeedToken(scopeOf(c, readFeed+byte(LatestVersion), false, ""), 99)
 
 	before := state(t, c)
 	for _, tc := range []struct {
@@ -410,10 +410,10 @@ func TestFeedBadInput(t *testing.T) { // R11, R10
 		{FeedQuery{Continuation: string(forged)}, ErrInvalidContinuation, ""},
 		{FeedQuery{Continuation: page.Continuation[:10]}, ErrInvalidContinuation, "not issued by this version"},
 		{FeedQuery{Continuation: foreign.Continuation}, ErrInvalidContinuation, "another collection"},
-		{FeedQuery{Mode: AllVersionsAndDeletes, Continuation: page.Continuation}, ErrInvalidContinuation, "another kind, mode or partition"},
-		{FeedQuery{Continuation: avad.Continuation}, ErrInvalidContinuation, "another kind, mode or partition"},
-		{FeedQuery{Partition: &p, Continuation: page.Continuation}, ErrInvalidContinuation, "another kind, mode or partition"},
-		{FeedQuery{Continuation: list.Continuation}, ErrInvalidContinuation, "another kind, mode or partition"},
+		{FeedQuery{Mode: AllVersionsAndDeletes, Continuation: page.Continuation}, ErrInvalidContinuation, "for the change feed in mode LatestVersion, not in mode AllVersionsAndDeletes"},
+		{FeedQuery{Continuation: avad.Continuation}, ErrInvalidContinuation, "for the change feed in mode AllVersionsAndDeletes, not in mode LatestVersion"},
+		{FeedQuery{Partition: &p, Continuation: page.Continuation}, ErrInvalidContinuation, "for a read of the change feed of all partitions, not of one"},
+		{FeedQuery{Continuation: list.Continuation}, ErrInvalidContinuation, "for a listing (List, All), not the change feed in mode LatestVersion"},
 		{FeedQuery{Continuation: future}, ErrInvalidContinuation, "beyond the collection's last change, LSN 5"},
 		{FeedQuery{AfterLSN: 6}, ErrInvalidOption, "AfterLSN 6 is beyond"},
 		{FeedQuery{AfterLSN: 1, Continuation: page.Continuation}, ErrInvalidOption, "give one place"},

@@ -39,7 +39,7 @@ func (c *Collection) feedPlan(op string, q FeedQuery) (feedPlan, error) {
 		}
 		p.partition, p.prefix = true, string(q.Partition.appendEncoded(nil))
 	}
-	p.scope = tokenScope{collection: c.tokenID, shape: feedShape(q.Mode, p.partition, p.prefix)}
+	p.scope = scopeOf(c, readFeed+byte(q.Mode), p.partition, p.prefix)
 	if q.Continuation != "" {
 		after, err := decodeFeedToken(q.Continuation, p.scope, c.name)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"testing"
 	"time"
@@ -64,14 +63,10 @@ func fzFeedFixture(f *testing.F) *fzFeed {
 	return fx
 }
 
-// fzFeedShape is the shape hash of a feed query, as token.go documents it.
-func fzFeedShape(mode FeedMode, part *PartitionKey) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte{'f', 'e', 'e', 'd', 0, byte(mode), 0})
-	if part != nil {
-		h.Write([]byte("partition\x00" + fzEnc(*part)))
-	}
-	return h.Sum64()
+// fzFeedShape is the shape of a feed read of the collection name, as
+// token.go documents it: a read of kind 3 + mode.
+func fzFeedShape(name string, mode FeedMode, part *PartitionKey) string {
+	return fzReadShape(name, 3+byte(mode), part)
 }
 
 // FuzzFeedContinuation: any continuation, damaged, truncated, foreign or
@@ -95,12 +90,12 @@ func FuzzFeedContinuation(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tok string, mode, part uint8, forge bool, lsn uint64, limit uint8) {
 		m, p := FeedMode(mode%2), fx.parts[int(part)%len(fx.parts)]
 		if forge {
-			collection, shape := fx.c.tokenID, fzFeedShape(m, p)
+			collection, shape := fx.c.tokenID, fzFeedShape(fx.c.name, m, p)
 			if limit&0x80 != 0 {
 				collection++
 			}
 			if limit&0x40 != 0 {
-				shape = fzFeedShape(m, fx.parts[(int(part)+1)%len(fx.parts)])
+				shape = fzFeedShape(fx.c.name, m, fx.parts[(int(part)+1)%len(fx.parts)])
 			}
 			var b [8]byte
 			binary.BigEndian.PutUint64(b[:], lsn)
@@ -118,7 +113,7 @@ func FuzzFeedContinuation(f *testing.F) {
 		valid := forge && limit&0xc0 == 0 && lsn <= last
 		if !forge { // a token of the fuzzer's: valid if well formed, in scope, and not beyond the last change
 			ft, ok := fzDecodeToken(tok)
-			valid = ok && ft.collection == fx.c.tokenID && ft.shape == fzFeedShape(m, p) && len(ft.key) == 8
+			valid = ok && ft.collection == fx.c.tokenID && ft.shape == fzFeedShape(fx.c.name, m, p) && len(ft.key) == 8
 			if valid {
 				lsn = binary.BigEndian.Uint64([]byte(ft.key))
 				valid = lsn <= last

@@ -1298,43 +1298,55 @@ func fzListFixtureFor(t testing.TB) *fzListFixture {
 	return fzList
 }
 
-// fzToken is a continuation token's content, as token.go documents it: the
-// base64url encoding of version 2, the issuing collection's identity, the
-// hash of the query's shape, the key, and the CRC-32 of all of them.
+// fzToken is a listing's or a feed read's continuation token, as token.go
+// documents it: the base64url encoding of version 3, the issuing
+// collection's identity, the shape of the read (the hash of the
+// collection's name, the kind of read and the hash of its partition: 13
+// bytes), the key, and the CRC-32 of all of them.
 type fzToken struct {
-	collection, shape uint64
-	key               string
+	collection uint64
+	shape      string
+	key        string
 }
 
 // fzDecodeToken decodes a token; ok is false when it is not one.
 func fzDecodeToken(tok string) (fzToken, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || len(b) < 1+8+8+4 || b[0] != 2 {
+	if err != nil || len(b) < 1+8+13+4 || b[0] != 3 {
 		return fzToken{}, false
 	}
 	if crc32.ChecksumIEEE(b[:len(b)-4]) != binary.BigEndian.Uint32(b[len(b)-4:]) {
 		return fzToken{}, false
 	}
-	return fzToken{binary.BigEndian.Uint64(b[1:]), binary.BigEndian.Uint64(b[9:]), string(b[17 : len(b)-4])}, true
+	return fzToken{binary.BigEndian.Uint64(b[1:]), string(b[9:22]), string(b[22 : len(b)-4])}, true
 }
 
-// fzShape is the shape of a listing of part (nil: all partitions): the
-// FNV-1a hash of "all", or of "partition", a 0x00 byte and the key encoding
-// of the partition.
-func fzShape(part *PartitionKey) uint64 {
-	h := fnv.New64a()
-	if part == nil {
-		h.Write([]byte("all"))
-	} else {
+// fzReadShape is the shape of a read of kind read of the collection name,
+// of part (nil: all partitions): the FNV-1a hash (32 bits) of the name, the
+// kind, and the FNV-1a hash of "partition", a 0x00 byte and the key
+// encoding of the partition (or 0, for all partitions).
+func fzReadShape(name string, read byte, part *PartitionKey) string {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	b := append(binary.BigEndian.AppendUint32(nil, h.Sum32()), read)
+	var p uint64
+	if part != nil {
+		h := fnv.New64a()
 		h.Write([]byte("partition\x00" + fzEnc(*part)))
+		p = max(h.Sum64(), 1)
 	}
-	return h.Sum64()
+	return string(binary.BigEndian.AppendUint64(b, p))
+}
+
+// fzShape is the shape of a listing (kind 1) of fx's collection.
+func fzShape(fx *fzListFixture, part *PartitionKey) string {
+	return fzReadShape(fx.c.name, 1, part)
 }
 
 // fzForgeToken makes a token with a correct checksum around any key.
 func fzForgeToken(t fzToken) string {
-	b := binary.BigEndian.AppendUint64([]byte{2}, t.collection)
-	b = binary.BigEndian.AppendUint64(b, t.shape)
+	b := binary.BigEndian.AppendUint64([]byte{3}, t.collection)
+	b = append(b, t.shape...)
 	b = append(b, t.key...)
 	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	return base64.RawURLEncoding.EncodeToString(b)
@@ -1399,7 +1411,7 @@ func fzCheckList(t testing.TB, fx *fzListFixture, part *PartitionKey, limit int,
 		// A token is taken only by the collection and the query shape that
 		// issued it.
 		t, ok := fzDecodeToken(tok)
-		after, valid = t.key, ok && t.collection == fx.c.tokenID && t.shape == fzShape(part)
+		after, valid = t.key, ok && t.collection == fx.c.tokenID && t.shape == fzShape(fx, part)
 	}
 	page, err := fx.c.List(Query{Partition: part, Limit: limit, Continuation: tok})
 	if err != nil {
@@ -1437,7 +1449,7 @@ func fzCheckList(t testing.TB, fx *fzListFixture, part *PartitionKey, limit int,
 	}
 	if more {
 		k, ok := fzDecodeToken(page.Continuation)
-		if want := (fzToken{fx.c.tokenID, fzShape(part), want[len(want)-1].key}); !ok || k != want {
+		if want := (fzToken{fx.c.tokenID, fzShape(fx, part), want[len(want)-1].key}); !ok || k != want {
 			t.Fatalf("%s: continuation %q holds %+v, %v; want %+v: this collection, this query's shape and the page's last key", what, page.Continuation, k, ok, want)
 		}
 	}
@@ -1524,12 +1536,12 @@ func FuzzContinuation(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tok string, part, limit uint8, forge bool) {
 		p := int(part) % len(fx.parts)
 		if forge {
-			scope := fzToken{fx.c.tokenID, fzShape(fx.parts[p]), tok}
+			scope := fzToken{fx.c.tokenID, fzShape(fx, fx.parts[p]), tok}
 			if limit&0x80 != 0 {
 				scope.collection++
 			}
 			if limit&0x40 != 0 {
-				scope.shape = fzShape(fx.parts[(p+1)%len(fx.parts)])
+				scope.shape = fzShape(fx, fx.parts[(p+1)%len(fx.parts)])
 			}
 			tok = fzForgeToken(scope)
 		}

@@ -60,7 +60,7 @@ func (c *Collection) plan(op string, q Query) (plan, error) {
 		}
 		p.prefix = string(q.Partition.appendEncoded(nil))
 	}
-	p.scope = tokenScope{collection: c.tokenID, shape: shapeOf(q.Partition != nil, p.prefix)}
+	p.scope = scopeOf(c, readList, q.Partition != nil, p.prefix)
 	if q.Continuation != "" {
 		key, err := decodeToken(q.Continuation, p.scope, c.name)
 		if err != nil {

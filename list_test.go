@@ -137,7 +137,7 @@ func tokenFor(c *Collection, part *PartitionKey, key string) string {
 	if part != nil {
 		prefix = string(part.appendEncoded(nil))
 	}
-	return sealToken(tokenScope{collection: c.tokenID, shape: shapeOf(part != nil, prefix)}, key)
+	return sealToken(scopeOf(c, readList, part != nil, prefix), key)
 }
 
 // TestTokensBoundToTheirListing: a continuation token is taken only by the
@@ -166,11 +166,11 @@ func TestTokensBoundToTheirListing(t *testing.T) { // R4, R10
 		q    Query
 		want string
 	}{
-		{"a string-partitioned collection's token on a number-partitioned one", nums, Query{Continuation: fromStrs.Continuation}, "issued by another collection"},
-		{"a /id collection's token on a /pk one", strs, Query{Continuation: fromByID.Continuation}, "issued by another collection"},
-		{"a listing of all partitions' token on one partition", strs, Query{Partition: &p, Continuation: fromStrs.Continuation}, "for a read of another kind, mode or partition"},
-		{"a partition's token on all partitions", strs, Query{Continuation: fromPartition.Continuation}, "for a read of another kind, mode or partition"},
-		{"a partition's token on another partition", nums, Query{Partition: &n0, Continuation: fromPartition.Continuation}, "issued by another collection"},
+		{"a string-partitioned collection's token on a number-partitioned one", nums, Query{Continuation: fromStrs.Continuation}, `issued by another collection named "test"`},
+		{"a /id collection's token on a /pk one", strs, Query{Continuation: fromByID.Continuation}, `issued by another collection named "test"`},
+		{"a listing of all partitions' token on one partition", strs, Query{Partition: &p, Continuation: fromStrs.Continuation}, "for a listing of all partitions, not of one"},
+		{"a partition's token on all partitions", strs, Query{Continuation: fromPartition.Continuation}, "for a listing of one partition, not of all"},
+		{"a partition's token on another partition", nums, Query{Partition: &n0, Continuation: fromPartition.Continuation}, `issued by another collection named "test"`},
 	} {
 		before := state(t, tc.c)
 		_, err := tc.c.List(tc.q)

@@ -187,22 +187,26 @@ func ascend(t *btree.BTreeG[secItem], rg query.Range, fn func(secItem) bool) {
 	}
 }
 
-// tokenScope returns the scope of the query's tokens: the collection, and
-// the hash of the query's text, parameters and partition.
+// tokenScope returns the scope of the query's tokens: the collection, the
+// partition, and the FNV-1a hashes of the query's text and of its
+// parameters (each name, a 0x00 byte, its value as JSON, a 0x00 byte, in
+// the order of the names).
 func (r *queryRun) tokenScope() tokenScope {
-	if r.scope.collection == 0 && r.scope.shape == 0 {
+	if r.scope.read == 0 {
+		r.scope = scopeOf(r.c, readQuery, r.prefix != "", r.prefix)
 		h := fnv.New64a()
-		h.Write([]byte("sql\x00" + r.text))
+		h.Write([]byte(r.text))
+		r.scope.text = h.Sum64()
 		names := make([]string, 0, len(r.params))
 		for name := range r.params {
 			names = append(names, name)
 		}
 		slices.Sort(names)
+		h.Reset()
 		for _, name := range names {
-			h.Write([]byte("\x00" + name + "\x00" + r.params[name]))
+			h.Write([]byte(name + "\x00" + r.params[name] + "\x00"))
 		}
-		h.Write([]byte("\x00partition\x00" + r.prefix))
-		r.scope = tokenScope{collection: r.c.tokenID, shape: h.Sum64()}
+		r.scope.params = h.Sum64()
 	}
 	return r.scope
 }
