@@ -146,7 +146,10 @@
 //
 // Paths are JSON Pointers; the id, the partition key, _ts and _etag cannot
 // be patched. A patch is a write: a new _ts restarts the countdown, and a
-// patched /ttl is checked as any ttl.
+// patched /ttl is checked as any ttl. [ParsePatch] reads Cosmos DB's JSON
+// form of the operations, [{"op":"incr","path":"/n","value":1}], as a
+// service receives it, and refuses an unknown op or member with
+// [ErrInvalidPatch].
 //
 // A [Batch] gathers up to [MaxBatchOperations] creates, replaces, upserts,
 // patches, deletes and reads of one partition key, which

@@ -17,8 +17,11 @@ const MaxPatchOperations = 10
 
 // PatchOp is one operation of a partial document update (R14), made by
 // [PatchAdd], [PatchSet], [PatchReplace], [PatchRemove], [PatchIncrement],
-// [PatchIncrementFloat] or [PatchMove]. The zero PatchOp is no operation:
-// a patch that holds one is refused with [ErrInvalidPatch].
+// [PatchIncrementFloat] or [PatchMove], or read from Cosmos DB's JSON form,
+// [{"op":"incr","path":"/n","value":1}], by [ParsePatch] (a whole patch)
+// or UnmarshalJSON (one operation); MarshalJSON writes that form. The
+// zero PatchOp is no operation: a patch that holds one is refused with
+// [ErrInvalidPatch].
 //
 // A path is a JSON Pointer (RFC 6901): "/status", "/address/city",
 // "/tags/0" for an element of an array, "/tags/-" for the end of one; in a

@@ -15,18 +15,21 @@ import (
 // patchBase is the document every case of the operations table patches.
 const patchBase = `{"id":"p1","pk":"a","name":"bike","price":455.95,"inventory":{"quantity":15,"bins":[1,2]},"used":false,"tags":["r-series"],"n":null,"s":"str","a~b":1,"c/d":2}`
 
-// TestPatchOperations is the table of patch operations: what each makes of
-// the document, or the error it gets, in which case the document, its etag
-// and everything else are as they were.
-func TestPatchOperations(t *testing.T) { // R14
+// patchCase is a case of the table of patch operations.
+type patchCase struct {
+	name string
+	ops  []PatchOp
+	want string // the body after the patch, or "" for an error
+	err  error
+}
+
+// patchOperationCases is the table of patch operations, which
+// TestPatchOperations applies, and TestPatchJSONLikeConstructors applies
+// through their JSON form.
+func patchOperationCases() []patchCase {
 	big := strings.Repeat("x", MaxDocumentSize)
 	deep := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
-	cases := []struct {
-		name string
-		ops  []PatchOp
-		want string // the body after the patch, or "" for an error
-		err  error
-	}{
+	return []patchCase{
 		// The example of Cosmos DB's documentation.
 		{"cosmos example", []PatchOp{PatchAdd("/color", "silver"), PatchRemove("/used"), PatchSet("/price", 355.45), PatchIncrement("/inventory/quantity", 10), PatchAdd("/tags/-", "featured-bikes"), PatchMove("/color", "/inventory/color")},
 			`{"id":"p1","pk":"a","name":"bike","price":355.45,"inventory":{"quantity":25,"bins":[1,2],"color":"silver"},"tags":["r-series","featured-bikes"],"n":null,"s":"str","a~b":1,"c/d":2}`, nil},
@@ -111,6 +114,13 @@ func TestPatchOperations(t *testing.T) { // R14
 		{"too large", []PatchOp{PatchSet("/big", big)}, "", ErrTooLarge},
 		{"too deep", []PatchOp{PatchSet("/deep", json.RawMessage(deep))}, "", ErrInvalidDocument},
 	}
+}
+
+// TestPatchOperations is the table of patch operations: what each makes of
+// the document, or the error it gets, in which case the document, its etag
+// and everything else are as they were.
+func TestPatchOperations(t *testing.T) { // R14
+	cases := patchOperationCases()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newTestCollection(t, "/pk", DefaultTTL{})
