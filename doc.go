@@ -95,6 +95,27 @@
 //		Params: map[string]any{"s": "open"},
 //	})
 //
+// The language, listed whole (a test checks these lists against the
+// parser's tables):
+//
+//   - Clauses: SELECT, TOP, VALUE, FROM, AS, WHERE, ORDER BY, ASC, DESC,
+//     OFFSET, LIMIT
+//   - Operators: =, !=, <>, <, <=, >, >=, AND, OR, NOT, IN, BETWEEN
+//   - Literals: TRUE, FALSE, NULL, UNDEFINED, numbers, strings in single or
+//     double quotes, arrays of constants, @parameters
+//   - Functions: IS_DEFINED, IS_NULL, IS_BOOL, IS_NUMBER, IS_STRING,
+//     IS_ARRAY, IS_OBJECT, IS_PRIMITIVE, STARTSWITH, ENDSWITH, CONTAINS,
+//     ARRAY_CONTAINS, ARRAY_LENGTH, LENGTH, LOWER, UPPER
+//   - Aggregate: COUNT, as the whole select (SELECT VALUE COUNT(1))
+//   - Refused as not supported, with [ErrInvalidQuery]: JOIN, GROUP BY,
+//     DISTINCT, EXISTS, LIKE (and ESCAPE), ARRAY (subqueries), other
+//     functions and aggregates, user-defined functions, arithmetic, string
+//     and bitwise operators
+//
+// Paths are c.a.b, c["odd key"] and c.tags[0]. Cosmos's meaning holds:
+// undefined is not null, values of different types never compare, and
+// ORDER BY sorts undefined < null < false < true < numbers < strings.
+//
 // Secondary indexes on JSON paths (Options.Indexes, CreateIndex) serve
 // equalities, ranges and ORDER BY; a query's results are the same with or
 // without them, and page.Plan names the index it read. Expired documents

@@ -1,0 +1,46 @@
+package query
+
+import (
+	"maps"
+	"slices"
+)
+
+// What the language has, for its documentation: the README's Queries
+// section and the package documentation of ttldb list exactly these, which
+// a test of ttldb checks, so that the lists cannot drift from the parser.
+
+// Functions returns the names of the functions the language has, sorted:
+// the system functions, and COUNT, the one aggregate. It allocates the
+// slice.
+func Functions() []string { return slices.Sorted(maps.Keys(funcs)) }
+
+// Operators returns the comparison operators, sorted. The logical ones
+// (AND, OR, NOT) and IN and BETWEEN are keywords.
+func Operators() []string { return slices.Sorted(maps.Keys(cmpOps)) }
+
+// Keywords returns the keywords of the language, sorted: its clauses (ORDER
+// BY as ORDER and BY), logical operators, IN, BETWEEN and literals, but not
+// the keywords of Cosmos SQL it refuses as not supported (JOIN, GROUP...).
+func Keywords() []string {
+	var out []string
+	for kw, supported := range keywords {
+		if supported {
+			out = append(out, kw)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RefusedKeywords returns the keywords of Cosmos SQL the language reserves
+// and refuses as not supported, sorted.
+func RefusedKeywords() []string {
+	var out []string
+	for kw, supported := range keywords {
+		if !supported {
+			out = append(out, kw)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
