@@ -126,7 +126,10 @@ func parsePatchOp(data []byte) (PatchOp, error) {
 		if err != nil {
 			return PatchOp{}, notJSON("the operation", err)
 		}
-		name := t.(string) // a member's name: the decoder checked the syntax
+		name, ok := t.(string) // a member's name, as the decoder checks
+		if !ok {
+			return PatchOp{}, fmt.Errorf("the operation is not valid JSON: %v where a member's name should be", t)
+		}
 		i, known := patchMembers[name]
 		if !known {
 			hint := ""
