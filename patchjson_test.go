@@ -112,6 +112,10 @@ func TestParsePatchErrors(t *testing.T) { // R14
 		require.Equal(t, tc.want, err.Error(), tc.text)
 		require.Nil(t, ops)
 	}
+	// A long operation is cut in the message at a character's boundary.
+	long := `[{"op":"add","path":"/` + strings.Repeat("é", 60) + `"}]`
+	_, err := ParsePatch([]byte(long))
+	require.EqualError(t, err, p+`operation 1 of 1 ({"op":"add","path":"/`+strings.Repeat("é", 29)+`...): add has no "value" member`)
 }
 
 // TestPatchJSONLikeConstructors applies every case of the table of patch
