@@ -297,7 +297,7 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 		}
 	}
 	var reads, applies []int
-	orderHoldHook = func(read, applied int) {
+	orderHoldHook = func(_ *Collection, read, applied int) {
 		if read > 0 {
 			reads = append(reads, read)
 		}
@@ -315,5 +315,71 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	require.Equal(t, 23_000, c.prim.order.tree.Len())
+	checkOrder(t, c)
+}
+
+// TestKeyOrderBuildEndsUnderWriters: writers that note more changes between
+// two holds of a build than a hold applies do not keep it from ending, for
+// each change they note once the build has sorted applies orderHelp of
+// them (R5: the build's holds stay bounded, so it is the writers' help, not
+// a long hold, that ends it). Between every two holds, 200 creates and 100
+// deletes run, more than the orderApplied changes a hold applies: without
+// the help the backlog grows by 44 a hold and the build never ends (the
+// test stops its writers after 200 holds); with it the build ends within a
+// hold or two more than the backlog at the end of the sort over the 300
+// changes a round.
+func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
+	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	for i := range 5000 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"base%05d","pk":"p%d"}`, i, i%7))
+	}
+	const perRound, capHolds = 300, 200
+	created, deleted := 0, 0
+	writeRound := func() {
+		for range perRound * 2 / 3 {
+			mustCreate(t, c, fmt.Sprintf(`{"id":"new%06d","pk":"pn"}`, created))
+			created++
+		}
+		for range perRound / 3 {
+			require.NoError(t, c.Delete(StringKey("pn"), fmt.Sprintf("new%06d", deleted)))
+			deleted++
+		}
+	}
+	orderHook = func(hc *Collection) {
+		if hc == c {
+			for range 10 { // while the build sorts: 3000 changes to catch up with
+				writeRound()
+			}
+		}
+	}
+	readHolds, applyHolds, backlog := 0, 0, 0
+	orderHoldHook = func(hc *Collection, read, applied int) {
+		if hc != c {
+			return
+		}
+		if read > 0 {
+			readHolds++
+		} else if applyHolds++; applyHolds == 1 {
+			c.mu.RLock()
+			if b := c.prim.order.build; b != nil {
+				backlog = applied + b.changes.n
+			}
+			c.mu.RUnlock()
+		}
+		if readHolds+applyHolds < capHolds {
+			writeRound()
+		}
+	}
+	t.Cleanup(func() { orderHook, orderHoldHook = nil, nil })
+	_, err := c.List(Query{Limit: 10})
+	require.NoError(t, err)
+	require.Greater(t, readHolds, 1)
+	require.GreaterOrEqual(t, backlog, 3000, "the changes made during the read and the sort")
+	require.LessOrEqual(t, applyHolds, 2+backlog/perRound,
+		"the build ends once the writers' changes have applied its backlog; %d holds read, %d applied", readHolds, applyHolds)
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	require.Nil(t, c.prim.order.build)
+	require.Equal(t, 5000+created-deleted, c.prim.order.tree.Len())
 	checkOrder(t, c)
 }
