@@ -186,7 +186,7 @@ func (o *keyOrder) built() bool { return o.tree != nil }
 // writer makes applies orderHelp changes noted (see note), so writers that
 // never pause apply the backlog of the read and the sort themselves, after
 // a third as many changes. With two writers saturating two cores, the first
-// listing of 1,000,000 documents took about 4 times as long as with none
+// listing of 1,000,000 documents took 4 to 8 times as long as with none
 // (BenchmarkKeyOrderBuildUnderWriters); before the help it never ended.
 //
 // Errors: [ErrClosed].
