@@ -327,7 +327,8 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 // the help the backlog grows by 44 a hold and the build never ends (the
 // test stops its writers after 200 holds); with it the build ends within a
 // hold or two more than the backlog at the end of the sort over the 300
-// changes a round.
+// changes a round, and each change noted after the sort applies orderHelp
+// changes, no more, so that a write's hold stays short.
 func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
 	for i := range 5000 {
@@ -361,9 +362,14 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 			readHolds++
 		} else if applyHolds++; applyHolds == 1 {
 			c.mu.RLock()
-			if b := c.prim.order.build; b != nil {
-				backlog = applied + b.changes.n
-			}
+			b := c.prim.order.build
+			require.NotNil(t, b)
+			had := b.applied
+			backlog = applied + b.changes.n
+			c.mu.RUnlock()
+			writeRound()
+			c.mu.RLock()
+			require.Equal(t, had+orderHelp*perRound, b.applied, "each change a writer notes applies orderHelp, no more (R5)")
 			c.mu.RUnlock()
 		}
 		if readHolds+applyHolds < capHolds {
