@@ -92,8 +92,9 @@ type Collection struct {
 // opts.ManualSweep is set it starts the sweeper goroutine, which Close
 // stops. With opts.Dir it opens the directory (R12): a new one gets the
 // collection as made; an existing one, which must hold a collection of this
-// name and partition-key path, gives it its documents and settings, and
-// [Collection.Recovery] says what the open found. It then starts the log's
+// name and partition-key path, gives it its documents, then gets the
+// settings of opts (see [Options]), and [Collection.Recovery] says what the
+// open found and changed. It then starts the log's
 // goroutine and the compactor, which Close stops too. Opening a directory
 // takes O(n) for the n changes it holds.
 //
@@ -103,8 +104,9 @@ type Collection struct {
 // negative SweepBatch, TTL or Options.Indexes with indexing mode none (R8),
 // an index path that is not a JSON Pointer of member names or is listed
 // twice, and for a directory that cannot be made or read, or holds another
-// collection (or one in indexing mode none, for Options.Indexes); an open
-// refused changes nothing in the directory;
+// collection (another name or partition-key path), or secondary indexes
+// when opts asks for indexing mode none; an open refused changes nothing
+// in the directory;
 // [ErrInvalidTTL] for a [DefaultTTL] outside R1; [ErrLocked] for a directory
 // another collection has open; [ErrCorrupt] for damaged files.
 func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, error) {
@@ -180,6 +182,11 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		if err := c.startDurable(&o); err != nil {
 			return nil, err
 		}
+		if err := c.applySettings(&o); err != nil {
+			close(c.done) // no sweeper has started: Close waits for none
+			c.Close()
+			return nil, err
+		}
 	}
 	if o.ManualSweep {
 		close(c.done)
@@ -192,6 +199,45 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 		return nil, err
 	}
 	return c, nil
+}
+
+// applySettings gives a reopened collection the DefaultTTL and indexing
+// mode of its options, through their setters, in the order R8 allows, and
+// records each change in its Recovery. Call it before the sweeper starts,
+// so that it deletes by the settings asked for; o was validated (R8).
+func (c *Collection) applySettings(o *Options) error {
+	if o.keepSettings {
+		return nil
+	}
+	def, mode := c.DefaultTTL(), c.IndexingMode()
+	setDef := func() error {
+		if o.DefaultTTL == def {
+			return nil
+		}
+		if err := c.SetDefaultTTL(o.DefaultTTL); err != nil {
+			return err
+		}
+		c.changed("DefaultTTL", def.String(), o.DefaultTTL.String())
+		return nil
+	}
+	setMode := func() error {
+		if o.Indexing == mode {
+			return nil
+		}
+		if err := c.SetIndexingMode(o.Indexing); err != nil {
+			return err
+		}
+		c.changed("Indexing", mode.String(), o.Indexing.String())
+		return nil
+	}
+	first, then := setMode, setDef // consistent first, which TTL needs
+	if o.Indexing == IndexingNone {
+		first, then = setDef, setMode // TTL off first, which none needs
+	}
+	if err := first(); err != nil {
+		return err
+	}
+	return then()
 }
 
 // Name returns the collection's name.

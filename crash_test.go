@@ -209,7 +209,7 @@ func (h *crashRun) dead() bool {
 
 // reopen opens the directory after the crash, on the Mem itself.
 func (h *crashRun) reopen(fresh bool) {
-	c, err := openDurable(h.t, h.mem, "db", h.clk, Options{Sync: h.policy})
+	c, err := openDurable(h.t, h.mem, "db", h.clk, Options{Sync: h.policy, keepSettings: true})
 	require.NoError(h.t, err, "the directory opens after a crash: %s", strings.Join(h.log, "\n"))
 	if !fresh {
 		if rec := c.Recovery(); rec.Truncated != "" {
@@ -274,10 +274,10 @@ func (h *crashRun) step() {
 			require.True(h.t, h.dead(), "Close: %v", err)
 			return
 		}
-		c, err := openDurable(h.t, h.fs, "db", h.clk, Options{Sync: h.policy})
+		c, err := openDurable(h.t, h.fs, "db", h.clk, Options{Sync: h.policy, keepSettings: true})
 		if err != nil {
 			require.True(h.t, h.dead(), "reopen: %v", err)
-			h.c, _ = openDurable(h.t, h.mem, "db", h.clk, Options{Sync: h.policy}) // for the Close at the end
+			h.c, _ = openDurable(h.t, h.mem, "db", h.clk, Options{Sync: h.policy, keepSettings: true}) // for the Close at the end
 			return
 		}
 		h.c = c

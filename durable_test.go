@@ -30,6 +30,13 @@ func openDurable(t *testing.T, fsys vfs.FS, dir string, clk *fakeClock, o Option
 	return NewCollection("test", "/pk", &o)
 }
 
+// sameOptions returns options that reopen c's directory as c is: with its
+// DefaultTTL and indexing mode, which a reopen would otherwise change to
+// those of its options (R12).
+func sameOptions(c *Collection) Options {
+	return Options{DefaultTTL: c.DefaultTTL(), Indexing: c.IndexingMode()}
+}
+
 // durableState is everything of a collection that survives a reopen
 // (R12), read from its insides so that it neither depends on the time nor
 // fails once a crash closed the collection: every document as stored
@@ -83,7 +90,7 @@ func TestDurableReopen(t *testing.T) { // R12
 	require.Contains(t, before, `"id":"old"`)
 	require.NoError(t, c.Close())
 
-	c, err = openDurable(t, nil, dir, clk, Options{})
+	c, err = openDurable(t, nil, dir, clk, Options{DefaultTTL: TTLNoDefault()}) // the settings it has: a reopen applies its options' (R12)
 	require.NoError(t, err)
 	defer c.Close()
 	require.Equal(t, before, durableState(c))
@@ -129,7 +136,7 @@ func TestDurableCompactAndReopen(t *testing.T) { // R12
 	}
 	require.Equal(t, []string{lockName, logName(2), snapName(2)}, files)
 
-	c, err = openDurable(t, nil, dir, clk, Options{})
+	c, err = openDurable(t, nil, dir, clk, Options{DefaultTTL: TTLSeconds(100)})
 	require.NoError(t, err)
 	defer c.Close()
 	require.Equal(t, before, durableState(c))
@@ -230,7 +237,7 @@ func TestTornTailEveryOffset(t *testing.T) { // R12
 	check := func(desc string, b []byte, want string, dropped int64) {
 		t.Helper()
 		setFile(t, mem, log, b)
-		c, err := openDurable(t, mem, "db", clk, Options{})
+		c, err := openDurable(t, mem, "db", clk, Options{DefaultTTL: TTLNoDefault()})
 		require.NoError(t, err, desc)
 		require.Equal(t, want, durableState(c), desc)
 		rec := c.Recovery()
@@ -241,7 +248,7 @@ func TestTornTailEveryOffset(t *testing.T) { // R12
 		}
 		mustCreate(t, c, `{"id":"next","pk":"p"}`) // the log goes on after the cut
 		require.NoError(t, c.Close())
-		c, err = openDurable(t, mem, "db", clk, Options{})
+		c, err = openDurable(t, mem, "db", clk, Options{DefaultTTL: TTLNoDefault()})
 		require.NoError(t, err, desc)
 		require.Zero(t, c.Recovery().Dropped, "%s: the cut was durable", desc)
 		require.NoError(t, c.Close())

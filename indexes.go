@@ -214,6 +214,9 @@ func (c *Collection) declareIndexes(opts []string) (err error) {
 	for _, ptr := range added {
 		c.journalSetting(func(r []byte) []byte { return appendIndex(r, true, ptr) })
 	}
+	if len(added) > 0 && c.recovery.Snapshot != "" { // a reopen, not a new directory
+		c.changed("Indexes", indexList(c.sec.loaded), indexList(append(slices.Clone(c.sec.loaded), added...)))
+	}
 	var kb []byte
 	for _, x := range xs {
 		c.prim.keys.each(func(d *doc, e *entry) {

@@ -1116,27 +1116,53 @@ var modelOps = []struct {
 	{"DropIndex", 1, func(h *modelHarness) modelStep { return h.genIndexOp(false) }},
 }
 
-// genReopen closes a durable collection and opens its directory again,
-// with other settings in the options, which must not matter: the
-// collection has everything it had, its settings and its indexes included
-// (R12), and adds the indexes of Options.Indexes it has not (R13). Only its
+// genReopen closes a durable collection and opens its directory again.
+// The options are the collection wanted (R12): half the time they ask for
+// the settings it has, and the open changes nothing (Recovery.Changed is
+// empty); otherwise for another DefaultTTL or indexing mode, which the open
+// applies as SetDefaultTTL and SetIndexingMode would right after it (R7's
+// cut-offs at the open's instant; R8's order), listing each change in
+// Recovery.Changed. The collection has everything else it had, its indexes
+// included, and adds those of Options.Indexes it has not (R13). Only its
 // count of swept documents starts again. A collection in memory reads a
 // document instead.
 func (h *modelHarness) genReopen() modelStep {
 	if h.dir == "" || len(h.open) > 0 || h.m.closed {
 		return h.genKeyOp("Get")
 	}
-	return modelStep{"Reopen", func() (string, error) {
+	md, none := h.m.def, h.m.noIndex
+	if h.r.IntN(2) == 0 { // another DefaultTTL
+		switch n := h.r.IntN(4); {
+		case n == 0:
+			md = mDefault{}
+		case n == 1:
+			md = mDefault{true, -1}
+		default:
+			md = mDefault{true, 1 + h.r.Int64N(100)}
+		}
+	}
+	if h.r.IntN(4) == 0 && (none || len(h.m.indexes) == 0) { // another mode: none keeps no index, which the open would refuse
+		none = !none
+	}
+	if md.on && none { // R8, which NewCollection checks of the options first
+		md = mDefault{}
+	}
+	return modelStep{fmt.Sprintf("Reopen DefaultTTL=%v none=%v", md, none), func() (string, error) {
 		if err := h.c.Close(); err != nil {
 			return "", fmt.Errorf("Close: %v", err)
 		}
 		o := h.opts
-		o.DefaultTTL, o.Indexing = ttldb.TTLSeconds(1+h.r.Int64N(100)), ttldb.IndexingConsistent // the directory's win
+		o.DefaultTTL, o.Indexing = ttldb.TTLOff(), ttldb.IndexingConsistent
+		if md.on {
+			o.DefaultTTL = ttldb.TTLSeconds(md.n)
+		}
+		if none {
+			o.Indexing = ttldb.IndexingNone
+		}
 		// Under indexing mode none the options declare no index: the open
-		// would be refused (R8), and the library records them before it
-		// refuses, so that the directory then opens no more.
+		// would be refused (R8).
 		o.Indexes = nil
-		if !h.m.noIndex {
+		if !none {
 			o.Indexes = h.drawIndexes()
 		}
 		c, err := ttldb.NewCollection("model", h.path, &o)
@@ -1145,12 +1171,46 @@ func (h *modelHarness) genReopen() modelStep {
 		}
 		h.c = c
 		h.m.swept = 0
+		// The changes the open made, in its order (R8): mode consistent
+		// before TTL on, TTL off before mode none.
+		var want []string
+		oldDef, oldMode := h.m.def, modeOf(h.m.noIndex)
+		setDef := func() {
+			if md != oldDef {
+				h.m.setDefault(md, true)
+				want = append(want, fmt.Sprintf("DefaultTTL: %v → %v", ttlOf(oldDef), o.DefaultTTL))
+			}
+		}
+		setMode := func() {
+			if o.Indexing != oldMode {
+				h.m.setIndexing(o.Indexing)
+				want = append(want, fmt.Sprintf("Indexing: %v → %v", oldMode, o.Indexing))
+			}
+		}
+		if none {
+			setDef()
+			setMode()
+		} else {
+			setMode()
+			setDef()
+		}
+		before := slices.Clone(h.m.indexes)
 		for _, p := range o.Indexes {
 			if !slices.Contains(h.m.indexes, p) {
 				h.m.indexes = append(h.m.indexes, p)
 			}
 		}
+		if len(h.m.indexes) > len(before) {
+			want = append(want, fmt.Sprintf("Indexes: %v → %v", before, h.m.indexes))
+		}
 		rec := c.Recovery()
+		var got []string
+		for _, ch := range rec.Changed {
+			got = append(got, ch.String())
+		}
+		if !slices.Equal(got, want) {
+			return "", fmt.Errorf("reopen: Recovery.Changed %q, want %q", got, want)
+		}
 		// (The background sweeper may delete what expired while closed as
 		// soon as the collection opens, after the last change recovered.)
 		if lsn := c.LastLSN(); rec.Truncated != "" || lsn < rec.LastLSN || lsn > rec.LastLSN && !h.background {
@@ -1159,8 +1219,24 @@ func (h *modelHarness) genReopen() modelStep {
 		if err := h.reopened(); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("ok, %d changes replayed, Options.Indexes %q", rec.Changes, o.Indexes), nil
+		return fmt.Sprintf("ok, %d changes replayed, Options.Indexes %q, changed %q", rec.Changes, o.Indexes, got), nil
 	}}
+}
+
+// ttlOf is the library's value of the model's DefaultTTL.
+func ttlOf(d mDefault) ttldb.DefaultTTL {
+	if !d.on {
+		return ttldb.TTLOff()
+	}
+	return ttldb.TTLSeconds(d.n)
+}
+
+// modeOf is the indexing mode the model's noIndex stands for.
+func modeOf(none bool) ttldb.IndexingMode {
+	if none {
+		return ttldb.IndexingNone
+	}
+	return ttldb.IndexingConsistent
 }
 
 // genCompact compacts a durable collection (R12): nothing it holds changes,

@@ -10,6 +10,21 @@ import (
 // Options configures a collection. The zero value of every field means its
 // default, so a nil *[Options] is a collection with TTL off, consistent
 // indexing, the wall clock and a background sweeper.
+//
+// Options describe the collection the program wants, at every open. When
+// [Options.Dir] holds a collection already, the open gives it the settings
+// of these options that can change on a live collection, as if their
+// setters were called right after the open: DefaultTTL (SetDefaultTTL,
+// with R7's cut-offs at the open's instant), Indexing (SetIndexingMode),
+// Indexes (CreateIndex of those it lacks; it keeps the others: DropIndex
+// drops one), and Feed, which is not stored. Each change is logged, so
+// that the next open finds it, and listed in [Recovery].Changed, such as
+// "DefaultTTL: 3600 → 7200"; options equal to what the directory holds
+// change and log nothing. What cannot change, the collection's name and
+// partition-key path, and a change its setter would refuse (Indexing none
+// where the directory has secondary indexes, R8), refuse the open with
+// [ErrInvalidOption] naming both values, and the refused open changes
+// nothing in the directory (R12).
 type Options struct {
 	// DefaultTTL is the collection's TTL setting (R1). Zero: off.
 	DefaultTTL DefaultTTL
@@ -49,16 +64,16 @@ type Options struct {
 
 	// Dir is the directory a durable collection lives in (R12): a log of
 	// its changes and a snapshot, compacted in the background. A directory
-	// that does not exist is created with the collection, whose settings
-	// (DefaultTTL, Indexing) come from these options; an existing one is
-	// loaded, and its own settings, which survive, win. One collection at
-	// a time uses a directory. Zero: the collection lives in memory only.
+	// that does not exist is created with the collection; an existing one
+	// is loaded, and given the settings of these options (see [Options]).
+	// One collection at a time uses a directory. Zero: the collection
+	// lives in memory only.
 	Dir string
 
 	// Indexes are the paths of secondary indexes to have (R13), JSON
 	// Pointers of member names as [Collection.CreateIndex] takes them. A
 	// durable collection keeps the indexes it had, and adds these. Zero:
-	// none.
+	// none beyond those.
 	Indexes []string
 
 	// Sync is when a durable collection's writes reach stable storage.
@@ -67,6 +82,10 @@ type Options struct {
 
 	fs        vfs.FS // the filesystem, for tests; nil: the operating system's
 	compactAt int64  // the slack before compaction; 0: defaultCompactSlack
+	// keepSettings, for tests that compare a collection reopened after a
+	// crash with what was acknowledged: the open keeps the directory's
+	// DefaultTTL and indexing mode, whatever these options say.
+	keepSettings bool
 }
 
 // SyncPolicy says when a durable collection's writes reach stable storage

@@ -86,14 +86,18 @@ func TestRefusedIndexesChangeNoDirectory(t *testing.T) {
 		c, err := NewCollection("d", "/pk", &Options{Dir: dir, ManualSweep: true})
 		require.NoError(t, err)
 		mustCreate(t, c, `{"id":"x","pk":"p"}`)
-		require.NoError(t, c.SetIndexingMode(IndexingNone))
+		require.NoError(t, c.CreateIndex(context.Background(), "/a"))
 		require.NoError(t, c.Close())
-		_, err = NewCollection("d", "/pk", &Options{Dir: dir, ManualSweep: true, Indexes: []string{"/a"}})
+		// Indexing none, which keeps no index, where the directory has one
+		// (the options are the collection wanted: R12).
+		_, err = NewCollection("d", "/pk", &Options{Dir: dir, ManualSweep: true, Indexing: IndexingNone})
 		require.ErrorIs(t, err, ErrInvalidOption)
 		c, err = NewCollection("d", "/pk", &Options{Dir: dir, ManualSweep: true})
 		require.NoError(t, err, "the refused open left the directory, and document x, unopenable")
 		_, err = c.Get(StringKey("p"), "x")
 		require.NoError(t, err)
+		require.Equal(t, []string{"/a"}, c.Indexes())
+		require.Empty(t, c.Recovery().Changed)
 		require.NoError(t, c.Close())
 	})
 }

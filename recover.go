@@ -31,6 +31,10 @@ type Recovery struct {
 	Truncated string
 	Dropped   int64
 	Reason    string
+	// Changed lists the stored settings the open changed to what its
+	// [Options] asked for, in the order it changed them (see [Options]);
+	// nil when the options asked for the settings the directory held.
+	Changed []SettingChange
 }
 
 // Recovery returns what opening the collection found in its directory.
@@ -100,6 +104,11 @@ func (c *Collection) openDir(o *Options) (err error) {
 	j.snap.Store(size)
 	f, epoch, err := c.replayLogs(j, s, logs)
 	if err != nil {
+		return err
+	}
+	// Before anything is written but a crash's repair (logchain.go).
+	if err := c.checkSettings(dir, o); err != nil {
+		f.Close()
 		return err
 	}
 	end, err := f.Size()

@@ -102,7 +102,7 @@ func (c *Collection) loadSnapshot(fsys vfs.FS, dir string, s uint64) (int64, err
 					return err
 				}
 				if v.name != c.name || v.path != c.path {
-					p.err = errorf(ErrInvalidOption, "%s holds collection %q partitioned by %s, not %q partitioned by %s", dir, v.name, v.path, c.name, c.path)
+					p.err = errorf(ErrInvalidOption, "%s holds collection %q partitioned by %s, not %q partitioned by %s: a collection's name and partition-key path cannot change; open it with those it was made with, or give another Dir (R12)", dir, v.name, v.path, c.name, c.path)
 					return p.err
 				}
 				if v.docs > uint64(size/32) { // a put record takes more than 32 bytes

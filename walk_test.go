@@ -30,9 +30,9 @@ func docsByLSN(c *Collection) []*doc {
 // collection it returns.
 func reopenSame(t *testing.T, c *Collection, mem *vfs.Mem, clk *fakeClock, msg string) *Collection {
 	t.Helper()
-	want := durableState(c)
+	want, o := durableState(c), sameOptions(c)
 	require.NoError(t, c.Close())
-	c, err := openDurable(t, mem, "db", clk, Options{})
+	c, err := openDurable(t, mem, "db", clk, o)
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	require.Equal(t, want, durableState(c), msg)
