@@ -103,11 +103,31 @@ type FeedQuery struct {
 	// beginning, the collection's first change; in [AllVersionsAndDeletes]
 	// mode a read from the beginning fails with [ErrFeedTrimmed] once the
 	// retention has dropped it, and the error says where to resume. Not
-	// with a Continuation or AfterLSN.
+	// with a Continuation, AfterLSN or FromOldest.
+	//
+	// "Now" is the read's, not the open's: the expiries that the sweeper
+	// of a reopened durable collection deletes as it opens (what expired
+	// while it was closed) come before a WatchFeed started after the open,
+	// which misses them. A consumer that must see every change keeps a
+	// checkpoint (the LSN of the last change it handled, or a page's LSN)
+	// where it keeps its own state, resumes with AfterLSN, and starts with
+	// FromOldest when it has none (see examples/expirylog).
 	FromNow bool
 
+	// FromOldest starts at the oldest change the feed keeps: in
+	// [AllVersionsAndDeletes] mode, after what the retention has dropped,
+	// and after the last snapshot of a reopened durable collection, where
+	// its records start (R12); it never fails with [ErrFeedTrimmed] at the
+	// start ([FeedStats].Oldest says where it is). In [LatestVersion] mode,
+	// which keeps no records, it is the beginning. False: from the
+	// beginning, or as FromNow, AfterLSN or Continuation say. Not with any
+	// of those.
+	FromOldest bool
+
 	// AfterLSN, when not zero, starts after the change of that LSN, for a
-	// consumer that stores the LSN of the last change it applied.
+	// consumer that stores the LSN of the last change it applied: its
+	// checkpoint, which survives its restarts and the collection's
+	// reopens, and so sees every change once.
 	AfterLSN uint64
 
 	// Continuation resumes after the last change of the page that returned
@@ -175,6 +195,12 @@ func (c *Collection) ReadFeed(q FeedQuery) (FeedPage, error) {
 // Close, or an error of ReadFeed (such as [ErrFeedTrimmed] when it falls
 // behind the retention), or [ErrInvalidOption] for a nil ctx. Pages are
 // read q.Limit at a time into one buffer.
+//
+// A watch from now (q.FromNow) started after a durable collection opens
+// misses what its sweeper deleted as it opened, the documents that expired
+// while it was closed: to see every change across restarts, keep the LSN
+// of the last change handled and resume with q.AfterLSN, or start with
+// q.FromOldest (see [FeedQuery]).
 func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Change, error] {
 	return func(yield func(Change, error) bool) {
 		if err := checkContext(ctx, "WatchFeed"); err != nil {
@@ -203,7 +229,7 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 					return
 				}
 			}
-			q.Continuation, q.AfterLSN, q.FromNow = page.Continuation, 0, false
+			q.Continuation, q.AfterLSN, q.FromNow, q.FromOldest = page.Continuation, 0, false, false
 			if page.More {
 				continue
 			}

@@ -22,7 +22,7 @@ func readAllFeed(t *testing.T, c *Collection, q FeedQuery) ([]Change, string) {
 		require.NoError(t, err)
 		require.NotEmpty(t, page.Continuation, "a page always says where to resume")
 		all = append(all, page.Changes...)
-		q.Continuation, q.AfterLSN, q.FromNow = page.Continuation, 0, false
+		q.Continuation, q.AfterLSN, q.FromNow, q.FromOldest = page.Continuation, 0, false, false
 		if !page.More {
 			return all, page.Continuation
 		}

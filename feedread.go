@@ -29,6 +29,8 @@ func (c *Collection) feedPlan(op string, q FeedQuery) (feedPlan, error) {
 		return p, errorf(ErrInvalidOption, "%s: AfterLSN %d and a Continuation: give one place to resume from", op, q.AfterLSN)
 	case q.FromNow && (q.Continuation != "" || q.AfterLSN != 0):
 		return p, errorf(ErrInvalidOption, "%s: FromNow and a Continuation or AfterLSN: give one place to start from", op)
+	case q.FromOldest && (q.FromNow || q.Continuation != "" || q.AfterLSN != 0):
+		return p, errorf(ErrInvalidOption, "%s: FromOldest and FromNow, a Continuation or AfterLSN: give one place to start from", op)
 	}
 	if p.limit == 0 {
 		p.limit = DefaultFeedLimit
@@ -100,6 +102,8 @@ func (c *Collection) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
 		after = q.AfterLSN
 	case q.FromNow:
 		after = last
+	case q.FromOldest && p.mode == AllVersionsAndDeletes:
+		after = c.feed.log.first - 1 // the oldest record kept is the next
 	}
 	if log := &c.feed.log; p.mode == AllVersionsAndDeletes && after+1 < log.first {
 		return 0, &TrimmedError{After: after, Oldest: log.first, Continuation: encodeFeedToken(p.scope, log.first-1)}

@@ -583,7 +583,7 @@ func (h *modelHarness) readChain(from fmt.Stringer, q ttldb.FeedQuery, part *mPK
 		if page > 10_000 {
 			return toks, fmt.Errorf("%s: More, after %d pages", op(), page)
 		}
-		q.Continuation, q.AfterLSN, q.FromNow = got.Continuation, 0, false
+		q.Continuation, q.AfterLSN, q.FromNow, q.FromOldest = got.Continuation, 0, false, false
 	}
 }
 
@@ -637,6 +637,11 @@ func (h *modelHarness) reopened() error {
 	}
 	if floor < lo || floor > hi || floor < f.floor {
 		return fmt.Errorf("the all-versions feed after the reopen starts after LSN %d; the last compaction's snapshot was taken after LSN %d to %d (R12)", floor, max(lo, f.floor), hi)
+	}
+	// FromOldest starts there, with no error (R11).
+	page, err := h.c.ReadFeed(ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, FromOldest: true, Limit: 1})
+	if err != nil || len(page.Changes) == 1 && page.Changes[0].LSN != floor+1 || len(page.Changes) == 0 && page.LSN != floor {
+		return fmt.Errorf("ReadFeed(all versions, FromOldest) after the reopen: %+v, %v; the feed starts after LSN %d", page, err, floor)
 	}
 	f.floor = floor
 	return nil

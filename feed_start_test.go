@@ -1,0 +1,107 @@
+package ttldb
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// lsns returns the LSN of each change.
+func lsns(chs []Change) []uint64 {
+	var s []uint64
+	for _, ch := range chs {
+		s = append(s, ch.LSN)
+	}
+	return s
+}
+
+// TestFeedFromOldest: FromOldest starts the all-versions feed at the
+// oldest change kept, where a read from the beginning fails with
+// ErrFeedTrimmed, with ReadFeed and WatchFeed, of one partition or all;
+// in latest-version mode it is the beginning. It takes no other start.
+// (A caller had to catch the *TrimmedError and retry.)
+func TestFeedFromOldest(t *testing.T) { // R11
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := NewCollection("oldest", "/pk", &Options{Now: clk.Now, ManualSweep: true, Feed: FeedOptions{MaxRecords: 5}})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range 12 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"%c"}`, i, "ab"[i%2]))
+	}
+	_, err = c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes})
+	require.ErrorIs(t, err, ErrFeedTrimmed, "from the beginning")
+
+	all, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true})
+	require.Equal(t, []uint64{8, 9, 10, 11, 12}, lsns(all))
+	a := StringKey("a")
+	part, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true, Partition: &a})
+	require.Equal(t, []uint64{9, 11}, lsns(part), "ids 8 and 10, in partition a")
+	latest, _ := readAllFeed(t, c, FeedQuery{FromOldest: true})
+	require.Len(t, latest, 12, "the latest-version feed keeps no records: its oldest is the beginning")
+
+	var watched []uint64
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for ch, err := range c.WatchFeed(ctx, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true, Partition: &a, Limit: 1}) {
+		require.NoError(t, err)
+		watched = append(watched, ch.LSN)
+		if len(watched) == 2 {
+			require.NoError(t, c.Delete(a, "8")) // LSN 13, which the watch waits for
+		}
+		if len(watched) == 3 {
+			break
+		}
+	}
+	require.Equal(t, []uint64{9, 11, 13}, watched, "pages of one: the start is kept only for the first")
+
+	page, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, Limit: 1, FromOldest: true})
+	require.NoError(t, err)
+	for _, q := range []FeedQuery{
+		{FromOldest: true, FromNow: true},
+		{FromOldest: true, AfterLSN: 9},
+		{FromOldest: true, Continuation: page.Continuation, Mode: AllVersionsAndDeletes},
+	} {
+		_, err := c.ReadFeed(q)
+		require.ErrorIs(t, err, ErrInvalidOption, "%+v", q)
+		require.ErrorContains(t, err, "FromOldest and")
+	}
+}
+
+// TestFeedFromOldestAfterReopen: a reopened durable collection's
+// all-versions feed starts after its last snapshot (R12); FromOldest
+// starts there, with the expiries its sweeper deletes as it opens.
+func TestFeedFromOldestAfterReopen(t *testing.T) { // R11, R12
+	dir := t.TempDir()
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	o := Options{DefaultTTL: TTLNoDefault()}
+	c, err := openDurable(t, nil, dir, clk, o)
+	require.NoError(t, err)
+	for i := range 4 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p","ttl":60}`, i)) // LSNs 1-4
+	}
+	require.NoError(t, c.Compact(context.Background()))
+	mustCreate(t, c, `{"id":"q","pk":"q"}`)           // LSN 5
+	require.NoError(t, c.Delete(StringKey("p"), "0")) // LSN 6
+	require.NoError(t, c.Close())
+	clk.Advance(time.Minute) // 1, 2 and 3 expire while it is closed
+
+	c, err = openDurable(t, nil, dir, clk, o)
+	require.NoError(t, err)
+	defer c.Close()
+	n, err := c.Sweep() // as the open's sweeper would: LSNs 7-9
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	_, err = c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes})
+	require.ErrorIs(t, err, ErrFeedTrimmed, "the records start after the snapshot")
+	all, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true})
+	require.Equal(t, []uint64{5, 6, 7, 8, 9}, lsns(all))
+	for _, ch := range all[2:] {
+		require.True(t, ch.TimeToLiveExpired, "LSN %d", ch.LSN)
+	}
+	p := StringKey("p")
+	part, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true, Partition: &p})
+	require.Equal(t, []uint64{6, 7, 8, 9}, lsns(part))
+}
