@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -104,4 +105,57 @@ func TestFeedFromOldestAfterReopen(t *testing.T) { // R11, R12
 	p := StringKey("p")
 	part, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true, Partition: &p})
 	require.Equal(t, []uint64{6, 7, 8, 9}, lsns(part))
+}
+
+// TestFeedCheckpointAcrossReopen: a consumer that keeps the LSN of the
+// last change it handled, and resumes after it (AfterLSN), sees each
+// delete of what expired while a durable collection was closed once, as
+// an expiry, though the background sweeper deleted them as the collection
+// opened, before the consumer started; a watch from now, started then,
+// sees none of them (R11, R12, R5). In a synctest bubble, whose clock the
+// sweeper's timers and the collection share.
+func TestFeedCheckpointAcrossReopen(t *testing.T) { // R11, R12
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		o := Options{Dir: dir, DefaultTTL: TTLNoDefault()}
+		c, err := NewCollection("sessions", "/pk", &o)
+		require.NoError(t, err)
+		for _, id := range []string{"a", "b", "c"} {
+			mustCreate(t, c, `{"id":"`+id+`","pk":"p","ttl":10}`)
+		}
+		mustCreate(t, c, `{"id":"kept","pk":"p"}`)
+		page, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true})
+		require.NoError(t, err)
+		require.Len(t, page.Changes, 4)
+		checkpoint := page.LSN // the consumer's, kept with its own state
+		require.NoError(t, c.Close())
+
+		time.Sleep(time.Minute) // a, b and c expire while it is closed
+		c, err = NewCollection("sessions", "/pk", &o)
+		require.NoError(t, err)
+		defer c.Close()
+		synctest.Wait() // the sweeper deletes them as the collection opens
+		require.Equal(t, checkpoint+3, c.LastLSN())
+		now, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, FromNow: true})
+		require.NoError(t, err)
+		require.Empty(t, now.Changes, "a watch from now starts after the sweep")
+
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		seen := map[string]int{}
+		for ch, err := range c.WatchFeed(ctx, FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: checkpoint}) {
+			require.NoError(t, err)
+			require.Equal(t, OpDelete, ch.Op)
+			require.True(t, ch.TimeToLiveExpired, ch.ID)
+			seen[ch.ID]++
+			checkpoint = ch.LSN
+			if ch.LSN == c.LastLSN() {
+				break
+			}
+		}
+		require.Equal(t, map[string]int{"a": 1, "b": 1, "c": 1}, seen)
+		again, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: checkpoint})
+		require.NoError(t, err)
+		require.Empty(t, again.Changes, "from the new checkpoint: each once")
+	})
 }
