@@ -190,8 +190,13 @@
 //
 //	c, err := ttldb.NewCollection("sessions", "/userId", &ttldb.Options{
 //		Dir:        "/var/lib/myservice/sessions",
-//		DefaultTTL: ttldb.TTLSeconds(1800), // for a new directory only: an existing one keeps its own
+//		DefaultTTL: ttldb.TTLSeconds(1800), // at every open: see Options
 //	})
+//
+// The options describe the collection the program wants: a reopen applies
+// their DefaultTTL, indexing mode and indexes as the setters would, logged,
+// and [Recovery] lists what it changed; a different name or partition-key
+// path is refused (see [Options]).
 //
 // A call that changes the collection returns once its change is written to
 // the operating system, so a killed process loses no acknowledged change;

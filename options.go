@@ -26,10 +26,12 @@ import (
 // [ErrInvalidOption] naming both values, and the refused open changes
 // nothing in the directory (R12).
 type Options struct {
-	// DefaultTTL is the collection's TTL setting (R1). Zero: off.
+	// DefaultTTL is the collection's TTL setting (R1), which a reopen
+	// applies too (see [Options]). Zero: off.
 	DefaultTTL DefaultTTL
 
-	// Indexing is the indexing mode (R8). Zero: [IndexingConsistent].
+	// Indexing is the indexing mode (R8), which a reopen applies too.
+	// Zero: [IndexingConsistent].
 	Indexing IndexingMode
 
 	// Now is the clock. Zero: time.Now. A collection never lets its "now" go
@@ -59,7 +61,9 @@ type Options struct {
 	SweepBatch int
 
 	// Feed sets how much of the change feed's history is kept, or turns
-	// the feed off (R11). Zero: on, keeping [DefaultFeedBytes] of records.
+	// the feed off (R11). It is not stored: each open of a directory
+	// keeps the feed these options say. Zero: on, keeping
+	// [DefaultFeedBytes] of records.
 	Feed FeedOptions
 
 	// Dir is the directory a durable collection lives in (R12): a log of
