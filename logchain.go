@@ -28,7 +28,9 @@ import (
 // log before it without its last group, or with that group torn: the open
 // cuts the tear and ends that log as the rotation would have. The open ends
 // so the log before the last whenever it lacks that group, which also
-// brings a directory written before the next record existed into the rule.
+// brings a directory written before the next record existed into the rule;
+// it syncs the last log and its name first, which a killed rotation may
+// have left unsynced.
 
 // endLog ends the log f, whose first off bytes are synced, with the group
 // that says the log of epoch follows it, at the LSN seq, and syncs it. It

@@ -203,7 +203,17 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 		return f, 0, missingLog(fsys, dir, epoch, c.seq+1, 0, logName(epoch-1)+" ends saying that it follows")
 	case prev != nil && !prevEnded:
 		name := filepath.Join(dir, logName(epoch-2))
-		size, err := prev.Size()
+		// The last log and its name first: a killed rotation may have left
+		// them unsynced, and a log that ends saying the last follows,
+		// without it, is a missing log.
+		err := f.Sync()
+		if err == nil {
+			err = fsys.SyncDir(dir)
+		}
+		var size int64
+		if err == nil {
+			size, err = prev.Size()
+		}
 		if err == nil {
 			err = prev.Sync()
 		}
