@@ -30,15 +30,15 @@ import (
 // so the log before the last whenever it lacks that group, which also
 // brings a directory written before the next record existed into the rule;
 // it syncs the last log and its name first, which a killed rotation may
-// have left unsynced.
+// have left unsynced. A crash that tears that group, where the last log
+// holds groups already (such a directory), leaves a tail the open knows
+// (endTorn), and cuts.
 
 // endLog ends the log f, whose first off bytes are synced, with the group
 // that says the log of epoch follows it, at the LSN seq, and syncs it. It
 // returns the log's new size.
 func endLog(f vfs.File, off int64, seq, epoch uint64) (int64, error) {
-	b, mark := wal.Begin(nil)
-	b = wal.End(appendNext(b, epoch), mark)
-	b = wal.AppendCommit(b, 1, seq, off)
+	b := endGroup(off, seq, epoch)
 	n, err := f.Write(b)
 	if err == nil && n < len(b) {
 		err = io.ErrShortWrite
@@ -51,6 +51,43 @@ func endLog(f vfs.File, off int64, seq, epoch uint64) (int64, error) {
 		err = f.Sync()
 	}
 	return end, err
+}
+
+// endGroup is the group endLog writes at the offset off.
+func endGroup(off int64, seq, epoch uint64) []byte {
+	b, mark := wal.Begin(nil)
+	b = wal.End(appendNext(b, epoch), mark)
+	return wal.AppendCommit(b, 1, seq, off)
+}
+
+// endTorn reports whether the tail of a log that Scan dropped is what a
+// crash leaves of the group that ends it at the LSN seq, before the log of
+// epoch: each byte that group's or a zero (pages lost), then zeros only
+// (the space taken ahead of the writes). The open writes that group into
+// the log before the last, where the last may hold groups already (a
+// directory of an earlier version), and a crash may tear it there; it
+// holds no change, and the open cuts it and writes it again.
+func endTorn(f vfs.File, res wal.Result, seq, epoch uint64) bool {
+	if res.Dropped == 0 {
+		return false
+	}
+	want := endGroup(res.End, seq, epoch)
+	buf := make([]byte, min(res.Dropped, 64<<10))
+	for off := int64(0); off < res.Dropped; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), res.Dropped-off)], res.End+off)
+		if n == 0 {
+			return false
+		}
+		for i, b := range buf[:n] {
+			if at := off + int64(i); b != 0 && (at >= int64(len(want)) || b != want[at]) {
+				return false
+			}
+		}
+		if off += int64(n); err != nil && off < res.Dropped {
+			return false
+		}
+	}
+	return true
 }
 
 // follows reads a next record, and remembers the epoch it names.

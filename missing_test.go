@@ -284,3 +284,40 @@ func TestRepairOfInterruptedRotationSurvivesACrash(t *testing.T) { // R12
 		}
 	}
 }
+
+// TestRepairOfOldFormatSurvivesACrash: a directory of a version before
+// the next record, whose compaction's snapshot failed after its rotation:
+// snap-0, log-0 that does not end, log-1 with changes. The first open ends
+// log-0; crashed at any of its events, as a power failure, the directory
+// opens with every change (R12). It failed with ErrCorrupt ("log-0 ...
+// later logs follow it") when the crash tore that end group: a torn tail
+// of a log before one with groups was damage.
+func TestRepairOfOldFormatSurvivesACrash(t *testing.T) { // R12
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	crashEveryRepair(t, clk, 20, func() *vfs.Mem {
+		mem := &vfs.Mem{}
+		c, err := openDurable(t, mem, "db", clk, Options{Sync: SyncAlways})
+		require.NoError(t, err)
+		writeN(t, c, 0, 10)
+		log0 := filepath.Join("db", logName(0))
+		f, err := mem.Open(log0)
+		require.NoError(t, err)
+		size, err := f.Size() // before the group that ends it
+		require.NoError(t, err)
+		mem.FailWrite = func(name string) error {
+			if name == filepath.Join("db", snapName(1)+tmpSuffix) {
+				return errDead
+			}
+			return nil
+		}
+		require.ErrorIs(t, c.Compact(context.Background()), ErrClosed)
+		mem.FailWrite = nil
+		writeN(t, c, 10, 10) // to log-1
+		require.NoError(t, c.Close())
+		f, err = mem.Open(log0)
+		require.NoError(t, err)
+		require.NoError(t, f.Truncate(size)) // as an earlier version left it
+		require.NoError(t, f.Sync())
+		return mem
+	}, "an earlier version's directory")
+}

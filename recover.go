@@ -182,7 +182,7 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 			prev.Close()
 		}
 		prev, prevEnded, prevSeq = f, ended, c.seq
-		if f, ended, err = c.replayLog(fsys, dir, n, last, tornOK); err != nil {
+		if f, ended, err = c.replayLog(fsys, dir, n, last, tornOK, i == len(logs)-2); err != nil {
 			return nil, 0, err
 		}
 		sz, err := f.Size()
@@ -229,9 +229,10 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 
 // replayLog replays the log of epoch, and returns it open, and whether it
 // ends saying the next log follows. The last log may end with a torn group,
-// which it cuts off, and so may another when tornOK is set; otherwise, that
-// is damage.
-func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last, tornOK bool) (vfs.File, bool, error) {
+// which it cuts off, and so may another when tornOK is set, and the log
+// before the last when the torn group is the one that ends it (endTorn);
+// otherwise, that is damage.
+func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last, tornOK, beforeLast bool) (vfs.File, bool, error) {
 	name := filepath.Join(dir, logName(epoch))
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -249,7 +250,7 @@ func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last, torn
 			res.Reason = "the log is empty: its creation was interrupted"
 		}
 	}
-	if err == nil && res.Dropped > 0 && !tornOK && !zeroTail(f, res) {
+	if err == nil && res.Dropped > 0 && !tornOK && !zeroTail(f, res) && !(beforeLast && !p.ended && endTorn(f, res, c.seq, epoch+1)) {
 		err = &CorruptError{File: name, Offset: res.End, Reason: res.Reason + ", and later logs follow it: a log is synced whole before the next begins"}
 	}
 	if err == nil && (res.Dropped > 0 || res.End == 0) {
