@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -320,4 +321,46 @@ func TestRepairOfOldFormatSurvivesACrash(t *testing.T) { // R12
 		require.NoError(t, f.Sync())
 		return mem
 	}, "an earlier version's directory")
+}
+
+// TestTornEndGroupOnRealFiles: on real files, an earlier version's log
+// before the last, whose end group the open was writing when the power
+// failed: a part of the group, a hole, and the zeros the file was grown by
+// ahead of the write (internal/vfs). The open cuts it and ends the log
+// again, with every change (R12); it refused with ErrCorrupt before. A tail
+// that differs from that group by one bit is damage, still refused.
+func TestTornEndGroupOnRealFiles(t *testing.T) { // R12
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	dir := t.TempDir()
+	c, err := openDurable(t, nil, dir, clk, Options{Sync: SyncAlways})
+	require.NoError(t, err)
+	writeN(t, c, 0, 10)
+	blocker := filepath.Join(dir, snapName(1)+tmpSuffix) // the snapshot fails after the rotation
+	require.NoError(t, os.Mkdir(blocker, 0o755))
+	require.ErrorIs(t, c.Compact(context.Background()), ErrClosed)
+	require.NoError(t, os.Remove(blocker))
+	writeN(t, c, 10, 10) // to log-1
+	require.NoError(t, c.Close())
+	log0 := filepath.Join(dir, logName(0))
+	whole, err := os.ReadFile(log0)
+	require.NoError(t, err)
+	base := whole[:len(whole)-len(endGroup(0, 10, 1))] // as an earlier version left it
+	end := endGroup(int64(len(base)), 10, 1)
+	require.Equal(t, whole[len(base):], end)
+	tail := append(slices.Clone(end[:20]), make([]byte, 1<<20)...)
+	copy(tail[25:], end[25:30])
+	require.NoError(t, os.WriteFile(log0, append(slices.Clone(base), tail...), 0o644))
+	c, err = openDurable(t, nil, dir, clk, Options{Sync: SyncAlways})
+	require.NoError(t, err)
+	require.Equal(t, uint64(20), c.LastLSN())
+	require.NoError(t, c.Close())
+	got, err := os.ReadFile(log0)
+	require.NoError(t, err)
+	require.Equal(t, whole, got, "log-0 ended again")
+
+	bad := slices.Clone(end[:20])
+	bad[15] ^= 1
+	require.NoError(t, os.WriteFile(log0, append(slices.Clone(base), bad...), 0o644))
+	_, err = openDurable(t, nil, dir, clk, Options{Sync: SyncAlways})
+	require.ErrorIs(t, err, ErrCorrupt)
 }
