@@ -361,16 +361,21 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 		if read > 0 {
 			readHolds++
 		} else if applyHolds++; applyHolds == 1 {
+			// No require under the lock: a failure would end the goroutine
+			// holding it, and the Close of the cleanup would wait forever.
 			c.mu.RLock()
 			b := c.prim.order.build
+			c.mu.RUnlock()
 			require.NotNil(t, b)
+			c.mu.RLock()
 			had := b.applied
 			backlog = applied + b.changes.n
 			c.mu.RUnlock()
 			writeRound()
 			c.mu.RLock()
-			require.Equal(t, had+orderHelp*perRound, b.applied, "each change a writer notes applies orderHelp, no more (R5)")
+			now := b.applied
 			c.mu.RUnlock()
+			require.Equal(t, had+orderHelp*perRound, now, "each change a writer notes applies orderHelp, no more (R5)")
 		}
 		if readHolds+applyHolds < capHolds {
 			writeRound()
