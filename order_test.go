@@ -35,6 +35,7 @@ func sortedEntries(c *Collection) []*entry {
 func checkOrder(t testing.TB, c *Collection) {
 	t.Helper()
 	tree := c.prim.order.tree
+	require.Equal(t, tree != nil, c.prim.order.ready.Load(), "ready says whether the order is built: a listing takes it without the lock")
 	if tree == nil {
 		require.Nil(t, c.prim.order.build, "no build outlives the call that made it")
 		return
