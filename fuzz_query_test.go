@@ -1,8 +1,11 @@
 package ttldb
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -74,4 +77,46 @@ func rawParam(s string) any {
 		return json.RawMessage(s)
 	}
 	return s
+}
+
+// FuzzQueryContinuation: a query's token of the right collection and
+// query, sealed around any position (as only a forger makes one: the
+// checksum is no seal), for queries that scan, filter, sort either way
+// and project, is refused with ErrInvalidContinuation or resumes the
+// query; none panics (R13).
+func FuzzQueryContinuation(f *testing.F) {
+	c, err := NewCollection("fuzz", "/pk", &Options{})
+	require.NoError(f, err)
+	f.Cleanup(func() { c.Close() })
+	for i := range 30 {
+		_, err := c.Create(map[string]any{"id": fmt.Sprintf("d%02d", i), "pk": fmt.Sprint("p", i%3), "n": i % 7, "s": fmt.Sprint("x", i)})
+		require.NoError(f, err)
+	}
+	texts := []string{
+		"SELECT * FROM c",
+		"SELECT * FROM c ORDER BY c.n",
+		"SELECT * FROM c ORDER BY c.s DESC",
+		"SELECT c.n FROM c WHERE c.n > 2 ORDER BY c.n",
+		"SELECT VALUE c.n FROM c",
+	}
+	// The scope of each query's tokens, and a position it issued.
+	scopes := make([]tokenScope, len(texts))
+	for i, text := range texts {
+		p, err := c.Query(SQL{Text: text, MaxItems: 2})
+		require.NoError(f, err)
+		b, err := base64.RawURLEncoding.DecodeString(p.Continuation)
+		require.NoError(f, err)
+		s := &scopes[i]
+		s.collection, s.name = binary.BigEndian.Uint64(b[1:]), binary.BigEndian.Uint32(b[9:])
+		s.read, s.partition = b[13], binary.BigEndian.Uint64(b[14:])
+		s.text, s.params = binary.BigEndian.Uint64(b[tokenHeader:]), binary.BigEndian.Uint64(b[tokenHeader+8:])
+		f.Add(uint8(i), b[tokenHeader+16:len(b)-4])
+	}
+	f.Fuzz(func(t *testing.T, which uint8, pos []byte) {
+		i := int(which) % len(texts)
+		_, err := c.Query(SQL{Text: texts[i], MaxItems: 3, Continuation: sealToken(scopes[i], string(pos))})
+		if err != nil && !errors.Is(err, ErrInvalidContinuation) {
+			t.Fatalf("%q resumed at %q: %v", texts[i], pos, err)
+		}
+	})
 }
