@@ -127,14 +127,16 @@ func TestKeyOrderOnDemand(t *testing.T) {
 	require.Equal(t, 100, n)
 	_ = mustGet(t, c, StringKey("p2"), "d0002")
 	c.mu.RLock()
-	require.False(t, c.prim.order.built(), "nothing has needed the key order")
-	c.mu.RUnlock()
+	built := c.prim.order.built()
+	c.mu.RUnlock() // before require, which ends the goroutine holding the lock on failure
+	require.False(t, built, "nothing has needed the key order")
 
 	ids := listIDs(t, c)
 	require.Len(t, ids, 199)
 	c.mu.RLock()
-	require.True(t, c.prim.order.built())
+	built = c.prim.order.built()
 	c.mu.RUnlock()
+	require.True(t, built)
 	checkInvariants(t, c)
 
 	// Kept from now on: creates, deletes, sweeps.
