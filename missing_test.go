@@ -169,14 +169,7 @@ func TestInterruptedCreationOpens(t *testing.T) { // R12
 // the open ends the log before it as the rotation would have.
 func TestInterruptedRotationOpens(t *testing.T) { // R12
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-	count := &faultFS{mem: &vfs.Mem{}}
-	c, err := openDurable(t, count, "db", clk, Options{Sync: SyncAlways})
-	require.NoError(t, err)
-	writeN(t, c, 0, 10)
-	from := count.events
-	require.NoError(t, c.Compact(context.Background()))
-	to := count.events
-	require.NoError(t, c.Close())
+	from, to := compactionEvents(t, clk)
 	tears := map[string]func(string, []byte) []byte{
 		"half": func(_ string, b []byte) []byte { return b[:len(b)/2] },
 		"all":  func(_ string, b []byte) []byte { return b },
@@ -257,14 +250,7 @@ func crashEveryRepair(t *testing.T, clk *fakeClock, want uint64, made func() *vf
 // and the power failure lost log-1's name.
 func TestRepairOfInterruptedRotationSurvivesACrash(t *testing.T) { // R12
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-	count := &faultFS{mem: &vfs.Mem{}}
-	c, err := openDurable(t, count, "db", clk, Options{Sync: SyncAlways})
-	require.NoError(t, err)
-	writeN(t, c, 0, 10)
-	from := count.events
-	require.NoError(t, c.Compact(context.Background()))
-	to := count.events
-	require.NoError(t, c.Close())
+	from, to := compactionEvents(t, clk)
 	kills := []bool{true} // the kill is the one that leaves log-1's name unsynced
 	if LongTests() {
 		kills = append(kills, false)
@@ -363,4 +349,21 @@ func TestTornEndGroupOnRealFiles(t *testing.T) { // R12
 	require.NoError(t, os.WriteFile(log0, append(slices.Clone(base), bad...), 0o644))
 	_, err = openDurable(t, nil, dir, clk, Options{Sync: SyncAlways})
 	require.ErrorIs(t, err, ErrCorrupt)
+}
+
+// compactionEvents counts the events of the filesystem (writes, syncs,
+// creations, renames, removals) that a durable collection of ten documents
+// makes through its Compact, and returns the range they take: a crash at
+// any of them is a crash in the middle of a compaction.
+func compactionEvents(t *testing.T, clk *fakeClock) (from, to int) {
+	t.Helper()
+	count := &faultFS{mem: &vfs.Mem{}}
+	c, err := openDurable(t, count, "db", clk, Options{Sync: SyncAlways})
+	require.NoError(t, err)
+	writeN(t, c, 0, 10)
+	from = count.events
+	require.NoError(t, c.Compact(context.Background()))
+	to = count.events
+	require.NoError(t, c.Close())
+	return from, to
 }
