@@ -88,7 +88,7 @@ func orderOps(t *testing.T, c *Collection, clk *atomicClock, r *rand.Rand, n int
 // publishes holding exactly the key map's entries, whether the build or a
 // writer's help publishes it; and every change after keeps it so (R4, R5).
 func TestKeyOrderBuildRandomWriters(t *testing.T) {
-	seeds, helped := sized(40, 600), 0
+	seeds, helped := sized(40, 150), 0
 	defer func() { t.Logf("%d builds of %d published by a writer's help", helped, seeds) }()
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 99))
@@ -167,7 +167,7 @@ func TestKeyOrderBuildRandomWriters(t *testing.T) {
 // the order, when it is built, holds exactly the key map's entries (run it
 // with -race).
 func TestKeyOrderBuildRandomConcurrent(t *testing.T) {
-	seeds := sized(12, 200)
+	seeds := sized(12, 50)
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
 		clk := &atomicClock{}
