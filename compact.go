@@ -117,7 +117,7 @@ func (c *Collection) compact(stop <-chan struct{}) error {
 	if err := j.force(); err != nil { // the log of the new epoch exists, durable
 		return c.fail(err)
 	}
-	size, err := writeSnapshot(j.fs, j.dir, epoch, st, docs, c.etagBase, stop, c.stop)
+	size, err := writeSnapshot(j.dir, epoch, st, docs, c.etagBase, stop, c.stop)
 	if err != nil {
 		if !errors.Is(err, errStopped) {
 			err = errorf(ErrClosed, "Compact: collection %q: %w; the log still holds every change", c.name, err)
@@ -125,9 +125,9 @@ func (c *Collection) compact(stop <-chan struct{}) error {
 		return err
 	}
 	j.snap.Store(size)
-	snaps, logs, err := listFiles(j.fs, j.dir)
+	snaps, logs, err := listFiles(j.dir)
 	if err == nil {
-		removeBefore(j.fs, j.dir, epoch, snaps, logs)
+		removeBefore(j.dir, epoch, snaps, logs)
 	}
 	return nil
 }

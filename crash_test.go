@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -62,42 +61,59 @@ func (f *faultFS) crash() {
 	}
 }
 
-func (f *faultFS) Create(name string) (vfs.File, error) {
-	if err := f.event(); err != nil {
-		return nil, err
-	}
-	fl, err := f.mem.Create(name)
-	return faultFile{fl, f}, err
-}
-
-func (f *faultFS) Open(name string) (vfs.File, error) {
-	fl, err := f.mem.Open(name)
-	return faultFile{fl, f}, err
-}
-
-func (f *faultFS) Rename(old, new string) error {
-	if err := f.event(); err != nil {
-		return err
-	}
-	return f.mem.Rename(old, new)
-}
-
-func (f *faultFS) Remove(name string) error {
-	if err := f.event(); err != nil {
-		return err
-	}
-	return f.mem.Remove(name)
-}
-
-func (f *faultFS) MkdirAll(dir string) error           { return f.mem.MkdirAll(dir) }
-func (f *faultFS) List(dir string) ([]string, error)   { return f.mem.List(dir) }
-func (f *faultFS) Lock(name string) (io.Closer, error) { return f.mem.Lock(name) }
+func (f *faultFS) MkdirAll(dir string) error { return f.mem.MkdirAll(dir) }
 
 func (f *faultFS) SyncDir(dir string) error {
 	if err := f.event(); err != nil {
 		return err
 	}
 	return f.mem.SyncDir(dir)
+}
+
+func (f *faultFS) OpenDir(dir string) (vfs.Dir, error) {
+	d, err := f.mem.OpenDir(dir)
+	return faultDir{d, f}, err
+}
+
+// faultDir is a directory of a faultFS: its creations, renames, removals
+// and syncs are events.
+type faultDir struct {
+	vfs.Dir
+	f *faultFS
+}
+
+func (d faultDir) Create(name string) (vfs.File, error) {
+	if err := d.f.event(); err != nil {
+		return nil, err
+	}
+	fl, err := d.Dir.Create(name)
+	return faultFile{fl, d.f}, err
+}
+
+func (d faultDir) Open(name string) (vfs.File, error) {
+	fl, err := d.Dir.Open(name)
+	return faultFile{fl, d.f}, err
+}
+
+func (d faultDir) Rename(old, new string) error {
+	if err := d.f.event(); err != nil {
+		return err
+	}
+	return d.Dir.Rename(old, new)
+}
+
+func (d faultDir) Remove(name string) error {
+	if err := d.f.event(); err != nil {
+		return err
+	}
+	return d.Dir.Remove(name)
+}
+
+func (d faultDir) Sync() error {
+	if err := d.f.event(); err != nil {
+		return err
+	}
+	return d.Dir.Sync()
 }
 
 type faultFile struct {

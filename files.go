@@ -43,10 +43,14 @@ func logName(epoch uint64) string { return fmt.Sprintf("log-%016x", epoch) }
 // snapName is the name of the snapshot of epoch.
 func snapName(epoch uint64) string { return fmt.Sprintf("snap-%016x", epoch) }
 
-// newLog creates the log of epoch in dir, with its header, durable.
-func newLog(fsys vfs.FS, dir string, epoch uint64) (vfs.File, error) {
-	name := filepath.Join(dir, logName(epoch))
-	f, err := fsys.Create(name)
+// inDir is the path of the file name of the directory d, for messages.
+func inDir(d vfs.Dir, name string) string { return filepath.Join(d.Path(), name) }
+
+// newLog creates the log of epoch in the directory d, with its header,
+// durable.
+func newLog(d vfs.Dir, epoch uint64) (vfs.File, error) {
+	name := inDir(d, logName(epoch))
+	f, err := d.Create(logName(epoch))
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", name, err)
 	}
@@ -58,23 +62,23 @@ func newLog(fsys vfs.FS, dir string, epoch uint64) (vfs.File, error) {
 		f.Close()
 		return nil, fmt.Errorf("syncing %s: %w", name, err)
 	}
-	if err := fsys.SyncDir(dir); err != nil {
+	if err := d.Sync(); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("syncing directory %s: %w", dir, err)
+		return nil, fmt.Errorf("syncing directory %s: %w", d.Path(), err)
 	}
 	return f, nil
 }
 
-// listFiles returns the epochs of the snapshots and logs in dir, in order,
-// and removes the temporary files a crash left.
-func listFiles(fsys vfs.FS, dir string) (snaps, logs []uint64, err error) {
-	names, err := fsys.List(dir)
+// listFiles returns the epochs of the snapshots and logs in the directory
+// d, in order, and removes the temporary files a crash left.
+func listFiles(d vfs.Dir) (snaps, logs []uint64, err error) {
+	names, err := d.List()
 	if err != nil {
-		return nil, nil, errorf(ErrInvalidOption, "Options.Dir %q: %w", dir, err)
+		return nil, nil, errorf(ErrInvalidOption, "Options.Dir %q: %w", d.Path(), err)
 	}
 	for _, name := range names {
 		if strings.HasSuffix(name, tmpSuffix) {
-			fsys.Remove(filepath.Join(dir, name)) // a snapshot never finished
+			d.Remove(name) // a snapshot never finished
 			continue
 		}
 		if n, ok := fileEpoch(name, "snap-"); ok {
@@ -102,20 +106,20 @@ func fileEpoch(name, prefix string) (uint64, bool) {
 // removeBefore removes the snapshots and logs of the epochs before s,
 // which the snapshot of s makes useless. A failure leaves files that a
 // later compaction or open removes.
-func removeBefore(fsys vfs.FS, dir string, s uint64, snaps, logs []uint64) {
+func removeBefore(d vfs.Dir, s uint64, snaps, logs []uint64) {
 	removed := false
 	for _, n := range snaps {
 		if n < s {
-			removed = fsys.Remove(filepath.Join(dir, snapName(n))) == nil || removed
+			removed = d.Remove(snapName(n)) == nil || removed
 		}
 	}
 	for _, n := range logs {
 		if n < s {
-			removed = fsys.Remove(filepath.Join(dir, logName(n))) == nil || removed
+			removed = d.Remove(logName(n)) == nil || removed
 		}
 	}
 	if removed {
-		fsys.SyncDir(dir)
+		d.Sync()
 	}
 }
 
@@ -136,10 +140,10 @@ func (c *Collection) savedState() savedState {
 // it, and remove the temporary file. A group closes at snapshotGroup
 // documents or snapshotBytes, whichever comes first: recovery reads a group
 // at once.
-func writeSnapshot(fsys vfs.FS, dir string, epoch uint64, st savedState, docs []*doc, etagBase uint64, stop, closing <-chan struct{}) (size int64, err error) {
-	name := filepath.Join(dir, snapName(epoch))
+func writeSnapshot(dir vfs.Dir, epoch uint64, st savedState, docs []*doc, etagBase uint64, stop, closing <-chan struct{}) (size int64, err error) {
+	name := inDir(dir, snapName(epoch))
 	tmp := name + tmpSuffix
-	f, err := fsys.Create(tmp)
+	f, err := dir.Create(snapName(epoch) + tmpSuffix)
 	if err != nil {
 		return 0, fmt.Errorf("creating %s: %w", tmp, err)
 	}
@@ -149,7 +153,7 @@ func writeSnapshot(fsys vfs.FS, dir string, epoch uint64, st savedState, docs []
 			if !closed {
 				f.Close()
 			}
-			fsys.Remove(tmp)
+			dir.Remove(snapName(epoch) + tmpSuffix)
 		}
 	}()
 	if _, err := f.Write(wal.Header()); err != nil {
@@ -192,11 +196,11 @@ func writeSnapshot(fsys vfs.FS, dir string, epoch uint64, st savedState, docs []
 	if err := f.Close(); err != nil {
 		return 0, fmt.Errorf("closing %s: %w", tmp, err)
 	}
-	if err := fsys.Rename(tmp, name); err != nil {
+	if err := dir.Rename(snapName(epoch)+tmpSuffix, snapName(epoch)); err != nil {
 		return 0, fmt.Errorf("renaming %s: %w", tmp, err)
 	}
-	if err := fsys.SyncDir(dir); err != nil {
-		return 0, fmt.Errorf("syncing directory %s: %w", dir, err)
+	if err := dir.Sync(); err != nil {
+		return 0, fmt.Errorf("syncing directory %s: %w", dir.Path(), err)
 	}
 	return size, nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,8 +31,7 @@ import (
 // file is unknown, and the collection closes (Collection.fail) rather than
 // run ahead of its disk.
 type journal struct {
-	fs     vfs.FS
-	dir    string
+	dir    vfs.Dir // the directory, open: its files are named in it
 	policy SyncPolicy
 	lock   io.Closer
 	wake   func() // wakes the feed's readers when visible moves
@@ -259,7 +257,7 @@ func (j *journal) next(epoch, lsn uint64) bool {
 		return false
 	}
 	j.unsync = false
-	f, err := newLog(j.fs, j.dir, epoch)
+	f, err := newLog(j.dir, epoch)
 	if err != nil {
 		j.err = err
 		return false
@@ -337,7 +335,7 @@ func (j *journal) show(lsn uint64) {
 }
 
 // name is the current log's path.
-func (j *journal) name() string { return filepath.Join(j.dir, logName(j.epoch)) }
+func (j *journal) name() string { return inDir(j.dir, logName(j.epoch)) }
 
 // run writes what is pending and syncs, as the policy says, every
 // second, and calls check, which may start a compaction.
@@ -384,6 +382,9 @@ func (j *journal) close() error {
 	}
 	if lerr := j.lock.Close(); err == nil && lerr != nil {
 		err = lerr
+	}
+	if derr := j.dir.Close(); err == nil && derr != nil {
+		err = derr
 	}
 	return err
 }

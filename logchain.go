@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/ttldb/ttldb/internal/vfs"
 	"github.com/ttldb/ttldb/internal/wal"
@@ -105,8 +104,8 @@ var errFound = errors.New("found")
 
 // noGroups reports whether the log name holds no whole group, nor damage:
 // a log whose creation, or whose first write, a crash interrupted.
-func noGroups(fsys vfs.FS, name string) bool {
-	f, err := fsys.Open(name)
+func noGroups(dir vfs.Dir, name string) bool {
+	f, err := dir.Open(name)
 	if err != nil {
 		return false
 	}
@@ -121,8 +120,8 @@ func noGroups(fsys vfs.FS, name string) bool {
 
 // firstLSN returns the LSN of the first change in the log name, if it can
 // read one.
-func firstLSN(fsys vfs.FS, name string) (lsn uint64, ok bool) {
-	f, err := fsys.Open(name)
+func firstLSN(dir vfs.Dir, name string) (lsn uint64, ok bool) {
+	f, err := dir.Open(name)
 	if err != nil {
 		return 0, false
 	}
@@ -147,13 +146,13 @@ func firstLSN(fsys vfs.FS, name string) (lsn uint64, ok bool) {
 // changes from the LSN from, up to the LSN before the first change of the
 // log of epoch next when that log exists (0: none does). why says how the
 // files show that it existed.
-func missingLog(fsys vfs.FS, dir string, epoch, from, next uint64, why string) *CorruptError {
+func missingLog(dir vfs.Dir, epoch, from, next uint64, why string) *CorruptError {
 	held := fmt.Sprintf("the changes from LSN %d on, if any were made", from)
 	if next != 0 {
-		if to, ok := firstLSN(fsys, filepath.Join(dir, logName(next))); ok && to > from {
+		if to, ok := firstLSN(dir, logName(next)); ok && to > from {
 			held = fmt.Sprintf("the changes of LSN %d to %d", from, to-1)
 		}
 	}
-	return &CorruptError{File: filepath.Join(dir, logName(epoch)), Offset: -1, Reason: fmt.Sprintf(
+	return &CorruptError{File: inDir(dir, logName(epoch)), Offset: -1, Reason: fmt.Sprintf(
 		"the log is missing (%s): it held %s; restore it from a backup", why, held)}
 }

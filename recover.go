@@ -53,36 +53,47 @@ func (c *Collection) openDir(o *Options) (err error) {
 	if err := fsys.MkdirAll(dir); err != nil {
 		return errorf(ErrInvalidOption, "Options.Dir %q: %w", o.Dir, err)
 	}
-	lock, err := fsys.Lock(filepath.Join(dir, lockName))
-	if errors.Is(err, vfs.ErrLocked) {
-		return errorf(ErrLocked, "%s is used by another open collection, of this process or another: Close it first (R12)", dir)
-	} else if err != nil {
+	// The directory, open once: every file of the collection is named in
+	// it from now on, not by path, so that its files stay where its lock
+	// is whatever happens to the path (a rename of the directory, another
+	// directory made at the path).
+	d, err := fsys.OpenDir(dir)
+	if err != nil {
+		return errorf(ErrInvalidOption, "Options.Dir %q: %w", o.Dir, err)
+	}
+	lock, err := d.Lock(lockName)
+	if err != nil {
+		d.Close()
+		if errors.Is(err, vfs.ErrLocked) {
+			return errorf(ErrLocked, "%s is used by another open collection, of this process or another: Close it first (R12)", dir)
+		}
 		return errorf(ErrInvalidOption, "Options.Dir %q: locking it: %w", o.Dir, err)
 	}
-	j := &journal{fs: fsys, dir: dir, policy: o.Sync, lock: lock, cut: -1, wake: c.feed.wakeAll}
+	j := &journal{dir: d, policy: o.Sync, lock: lock, cut: -1, wake: c.feed.wakeAll}
 	defer func() {
 		if err != nil {
 			if j.file != nil {
 				j.file.Close()
 			}
 			lock.Close()
+			d.Close()
 		}
 	}()
-	snaps, logs, err := listFiles(fsys, dir)
+	snaps, logs, err := listFiles(d)
 	if err != nil {
 		return err
 	}
 	if len(snaps) == 0 {
-		if len(logs) > 1 || len(logs) == 1 && (logs[0] != 0 || !noGroups(fsys, filepath.Join(dir, logName(0)))) {
+		if len(logs) > 1 || len(logs) == 1 && (logs[0] != 0 || !noGroups(d, logName(0))) {
 			return &CorruptError{File: dir, Offset: -1, Reason: fmt.Sprintf("%d logs and no snapshot: the snapshot was removed", len(logs))}
 		}
 		// A new directory, or one whose first open a crash interrupted
 		// before its snapshot: its log holds nothing. The log comes first
 		// (logchain.go).
-		if j.file, err = newLog(fsys, dir, 0); err != nil {
+		if j.file, err = newLog(d, 0); err != nil {
 			return err
 		}
-		size, err := writeSnapshot(fsys, dir, 0, c.savedState(), nil, c.etagBase, nil, nil)
+		size, err := writeSnapshot(d, 0, c.savedState(), nil, c.etagBase, nil, nil)
 		if err != nil {
 			return err
 		}
@@ -97,7 +108,7 @@ func (c *Collection) openDir(o *Options) (err error) {
 		return nil
 	}
 	s := slices.Max(snaps)
-	size, err := c.loadSnapshot(fsys, dir, s)
+	size, err := c.loadSnapshot(d, s)
 	if err != nil {
 		return err
 	}
@@ -120,7 +131,7 @@ func (c *Collection) openDir(o *Options) (err error) {
 	// its last log: both are durable before anything is built on them.
 	err = f.Sync()
 	if err == nil {
-		err = fsys.SyncDir(dir)
+		err = d.Sync()
 	}
 	if err == nil { // the directory's own name, which a killed creator may not have synced
 		err = fsys.SyncDir(filepath.Dir(dir))
@@ -140,7 +151,7 @@ func (c *Collection) openDir(o *Options) (err error) {
 	j.live.Store(live)
 	c.j = j
 	c.recovery.LastLSN = c.seq
-	removeBefore(fsys, dir, s, snaps, logs) // leftovers of a compaction a crash interrupted
+	removeBefore(d, s, snaps, logs) // leftovers of a compaction a crash interrupted
 	return nil
 }
 
@@ -150,7 +161,7 @@ func (c *Collection) openDir(o *Options) (err error) {
 // one that the last says follows it. The log before the last, when it
 // does not say that the last follows, it ends so, durably.
 func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File, epoch uint64, err error) {
-	fsys, dir := j.fs, j.dir
+	dir := j.dir
 	var prev vfs.File // the log before f
 	var prevEnded, ended bool
 	var prevSeq uint64 // the last LSN of prev
@@ -172,22 +183,22 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 			if epoch == s {
 				why = snapName(s) + " exists, written only once its log does, and " + why
 			}
-			return f, 0, missingLog(fsys, dir, epoch, c.seq+1, n, why)
+			return f, 0, missingLog(dir, epoch, c.seq+1, n, why)
 		}
 		last := i == len(logs)-1
 		// A rotation a crash interrupted may leave the log before the last
 		// torn, when the last holds nothing.
-		tornOK := last || i == len(logs)-2 && logs[i+1] == n+1 && noGroups(fsys, filepath.Join(dir, logName(n+1)))
+		tornOK := last || i == len(logs)-2 && logs[i+1] == n+1 && noGroups(dir, logName(n+1))
 		if prev != nil {
 			prev.Close()
 		}
 		prev, prevEnded, prevSeq = f, ended, c.seq
-		if f, ended, err = c.replayLog(fsys, dir, n, last, tornOK, i == len(logs)-2); err != nil {
+		if f, ended, err = c.replayLog(dir, n, last, tornOK, i == len(logs)-2); err != nil {
 			return nil, 0, err
 		}
 		sz, err := f.Size()
 		if err != nil {
-			return f, 0, fmt.Errorf("%w: %s: %w", ErrInvalidOption, filepath.Join(dir, logName(n)), err)
+			return f, 0, fmt.Errorf("%w: %s: %w", ErrInvalidOption, inDir(dir, logName(n)), err)
 		}
 		j.logs.Add(sz)
 		epoch++
@@ -198,17 +209,17 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 		if s == 0 && c.seq == 0 {
 			why += "; unless an earlier version of ttldb, which wrote the first snapshot before the first log, made the directory and a crash interrupted that first open: then it held nothing, and removing " + snapName(0) + " opens the directory as new"
 		}
-		return nil, 0, missingLog(fsys, dir, s, c.seq+1, 0, why)
+		return nil, 0, missingLog(dir, s, c.seq+1, 0, why)
 	case ended:
-		return f, 0, missingLog(fsys, dir, epoch, c.seq+1, 0, logName(epoch-1)+" ends saying that it follows")
+		return f, 0, missingLog(dir, epoch, c.seq+1, 0, logName(epoch-1)+" ends saying that it follows")
 	case prev != nil && !prevEnded:
-		name := filepath.Join(dir, logName(epoch-2))
+		name := inDir(dir, logName(epoch-2))
 		// The last log and its name first: a killed rotation may have left
 		// them unsynced, and a log that ends saying the last follows,
 		// without it, is a missing log.
 		err := f.Sync()
 		if err == nil {
-			err = fsys.SyncDir(dir)
+			err = dir.Sync()
 		}
 		var size int64
 		if err == nil {
@@ -232,9 +243,9 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 // which it cuts off, and so may another when tornOK is set, and the log
 // before the last when the torn group is the one that ends it (endTorn);
 // otherwise, that is damage.
-func (c *Collection) replayLog(fsys vfs.FS, dir string, epoch uint64, last, tornOK, beforeLast bool) (vfs.File, bool, error) {
-	name := filepath.Join(dir, logName(epoch))
-	f, err := fsys.Open(name)
+func (c *Collection) replayLog(dir vfs.Dir, epoch uint64, last, tornOK, beforeLast bool) (vfs.File, bool, error) {
+	name := inDir(dir, logName(epoch))
+	f, err := dir.Open(logName(epoch))
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %s: %w", ErrInvalidOption, name, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync/atomic"
 
@@ -63,9 +62,9 @@ func (p *replayer) scan(f vfs.File, fn func(rec []byte) error, tag func(uint64) 
 // returns its size. A goroutine of its own reads and parses the documents,
 // and hands them over in batches to be indexed: on two cores, a reopen
 // takes about the time of the indexing alone.
-func (c *Collection) loadSnapshot(fsys vfs.FS, dir string, s uint64) (int64, error) {
-	name := filepath.Join(dir, snapName(s))
-	f, err := fsys.Open(name)
+func (c *Collection) loadSnapshot(dir vfs.Dir, s uint64) (int64, error) {
+	name := inDir(dir, snapName(s))
+	f, err := dir.Open(snapName(s))
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %w", ErrInvalidOption, name, err)
 	}

@@ -20,18 +20,18 @@ type osLock struct {
 	once sync.Once
 }
 
-// Lock locks the directory that holds the file name within this process,
-// and creates the file name if need be: the lock holds when the file is
-// removed.
-func (OS) Lock(name string) (io.Closer, error) {
-	abs, err := filepath.Abs(filepath.Dir(name))
+// Lock locks the directory within this process, by the absolute path it
+// was opened by, and creates the file name in it if need be: the lock
+// holds when the file is removed.
+func (d *osDir) Lock(name string) (io.Closer, error) {
+	abs, err := filepath.Abs(d.path)
 	if err != nil {
 		return nil, err
 	}
 	if _, loaded := held.LoadOrStore(abs, true); loaded {
 		return nil, ErrLocked
 	}
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := d.root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		held.Delete(abs)
 		return nil, err

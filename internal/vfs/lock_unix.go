@@ -6,21 +6,20 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
-// Lock locks the directory that holds the file name, and the file name,
-// created if need be, with flock(2), which the kernel releases when the
-// process dies, however it dies. The locks belong to the open files, so
-// two opens in one process exclude each other too. The directory's lock
-// is the one that holds when the file is removed (by a person or a
-// cleanup script): a new file of that name would be another file, free to
-// lock. The file's lock is the one older versions of ttldb take, and the
-// one that holds across machines on NFS, where a directory's flock is
-// only the client's.
-func (OS) Lock(name string) (io.Closer, error) {
-	dir, err := os.Open(filepath.Dir(name))
+// Lock locks the directory and the file name in it, created if need be,
+// with flock(2), which the kernel releases when the process dies, however
+// it dies. The locks belong to the open files (the directory's opened
+// again through the root, so that the lock is its own), so two opens in
+// one process exclude each other too. The directory's lock is the one that
+// holds when the file is removed (by a person or a cleanup script): a new
+// file of that name would be another file, free to lock. The file's lock
+// is the one older versions of ttldb take, and the one that holds across
+// machines on NFS, where a directory's flock is only the client's.
+func (d *osDir) Lock(name string) (io.Closer, error) {
+	dir, err := d.root.Open(".")
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +27,7 @@ func (OS) Lock(name string) (io.Closer, error) {
 		dir.Close()
 		return nil, err
 	}
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := d.root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		dir.Close()
 		return nil, err

@@ -18,9 +18,9 @@ var ErrCrashed = errors.New("vfs: file opened before the crash")
 // Mem is a filesystem in memory that can crash: Crash keeps only what was
 // synced (file bytes synced by Sync, names by SyncDir), and CrashKeeping
 // also keeps a prefix of the bytes written since, as a torn write would.
-// Directories made by MkdirAll are durable at once. Paths are slash-
-// separated and cleaned. Mem is safe for concurrent use; the zero Mem is
-// empty and ready.
+// Directories made by MkdirAll, and moved by RenameDir, are durable at
+// once. Paths are slash-separated and cleaned. Mem is safe for concurrent
+// use; the zero Mem is empty and ready.
 //
 // FailWrite and FailSync, when set, are called before each write and sync
 // with the file's path; an error they return fails the call, and a write
@@ -45,10 +45,7 @@ type memLock struct {
 }
 
 // Lock locks the directory that holds the file name, and the file name,
-// created if need be, until the lock is closed or the next crash. The
-// locks belong to the directory and the file, not to their names, as
-// flock(2)'s do: the directory stays locked when the file is removed, and
-// a new file of the name is another file.
+// as [Dir.Lock] does.
 func (m *Mem) Lock(name string) (io.Closer, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -56,6 +53,15 @@ func (m *Mem) Lock(name string) (io.Closer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.lock(d, base)
+}
+
+// lock locks the directory d and its file base, created if need be, until
+// the lock is closed or the next crash. The locks belong to the directory
+// and the file, not to their names, as flock(2)'s do: the directory stays
+// locked when the file is removed or the directory renamed, and a new
+// file of the name is another file. Call with mu held.
+func (m *Mem) lock(d *memDir, base string) (io.Closer, error) {
 	if m.locked(d) {
 		return nil, ErrLocked
 	}
@@ -96,9 +102,12 @@ func (l *memLock) Close() error {
 
 var _ FS = (*Mem)(nil)
 
+// memDir is a directory: an object, which a rename of its path (RenameDir)
+// moves, as a directory's inode is, so that a [Dir] open on it follows it.
 type memDir struct {
 	names  map[string]*memNode // now
 	synced map[string]*memNode // as of the last SyncDir
+	gone   bool                // removed (RemoveAll)
 }
 
 type memNode struct {
@@ -143,13 +152,19 @@ func (m *Mem) Create(name string) (File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.create(d, base, path.Clean(name)), nil
+}
+
+// create creates or truncates the file base of d, whose path is name.
+// Call with mu held.
+func (m *Mem) create(d *memDir, base, name string) File {
 	n := d.names[base]
 	if n == nil {
 		n = &memNode{}
 		d.names[base] = n
 	}
 	n.data = nil
-	return &memFile{m, n, path.Clean(name), m.gen}, nil
+	return &memFile{m, n, name, m.gen}
 }
 
 // Open opens the existing file name.
@@ -160,11 +175,17 @@ func (m *Mem) Open(name string) (File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.open(d, base, path.Clean(name))
+}
+
+// open opens the existing file base of d, whose path is name. Call with mu
+// held.
+func (m *Mem) open(d *memDir, base, name string) (File, error) {
 	n := d.names[base]
 	if n == nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	return &memFile{m, n, path.Clean(name), m.gen}, nil
+	return &memFile{m, n, name, m.gen}, nil
 }
 
 // Rename renames old to new, replacing new.
@@ -179,6 +200,12 @@ func (m *Mem) Rename(old, new string) error {
 	if err != nil {
 		return err
 	}
+	return rename(od, ob, nd, nb, old)
+}
+
+// rename renames the file ob of od, whose path is old, to nb of nd. Call
+// with mu held.
+func rename(od *memDir, ob string, nd *memDir, nb, old string) error {
 	n := od.names[ob]
 	if n == nil {
 		return &fs.PathError{Op: "rename", Path: old, Err: fs.ErrNotExist}
@@ -196,6 +223,12 @@ func (m *Mem) Remove(name string) error {
 	if err != nil {
 		return err
 	}
+	return remove(d, base, name)
+}
+
+// remove removes the file base of d, whose path is name. Call with mu
+// held.
+func remove(d *memDir, base, name string) error {
 	if d.names[base] == nil {
 		return &fs.PathError{Op: "remove", Path: name, Err: fs.ErrNotExist}
 	}
@@ -224,12 +257,17 @@ func (m *Mem) List(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return list(d), nil
+}
+
+// list returns the names of the files in d, sorted. Call with mu held.
+func list(d *memDir) []string {
 	var names []string
 	for name := range d.names {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	return names, nil
+	return names
 }
 
 // SyncDir makes the names in dir durable.
@@ -240,8 +278,14 @@ func (m *Mem) SyncDir(dir string) error {
 	if err != nil {
 		return err
 	}
+	return m.syncDir(d, path.Clean(dir))
+}
+
+// syncDir makes the names in d, whose path is dir, durable. Call with mu
+// held.
+func (m *Mem) syncDir(d *memDir, dir string) error {
 	if m.FailSync != nil {
-		if err := m.FailSync(path.Clean(dir)); err != nil {
+		if err := m.FailSync(dir); err != nil {
 			return err
 		}
 	}
@@ -409,6 +453,7 @@ func (m *Mem) RemoveAll(dir string) {
 	dir = path.Clean(dir)
 	for d := range m.dirs {
 		if d == dir || strings.HasPrefix(d, dir+"/") {
+			m.dirs[d].gone = true
 			delete(m.dirs, d)
 		}
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// contents returns the whole of file name in fsys, or ok false when there
-// is no such file.
-func contents(t *testing.T, fsys FS, name string) (string, bool) {
+// contents returns the whole of file name in fsys (a [Mem], by path, or a
+// [Dir]), or ok false when there is no such file.
+func contents(t *testing.T, fsys interface{ Open(string) (File, error) }, name string) (string, bool) {
 	t.Helper()
 	f, err := fsys.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -133,25 +133,33 @@ func TestOS(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	var fsys FS = OS{}
 	require.NoError(t, fsys.MkdirAll(dir))
-	f, err := fsys.Create(filepath.Join(dir, "log"))
+	d, err := fsys.OpenDir(dir)
+	require.NoError(t, err)
+	defer d.Close()
+	require.Equal(t, dir, d.Path())
+	f, err := d.Create("log")
 	require.NoError(t, err)
 	write(t, f, "hello")
 	require.NoError(t, f.Sync())
 	require.NoError(t, f.Close())
+	require.NoError(t, d.Sync())
 	require.NoError(t, fsys.SyncDir(dir))
-	f, err = fsys.Open(filepath.Join(dir, "log"))
+	f, err = d.Open("log")
 	require.NoError(t, err)
 	write(t, f, ", world") // appends
 	require.NoError(t, f.Close())
-	got, _ := contents(t, fsys, filepath.Join(dir, "log"))
+	got, _ := contents(t, d, "log")
 	require.Equal(t, "hello, world", got)
-	require.NoError(t, fsys.Rename(filepath.Join(dir, "log"), filepath.Join(dir, "log2")))
-	names, err := fsys.List(dir)
+	require.NoError(t, d.Rename("log", "log2"))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	names, err := d.List()
 	require.NoError(t, err)
-	require.Equal(t, []string{"log2"}, names)
-	require.NoError(t, fsys.Remove(filepath.Join(dir, "log2")))
-	_, ok := contents(t, fsys, filepath.Join(dir, "log2"))
+	require.Equal(t, []string{"log2"}, names, "files only")
+	require.NoError(t, d.Remove("log2"))
+	_, ok := contents(t, d, "log2")
 	require.False(t, ok)
+	_, err = fsys.OpenDir(filepath.Join(dir, "none"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
 }
 
 // TestLockExcludes: a second Lock of a file fails with ErrLocked until the
@@ -162,17 +170,27 @@ func TestLockExcludes(t *testing.T) {
 	require.NoError(t, mem.MkdirAll("d"))
 	dir := t.TempDir()
 	for _, c := range []struct {
-		fs   FS
-		name string
-	}{{OS{}, filepath.Join(dir, "LOCK")}, {mem, "d/LOCK"}} {
-		l, err := c.fs.Lock(c.name)
+		fs  FS
+		dir string
+	}{{OS{}, dir}, {mem, "d"}} {
+		d, err := c.fs.OpenDir(c.dir)
 		require.NoError(t, err)
-		_, err = c.fs.Lock(c.name)
-		require.ErrorIs(t, err, ErrLocked)
+		l, err := d.Lock("LOCK")
+		require.NoError(t, err)
+		d2, err := c.fs.OpenDir(c.dir)
+		require.NoError(t, err)
+		_, err = d2.Lock("LOCK")
+		require.ErrorIs(t, err, ErrLocked, "another open of the directory")
+		_, err = d.Lock("LOCK")
+		require.ErrorIs(t, err, ErrLocked, "the same open")
+		require.NoError(t, d.Close())
+		_, err = d2.Lock("LOCK")
+		require.ErrorIs(t, err, ErrLocked, "the lock outlives the Dir's Close")
 		require.NoError(t, l.Close())
-		l, err = c.fs.Lock(c.name)
+		l, err = d2.Lock("LOCK")
 		require.NoError(t, err)
 		require.NoError(t, l.Close())
+		require.NoError(t, d2.Close())
 	}
 	l, err := mem.Lock("d/LOCK")
 	require.NoError(t, err)
@@ -195,20 +213,23 @@ func TestLockHoldsTheDirectory(t *testing.T) {
 	require.NoError(t, mem.MkdirAll("d"))
 	dir := t.TempDir()
 	for _, c := range []struct {
-		fs       FS
-		name, in string
-	}{{OS{}, filepath.Join(dir, "LOCK"), filepath.Join(dir, "OTHER")}, {mem, "d/LOCK", "d/OTHER"}} {
-		l, err := c.fs.Lock(c.name)
+		fs  FS
+		dir string
+	}{{OS{}, dir}, {mem, "d"}} {
+		d, err := c.fs.OpenDir(c.dir)
 		require.NoError(t, err)
-		require.NoError(t, c.fs.Remove(c.name))
-		_, err = c.fs.Lock(c.name)
+		l, err := d.Lock("LOCK")
+		require.NoError(t, err)
+		require.NoError(t, d.Remove("LOCK"))
+		_, err = d.Lock("LOCK")
 		require.ErrorIs(t, err, ErrLocked, "a new file of the name, in the locked directory")
-		_, err = c.fs.Lock(c.in)
+		_, err = d.Lock("OTHER")
 		require.ErrorIs(t, err, ErrLocked, "another name in the locked directory")
 		require.NoError(t, l.Close())
-		l, err = c.fs.Lock(c.name)
+		l, err = d.Lock("LOCK")
 		require.NoError(t, err)
 		require.NoError(t, l.Close())
+		require.NoError(t, d.Close())
 	}
 }
 
@@ -218,7 +239,10 @@ func TestLockHoldsTheDirectory(t *testing.T) {
 // from the cut.
 func TestOSFileWritesAcrossGrowth(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "f")
-	f, err := OS{}.Create(name)
+	d, err := OS{}.OpenDir(filepath.Dir(name))
+	require.NoError(t, err)
+	defer d.Close()
+	f, err := d.Create("f")
 	require.NoError(t, err)
 	var want []byte
 	for i := range 3000 {
@@ -258,17 +282,19 @@ func TestLinked(t *testing.T) {
 	mem := &Mem{}
 	for name, fsys := range map[string]FS{"os": OS{}, "mem": mem} {
 		require.NoError(t, fsys.MkdirAll(dir))
-		a, err := fsys.Create(filepath.Join(dir, "a"))
+		d, err := fsys.OpenDir(dir)
 		require.NoError(t, err)
-		b, err := fsys.Create(filepath.Join(dir, "b"))
+		a, err := d.Create("a")
 		require.NoError(t, err)
-		require.NoError(t, fsys.Rename(filepath.Join(dir, "b"), filepath.Join(dir, "c")))
+		b, err := d.Create("b")
+		require.NoError(t, err)
+		require.NoError(t, d.Rename("b", "c"))
 		for _, f := range []File{a, b} {
 			ok, err := f.Linked()
 			require.NoError(t, err)
 			require.True(t, ok, name)
 		}
-		require.NoError(t, fsys.Remove(filepath.Join(dir, "a")))
+		require.NoError(t, d.Remove("a"))
 		ok, err := a.Linked()
 		require.NoError(t, err)
 		require.False(t, ok, "%s: a file removed", name)
@@ -282,8 +308,11 @@ func TestLinked(t *testing.T) {
 		ok, err = b.Linked()
 		require.NoError(t, err)
 		require.False(t, ok, "%s: its directory removed", name)
-		names, err := fsys.List(dir)
-		require.Error(t, err, "%s: %v", name, names)
+		_, err = fsys.OpenDir(dir)
+		require.ErrorIs(t, err, fs.ErrNotExist, name)
+		_, err = d.Create("new")
+		require.ErrorIs(t, err, fs.ErrNotExist, "%s: a file made in the removed directory", name)
+		require.NoError(t, d.Close())
 		require.NoError(t, a.Close())
 		require.NoError(t, b.Close())
 	}
@@ -296,7 +325,12 @@ func TestLinked(t *testing.T) {
 // once a sync, beside the sync (sync: a sync of a page written before,
 // on the disk of the test's temporary directory).
 func BenchmarkLinked(b *testing.B) {
-	f, err := OS{}.Create(filepath.Join(b.TempDir(), "a"))
+	d, err := OS{}.OpenDir(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	f, err := d.Create("a")
 	require.NoError(b, err)
 	defer f.Close()
 	b.Run("linked", func(b *testing.B) {
@@ -314,4 +348,70 @@ func BenchmarkLinked(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestDirFollowsRename: a Dir names the files of the directory it opened,
+// not of its path: once the directory is renamed and another made at its
+// path, the Dir's creations, renames, removals, listings and locks are the
+// renamed directory's, and the new directory is free to lock, on both
+// filesystems (Mem's RenameDir is mv, durable at once).
+func TestDirFollowsRename(t *testing.T) {
+	mem := &Mem{}
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		fs     FS
+		dir    string
+		rename func(old, new string) error
+	}{{OS{}, filepath.Join(tmp, "db"), os.Rename}, {mem, "db", mem.RenameDir}} {
+		require.NoError(t, c.fs.MkdirAll(c.dir))
+		d, err := c.fs.OpenDir(c.dir)
+		require.NoError(t, err)
+		l, err := d.Lock("LOCK")
+		require.NoError(t, err)
+		f, err := d.Create("a")
+		require.NoError(t, err)
+		write(t, f, "before")
+		require.NoError(t, f.Close())
+
+		require.NoError(t, c.rename(c.dir, c.dir+".old"))
+		require.NoError(t, c.fs.MkdirAll(c.dir))
+		nd, err := c.fs.OpenDir(c.dir)
+		require.NoError(t, err)
+		nl, err := nd.Lock("LOCK")
+		require.NoError(t, err, "the new directory is another, unlocked")
+		f, err = nd.Create("a")
+		require.NoError(t, err)
+		write(t, f, "new")
+		require.NoError(t, f.Close())
+
+		f, err = d.Create("b")
+		require.NoError(t, err)
+		write(t, f, "after")
+		require.NoError(t, f.Close())
+		require.NoError(t, d.Rename("b", "c"))
+		require.NoError(t, d.Remove("a"))
+		require.NoError(t, d.Sync())
+		names, err := d.List()
+		require.NoError(t, err)
+		require.Equal(t, []string{"LOCK", "c"}, names)
+		_, err = d.Lock("OTHER")
+		require.ErrorIs(t, err, ErrLocked, "the renamed directory is still locked")
+
+		old, err := c.fs.OpenDir(c.dir + ".old")
+		require.NoError(t, err)
+		got, ok := contents(t, old, "c")
+		require.True(t, ok)
+		require.Equal(t, "after", got)
+		names, err = nd.List()
+		require.NoError(t, err)
+		require.Equal(t, []string{"LOCK", "a"}, names, "the new directory: untouched by d")
+		got, _ = contents(t, nd, "a")
+		require.Equal(t, "new", got)
+		for _, cl := range []io.Closer{l, nl, d, nd, old} {
+			require.NoError(t, cl.Close())
+		}
+	}
+	require.ErrorIs(t, mem.RenameDir("none", "x"), fs.ErrNotExist)
+	require.ErrorIs(t, mem.RenameDir("db", "db.old"), fs.ErrExist)
+	require.ErrorIs(t, mem.RenameDir("db", "nodir/db"), fs.ErrNotExist)
 }
