@@ -91,3 +91,28 @@ func TestRenamedDirKeepsItsFiles(t *testing.T) { // R12
 		}
 	}
 }
+
+// TestRenamedDirKeepsItsFilesAcrossProcesses: as TestRenamedDirKeepsItsFiles,
+// with another process as B: once A's directory is renamed, a real second
+// process opens a new directory at the old path, writes 100 documents and
+// closes it; A's writes and compaction that follow stay in the renamed
+// directory, and each directory reopens with exactly its own documents
+// (R12). On the old code, A's compaction removed the child's log by name.
+func TestRenamedDirKeepsItsFilesAcrossProcesses(t *testing.T) { // R12
+	dir := filepath.Join(t.TempDir(), "db")
+	a, err := NewCollection("orders", "/pk", &Options{Dir: dir})
+	require.NoError(t, err)
+	require.NoError(t, writeOrders(a, "a"))
+	require.NoError(t, os.Rename(dir, dir+".old"))
+	require.Equal(t, "opened", runLockChild(t, dir), "another process, on a new directory at the old path")
+	require.NoError(t, writeOrders(a, "a2"))
+	require.NoError(t, a.Compact(t.Context()))
+	require.NoError(t, a.Close())
+
+	for d, want := range map[string][]string{dir + ".old": orderIDs("a", "a2"), dir: orderIDs("child")} {
+		c, err := NewCollection("orders", "/pk", &Options{Dir: d})
+		require.NoError(t, err, d)
+		require.Equal(t, want, slices.Sorted(slices.Values(listIDs(t, c))), d)
+		require.NoError(t, c.Close())
+	}
+}
