@@ -17,6 +17,16 @@ import (
 // checkInvariants checks that the indexes agree with each other, that every
 // live document is readable, that nothing expired is visible, and that
 // Stats adds up.
+// underRLock runs f holding mu's read lock, and releases it however f
+// ends: a require that fails in f ends the test's goroutine (Goexit), and a
+// lock left held would make the test's Close, in its cleanup, wait until
+// go test's timeout instead of failing.
+func underRLock(mu *sync.RWMutex, f func()) {
+	mu.RLock()
+	defer mu.RUnlock()
+	f()
+}
+
 func checkInvariants(t *testing.T, c *Collection) {
 	t.Helper()
 	c.mu.RLock()

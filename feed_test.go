@@ -360,10 +360,10 @@ func TestFeedBytesBoundHolds(t *testing.T) { // R11
 	for i := range 5 {
 		_, err := c.Upsert(fmt.Appendf(nil, `{"id":"big%d","pk":"p","pad":%q}`, i, big))
 		require.NoError(t, err)
-		c.mu.RLock()
-		require.LessOrEqual(t, c.feed.log.bytes, int64(MinFeedBytes), "after large record %d", i)
-		checkFeedInvariants(t, c)
-		c.mu.RUnlock()
+		underRLock(&c.mu, func() {
+			require.LessOrEqual(t, c.feed.log.bytes, int64(MinFeedBytes), "after large record %d", i)
+			checkFeedInvariants(t, c)
+		})
 	}
 }
 

@@ -101,10 +101,10 @@ func TestFeedStoppedReader(t *testing.T) { // R11
 			_, err := c.UpsertJSON(buf)
 			require.NoError(t, err)
 		}
-		c.mu.RLock()
-		require.Equal(t, uint64(keep), c.feed.log.last-c.feed.log.first+1, "the feed keeps its retention, no more")
-		require.LessOrEqual(t, len(c.feed.log.chunks), keep/logChunk+2)
-		c.mu.RUnlock()
+		underRLock(&c.mu, func() {
+			require.Equal(t, uint64(keep), c.feed.log.last-c.feed.log.first+1, "the feed keeps its retention, no more")
+			require.LessOrEqual(t, len(c.feed.log.chunks), keep/logChunk+2)
+		})
 	}
 	require.Equal(t, 1, n)
 	var te *TrimmedError

@@ -233,11 +233,11 @@ func TestQueryExpiryThroughIndexes(t *testing.T) {
 		_, err := c.Sweep()
 		require.NoError(t, err)
 		require.Equal(t, []string{`"long"`, `"never"`}, ids(queries[1]))
-		c.mu.RLock()
-		for _, x := range c.sec.list {
-			require.Equal(t, 2, x.tree.Len(), "the swept document left index %s", x.ptr)
-		}
-		c.mu.RUnlock()
+		underRLock(&c.mu, func() {
+			for _, x := range c.sec.list {
+				require.Equal(t, 2, x.tree.Len(), "the swept document left index %s", x.ptr)
+			}
+		})
 	}
 }
 

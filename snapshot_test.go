@@ -57,17 +57,15 @@ func TestSnapshotKeepsVersions(t *testing.T) { // R4
 		"the first listing: as before any write")
 	require.Equal(t, []string{`{"id":"b","v":2}`, `{"id":"d","v":0}`, `{"id":"e","v":0}`, `{"id":"f","v":1}`}, bodies(second),
 		"the second: after the first writes, before the last")
-	c.ver.mu.RLock()
-	require.Nil(t, c.ver.kept, "no listing open: nothing kept")
-	require.Empty(t, c.ver.open)
-	c.ver.mu.RUnlock()
+	underRLock(&c.ver.mu, func() {
+		require.Nil(t, c.ver.kept, "no listing open: nothing kept")
+		require.Empty(t, c.ver.open)
+	})
 
 	// With no listing open, writes keep nothing.
 	_, err = c.Upsert([]byte(`{"id":"b","v":4}`))
 	require.NoError(t, err)
-	c.ver.mu.RLock()
-	require.Nil(t, c.ver.kept)
-	c.ver.mu.RUnlock()
+	underRLock(&c.ver.mu, func() { require.Nil(t, c.ver.kept) })
 	page, err := c.List(Query{})
 	require.NoError(t, err)
 	require.Len(t, page.Documents, 4)
