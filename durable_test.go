@@ -388,7 +388,7 @@ func TestWriteAndSyncFailures(t *testing.T) { // R12
 // for it, and no Compact runs after Close, so that nothing touches the
 // directory once Close has returned; a Compact cancelled by its context
 // says so (R12, R15).
-func TestDurableCloseAndCompact(t *testing.T) { // R12, R15
+func TestDurableCloseAndCompact(t *testing.T) { // R12, R15, R16 (Compact stops when its context is done)
 	mem := &vfs.Mem{}
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
 	c, err := openDurable(t, mem, "db", clk, Options{})

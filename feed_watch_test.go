@@ -17,7 +17,7 @@ import (
 // next change, until its context is done or the collection is closed; the
 // goroutine that ranges over it never outlives either (synctest.Test fails
 // on a goroutine left blocked).
-func TestWatchFeedWaits(t *testing.T) { // R11, R15
+func TestWatchFeedWaits(t *testing.T) { // R11, R15, R16 (a call that waits stops when its context is done)
 	for _, end := range []string{"cancel", "close"} {
 		t.Run(end, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 // cannot be missed, and the package's source is read for any exported
 // function or method of another type that takes one, which the test would
 // not call.
-func TestNilContextIsAnError(t *testing.T) { // R10
+func TestNilContextIsAnError(t *testing.T) { // R10, R16 (the calls that take a context)
 	dir := t.TempDir()
 	c, err := NewCollection("nilctx", "/pk", &Options{Dir: dir, ManualSweep: true})
 	require.NoError(t, err)

@@ -390,7 +390,7 @@ func TestCreateIndexWhileWriting(t *testing.T) {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	cancel() // R16: a call that takes a context stops when it is done
 	require.ErrorIs(t, c.CreateIndex(ctx, "/v"), context.Canceled)
 	require.Empty(t, c.Indexes())
 }

@@ -6,7 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// R4, R5: Live + Expired is the number of stored documents, and Swept
+// R4, R5, R17 (its counters that exist today: expired and not yet swept,
+// and swept): Live + Expired is the number of stored documents, and Swept
 // counts only the sweeper's deletions: not a user's Delete, nor an expired
 // document replaced by a Create or an Upsert.
 func TestStatsAddUp(t *testing.T) {

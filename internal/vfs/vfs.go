@@ -169,17 +169,7 @@ func (d *osDir) List() ([]string, error) {
 
 // Sync syncs the directory, through a descriptor of it opened by the root
 // (a Root has no Sync).
-func (d *osDir) Sync() error {
-	f, err := d.root.Open(".")
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func (d *osDir) Sync() error { return syncClose(d.root.Open(".")) }
 
 // Path is the path the directory was opened by.
 func (d *osDir) Path() string { return d.path }
@@ -188,13 +178,15 @@ func (d *osDir) Path() string { return d.path }
 func (d *osDir) Close() error { return d.root.Close() }
 
 // SyncDir syncs the directory dir.
-func (OS) SyncDir(dir string) error {
-	d, err := os.Open(filepath.Clean(dir))
+func (OS) SyncDir(dir string) error { return syncClose(os.Open(filepath.Clean(dir))) }
+
+// syncClose syncs the directory f, opened with err, and closes it.
+func syncClose(f *os.File, err error) error {
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err

@@ -167,12 +167,7 @@ func TestOS(t *testing.T) {
 // as the death of the process would.
 func TestLockExcludes(t *testing.T) {
 	mem := &Mem{}
-	require.NoError(t, mem.MkdirAll("d"))
-	dir := t.TempDir()
-	for _, c := range []struct {
-		fs  FS
-		dir string
-	}{{OS{}, dir}, {mem, "d"}} {
+	for _, c := range bothFS(t, mem) {
 		d, err := c.fs.OpenDir(c.dir)
 		require.NoError(t, err)
 		l, err := d.Lock("LOCK")
@@ -210,12 +205,7 @@ func TestLockExcludes(t *testing.T) {
 // both filesystems.
 func TestLockHoldsTheDirectory(t *testing.T) {
 	mem := &Mem{}
-	require.NoError(t, mem.MkdirAll("d"))
-	dir := t.TempDir()
-	for _, c := range []struct {
-		fs  FS
-		dir string
-	}{{OS{}, dir}, {mem, "d"}} {
+	for _, c := range bothFS(t, mem) {
 		d, err := c.fs.OpenDir(c.dir)
 		require.NoError(t, err)
 		l, err := d.Lock("LOCK")
@@ -414,4 +404,18 @@ func TestDirFollowsRename(t *testing.T) {
 	require.ErrorIs(t, mem.RenameDir("none", "x"), fs.ErrNotExist)
 	require.ErrorIs(t, mem.RenameDir("db", "db.old"), fs.ErrExist)
 	require.ErrorIs(t, mem.RenameDir("db", "nodir/db"), fs.ErrNotExist)
+}
+
+// fsDir is a filesystem and a directory made in it.
+type fsDir struct {
+	fs  FS
+	dir string
+}
+
+// bothFS makes a directory on the operating system's filesystem and one,
+// "d", in mem, for the tests that check both behave alike.
+func bothFS(t *testing.T, mem *Mem) []fsDir {
+	t.Helper()
+	require.NoError(t, mem.MkdirAll("d"))
+	return []fsDir{{OS{}, t.TempDir()}, {mem, "d"}}
 }
