@@ -68,7 +68,7 @@ func measureBacklog(b *testing.B, writers int, lister bool, run time.Duration) b
 				default:
 				}
 				buf = fmt.Appendf(buf[:0], `{"id":"w%d-%d","pk":"p%d","v":"%0100d"}`, w, i, i%64, i)
-				if _, err := c.Create(buf); err != nil {
+				if _, err := c.Create(bg, buf); err != nil {
 					panic(err)
 				}
 				writes.Add(1)
@@ -78,7 +78,7 @@ func measureBacklog(b *testing.B, writers int, lister bool, run time.Duration) b
 	if lister {
 		wg.Go(func() {
 			for {
-				for _, err := range c.All(Query{}) {
+				for _, err := range c.All(bg, Query{}) {
 					if err != nil {
 						panic(err)
 					}
@@ -96,7 +96,7 @@ func measureBacklog(b *testing.B, writers int, lister bool, run time.Duration) b
 	start := time.Now()
 	for time.Since(start) < run {
 		time.Sleep(100 * time.Millisecond)
-		st, err := c.Stats()
+		st, err := c.Stats(bg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"unsafe"
@@ -253,7 +254,10 @@ func (s *step) keyBytes() []byte { return unsafe.Slice(unsafe.StringData(s.key),
 // key of the batch; [ErrClosed]. An error changes nothing. A condition
 // ([IfMatch]) on a document the same batch wrote earlier fails: its etag is
 // not known before the batch commits. A nil b is an [ErrInvalidBatch].
-func (c *Collection) ExecuteBatch(b *Batch) (_ []Document, err error) {
+func (c *Collection) ExecuteBatch(ctx context.Context, b *Batch) (_ []Document, err error) {
+	if err := checkContext(ctx, "ExecuteBatch"); err != nil {
+		return nil, err
+	}
 	if c.unusable() {
 		return nil, c.errClosed("ExecuteBatch")
 	}

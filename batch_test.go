@@ -23,7 +23,7 @@ func TestBatchCosmosScenario(t *testing.T) { // R14, R3, R4
 		require.NoError(t, err)
 		defer c.Close()
 		pk := StringKey("p")
-		_, err = c.Create([]byte(`{"id":"C","pk":"p"}`))
+		_, err = c.Create(bg, []byte(`{"id":"C","pk":"p"}`))
 		require.NoError(t, err)
 		time.Sleep(time.Second)
 
@@ -32,7 +32,7 @@ func TestBatchCosmosScenario(t *testing.T) { // R14, R3, R4
 		b.Create(map[string]any{"id": "B", "pk": "p"})
 		b.Replace([]byte(`{"id":"C","pk":"p","ttl":3}`))
 		b.Upsert([]byte(`{"id":"D","pk":"p","ttl":-1}`))
-		docs, err := c.ExecuteBatch(b)
+		docs, err := c.ExecuteBatch(bg, b)
 		require.NoError(t, err)
 		require.Len(t, docs, 4)
 		for _, d := range docs[1:] {
@@ -44,7 +44,7 @@ func TestBatchCosmosScenario(t *testing.T) { // R14, R3, R4
 
 		time.Sleep(4 * time.Second)
 		for id, live := range map[string]bool{"A": false, "B": true, "C": false, "D": true} {
-			_, err := c.Get(pk, id)
+			_, err := c.Get(bg, pk, id)
 			if live {
 				require.NoError(t, err, id)
 			} else {
@@ -75,7 +75,7 @@ func TestBatchFailureChangesNothing(t *testing.T) { // R14, R11
 			b.Create([]byte(fmt.Sprintf(`{"id":"n%d","pk":"p"}`, i)))
 		}
 	}
-	_, err := c.ExecuteBatch(b)
+	_, err := c.ExecuteBatch(bg, b)
 	require.ErrorIs(t, err, ErrNotFound)
 	var be *BatchError
 	require.ErrorAs(t, err, &be)
@@ -89,7 +89,7 @@ func TestBatchFailureChangesNothing(t *testing.T) { // R14, R11
 
 	// The same batch without its bad operation applies whole.
 	b.ops[36] = batchOp{kind: batchRead, id: "d3"}
-	docs, err := c.ExecuteBatch(b)
+	docs, err := c.ExecuteBatch(bg, b)
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"d3","pk":"p","v":103}`, docs[36].Body(), "a read sees the batch's earlier operations")
 	require.Equal(t, lsn+49, c.LastLSN())
@@ -143,7 +143,7 @@ func TestBatchErrors(t *testing.T) { // R14, R2, R10
 			good(b)
 			tc.add(b)
 			good(b)
-			_, err := c.ExecuteBatch(b)
+			_, err := c.ExecuteBatch(bg, b)
 			require.ErrorIs(t, err, tc.err)
 			var be *BatchError
 			require.ErrorAs(t, err, &be)
@@ -155,29 +155,29 @@ func TestBatchErrors(t *testing.T) { // R14, R2, R10
 	}
 
 	// The batch as a whole.
-	_, err := c.ExecuteBatch(NewBatch(pk))
+	_, err := c.ExecuteBatch(bg, NewBatch(pk))
 	require.ErrorIs(t, err, ErrInvalidBatch)
-	_, err = c.ExecuteBatch(nil)
+	_, err = c.ExecuteBatch(bg, nil)
 	require.ErrorIs(t, err, ErrInvalidBatch)
-	_, err = c.ExecuteBatch(&Batch{})
+	_, err = c.ExecuteBatch(bg, &Batch{})
 	require.ErrorIs(t, err, ErrInvalidBatch)
 	b := NewBatch(pk)
 	for i := range MaxBatchOperations + 1 {
 		b.Upsert([]byte(`{"id":"b` + strconv.Itoa(i) + `","pk":"p"}`))
 	}
-	_, err = c.ExecuteBatch(b)
+	_, err = c.ExecuteBatch(bg, b)
 	require.ErrorIs(t, err, ErrInvalidBatch)
 	require.Contains(t, err.Error(), "101 operations")
 	b.ops = b.ops[:MaxBatchOperations]
-	docs, err := c.ExecuteBatch(b)
+	docs, err := c.ExecuteBatch(bg, b)
 	require.NoError(t, err)
 	require.Len(t, docs, MaxBatchOperations)
 	long := NewBatch(StringKey(string(make([]byte, MaxPartitionKeyLength+1))))
 	long.Delete("x")
-	_, err = c.ExecuteBatch(long)
+	_, err = c.ExecuteBatch(bg, long)
 	require.ErrorIs(t, err, ErrInvalidPartitionKey)
 	require.NoError(t, c.Close())
-	_, err = c.ExecuteBatch(b)
+	_, err = c.ExecuteBatch(bg, b)
 	require.ErrorIs(t, err, ErrClosed)
 }
 
@@ -197,7 +197,7 @@ func TestBatchIsSequential(t *testing.T) { // R14, R11
 	b.Create([]byte(`{"id":"a","pk":"p","n":7}`))
 	b.Delete("e", IfMatch(old.ETag()))
 	b.Upsert([]byte(`{"id":"e","pk":"p","n":8}`))
-	docs, err := c.ExecuteBatch(b)
+	docs, err := c.ExecuteBatch(bg, b)
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"a","pk":"p","n":1}`, docs[0].Body())
 	require.Equal(t, `{"id":"a","pk":"p","n":2}`, docs[1].Body())
@@ -207,7 +207,7 @@ func TestBatchIsSequential(t *testing.T) { // R14, R11
 	require.Equal(t, docs[4].ETag(), mustGet(t, c, pk, "a").ETag())
 	require.Equal(t, `{"id":"e","pk":"p","n":8}`, mustGet(t, c, pk, "e").Body())
 
-	page, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: old.LSN()})
+	page, err := c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: old.LSN()})
 	require.NoError(t, err)
 	var got []string
 	for i, ch := range page.Changes {
@@ -234,8 +234,8 @@ func TestBatchIsAtomicToGet(t *testing.T) { // R14
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				x, err1 := c.Get(pk, "X")
-				y, err2 := c.Get(pk, "Y")
+				x, err1 := c.Get(bg, pk, "X")
+				y, err2 := c.Get(bg, pk, "Y")
 				if err := errors.Join(err1, err2); err != nil {
 					bad.Store(err.Error())
 					return
@@ -252,7 +252,7 @@ func TestBatchIsAtomicToGet(t *testing.T) { // R14
 		v := fmt.Sprintf(`%08d`, i)
 		b.Replace([]byte(`{"id":"X","pk":"p","v":"` + v + `"}`))
 		b.Replace([]byte(`{"id":"Y","pk":"p","v":"` + v + `"}`))
-		_, err := c.ExecuteBatch(b)
+		_, err := c.ExecuteBatch(bg, b)
 		require.NoError(t, err)
 	}
 	stop.Store(true)
@@ -273,7 +273,7 @@ func TestBatchIsDurable(t *testing.T) { // R12, R14
 	}
 	b.Patch("3", []PatchOp{PatchAdd("/x", []int{1})})
 	b.Delete("4")
-	docs, err := c.ExecuteBatch(b)
+	docs, err := c.ExecuteBatch(bg, b)
 	require.NoError(t, err)
 	want := state(t, c)
 	require.NoError(t, c.Close())

@@ -73,7 +73,7 @@ func benchCollectionWith(b *testing.B, n int, feed FeedOptions) (*Collection, []
 	docs := make([][]byte, n)
 	for i := range docs {
 		docs[i] = benchDoc(i)
-		if _, err := c.Create(docs[i]); err != nil {
+		if _, err := c.Create(bg, docs[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -85,7 +85,7 @@ func BenchmarkUpsert(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if _, err := c.Upsert(docs[i%len(docs)]); err != nil {
+		if _, err := c.Upsert(bg, docs[i%len(docs)]); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -101,7 +101,7 @@ func BenchmarkGet(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		d, err := c.Get(pks[i%len(docs)], ids[i%len(docs)])
+		d, err := c.Get(bg, pks[i%len(docs)], ids[i%len(docs)])
 		if err != nil || len(d.Body()) == 0 {
 			b.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func BenchmarkSweepNothingDue(b *testing.B) {
 	c, _ := benchCollection(b, 100_000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := c.Sweep(); err != nil {
+		if _, err := c.Sweep(bg); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -154,7 +154,7 @@ func BenchmarkDecode(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := sessions.Get(pk, id); err != nil {
+			if _, err := sessions.Get(bg, pk, id); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -162,7 +162,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.Run("Get+Document.Decode", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			d, err := c.Get(pk, id)
+			d, err := c.Get(bg, pk, id)
 			var s benchSession
 			if err == nil {
 				err = d.Decode(&s)
@@ -204,14 +204,14 @@ func BenchmarkOverwrite(b *testing.B) {
 		b.Run(fmt.Sprint("listing-open=", open), func(b *testing.B) {
 			c, docs := benchCollection(b, 100_000)
 			if open {
-				next, stop := iter.Pull2(c.All(Query{}))
+				next, stop := iter.Pull2(c.All(bg, Query{}))
 				defer stop()
 				next() // the snapshot is taken, and stays open
 			}
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, err := c.UpsertJSON(docs[i%len(docs)]); err != nil {
+				if _, err := c.UpsertJSON(bg, docs[i%len(docs)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -234,7 +234,7 @@ func BenchmarkKeyOrder(b *testing.B) {
 				c.prim.order.reset()
 				c.mu.Unlock()
 				b.StartTimer()
-				if _, err := c.List(Query{Limit: 1}); err != nil {
+				if _, err := c.List(bg, Query{Limit: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -244,14 +244,14 @@ func BenchmarkKeyOrder(b *testing.B) {
 		b.Run(fmt.Sprint("create/listed=", listed), func(b *testing.B) {
 			c, _ := benchCollection(b, 100_000)
 			if listed {
-				if _, err := c.List(Query{Limit: 1}); err != nil {
+				if _, err := c.List(bg, Query{Limit: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, err := c.Create(benchDoc(100_000 + i)); err != nil {
+				if _, err := c.Create(bg, benchDoc(100_000+i)); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -278,7 +278,7 @@ func BenchmarkGetBesideWriter(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			if _, err := c.Get(pks[i%hot], ids[i%hot]); err != nil {
+			if _, err := c.Get(bg, pks[i%hot], ids[i%hot]); err != nil {
 				b.Fatal(err)
 			}
 			i++
@@ -296,10 +296,10 @@ func BenchmarkGetBesideWriter(b *testing.B) {
 				default:
 				}
 				j := hot + i%(len(docs)-hot)
-				if err := c.Delete(pks[j], ids[j]); err != nil {
+				if err := c.Delete(bg, pks[j], ids[j]); err != nil {
 					panic(err)
 				}
-				if _, err := c.Create(docs[j]); err != nil {
+				if _, err := c.Create(bg, docs[j]); err != nil {
 					panic(err)
 				}
 			}

@@ -30,7 +30,7 @@ func TestExtremeClocks(t *testing.T) { // R3, R4
 			require.Equal(t, want+MaxTTL, at.Unix(), "clock %d", sec)
 		}
 		clk.Advance(MaxTTL * time.Second)
-		n, err := c.Sweep()
+		n, err := c.Sweep(bg)
 		require.NoError(t, err)
 		if min(sec+MaxTTL, maxClock) >= want+MaxTTL {
 			require.Equal(t, 2, n, "clock %d: both expired", sec)
@@ -55,10 +55,10 @@ func TestClockNeverGoesBackward(t *testing.T) {
 	clock.set(1005)
 	e.requireGone("a")
 	e.requireCounts(sweepCounts{Expired: 1})
-	page, err := e.c.List(Query{})
+	page, err := e.c.List(bg, Query{})
 	require.NoError(t, err)
 	require.Empty(t, page.Documents)
-	_, err = e.c.Replace(sweepDoc("a", "10"))
+	_, err = e.c.Replace(bg, sweepDoc("a", "10"))
 	require.ErrorIs(t, err, ErrNotFound)
 
 	b := e.create("b", "10")
@@ -100,16 +100,16 @@ func TestClockCalledConcurrently(t *testing.T) { // R4
 			id := fmt.Sprint("w", w)
 			last := int64(math.MinInt64)
 			for i := range steps {
-				d, err := c.Upsert([]byte(fmt.Sprintf(`{"id":%q,"i":%d}`, id, i)))
+				d, err := c.Upsert(bg, []byte(fmt.Sprintf(`{"id":%q,"i":%d}`, id, i)))
 				if err == nil && d.TS() < last {
 					err = fmt.Errorf("%s: _ts went from %d back to %d", id, last, d.TS())
 				}
 				if err == nil {
 					last = d.TS()
-					_, err = c.Get(NoPartitionKey(), id)
+					_, err = c.Get(bg, NoPartitionKey(), id)
 				}
 				if err == nil {
-					_, err = c.Stats()
+					_, err = c.Stats(bg)
 				}
 				if err == nil {
 					c.ExpiresAt(d)

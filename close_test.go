@@ -81,20 +81,20 @@ func TestCloseThenEveryMethodFails(t *testing.T) {
 			name string
 			call func() error
 		}{
-			{"Create", func() error { _, err := c.Create(sweepDoc("b", "")); return err }},
-			{"Replace", func() error { _, err := c.Replace(sweepDoc("a", "")); return err }},
-			{"Upsert", func() error { _, err := c.Upsert(sweepDoc("a", "")); return err }},
-			{"Delete", func() error { return c.Delete(sweepPK, "a") }},
-			{"Touch", func() error { _, err := c.Touch(sweepPK, "a"); return err }},
-			{"Get", func() error { _, err := c.Get(sweepPK, "a"); return err }},
-			{"List", func() error { _, err := c.List(Query{}); return err }},
-			{"Count", func() error { _, err := c.Count(Query{}); return err }},
-			{"Count partition", func() error { _, err := c.Count(Query{Partition: &sweepPK}); return err }},
-			{"Stats", func() error { _, err := c.Stats(); return err }},
-			{"Sweep", func() error { _, err := c.Sweep(); return err }},
-			{"SetDefaultTTL", func() error { return c.SetDefaultTTL(TTLSeconds(5)) }},
-			{"SetIndexingMode", func() error { return c.SetIndexingMode(IndexingConsistent) }},
-			{"All", func() error { return firstErr(c.All(Query{})) }},
+			{"Create", func() error { _, err := c.Create(bg, sweepDoc("b", "")); return err }},
+			{"Replace", func() error { _, err := c.Replace(bg, sweepDoc("a", "")); return err }},
+			{"Upsert", func() error { _, err := c.Upsert(bg, sweepDoc("a", "")); return err }},
+			{"Delete", func() error { return c.Delete(bg, sweepPK, "a") }},
+			{"Touch", func() error { _, err := c.Touch(bg, sweepPK, "a"); return err }},
+			{"Get", func() error { _, err := c.Get(bg, sweepPK, "a"); return err }},
+			{"List", func() error { _, err := c.List(bg, Query{}); return err }},
+			{"Count", func() error { _, err := c.Count(bg, Query{}); return err }},
+			{"Count partition", func() error { _, err := c.Count(bg, Query{Partition: &sweepPK}); return err }},
+			{"Stats", func() error { _, err := c.Stats(bg); return err }},
+			{"Sweep", func() error { _, err := c.Sweep(bg); return err }},
+			{"SetDefaultTTL", func() error { return c.SetDefaultTTL(bg, TTLSeconds(5)) }},
+			{"SetIndexingMode", func() error { return c.SetIndexingMode(bg, IndexingConsistent) }},
+			{"All", func() error { return firstErr(c.All(bg, Query{})) }},
 		} {
 			require.ErrorIs(t, op.call(), ErrClosed, op.name)
 		}
@@ -108,7 +108,7 @@ func TestCloseDuringAll(t *testing.T) {
 	e.createN("x", 3, "")
 	var ids []string
 	var errs []error
-	for d, err := range e.c.All(Query{}) {
+	for d, err := range e.c.All(bg, Query{}) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -151,7 +151,7 @@ func TestCloseDuringLargeSweep(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				n, err = e.c.Sweep()
+				n, err = e.c.Sweep(bg)
 			}()
 			e.awaitSweepStarted()
 			require.NoError(t, e.c.Close())

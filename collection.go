@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -22,6 +23,18 @@ import (
 // collection's lock for at most O(log n) per document; listings and queries work
 // on a copy-on-write snapshot and hold no lock while they iterate. Close
 // stops the sweeper and waits for it.
+//
+// Every method that can wait on a disk (or, on a server engine, on the
+// network) takes a [context.Context] first (R16). A call given a context
+// that is already done does nothing and returns its error, wrapped with the
+// method's name (errors.Is(err, context.Canceled)); a nil context is an
+// [ErrInvalidOption]. Reads that step over many documents look at the
+// context every 256 of them and stop with its error; waits for a build of
+// the key order or of an index, Sweep between two batches, Compact and
+// WatchFeed stop at once. A write that has begun is finished, its sync
+// under [SyncAlways] included: stopping it halfway would leave its outcome
+// unknown. Checking a context costs a call that does not wait a
+// comparison and a call of its Err method.
 //
 // The order of keys that listings read costs each create and removal most
 // of its time in a large collection, so a collection keeps it only once
@@ -214,7 +227,7 @@ func (c *Collection) applySettings(o *Options) error {
 		if o.DefaultTTL == def {
 			return nil
 		}
-		if err := c.SetDefaultTTL(o.DefaultTTL); err != nil {
+		if err := c.SetDefaultTTL(context.Background(), o.DefaultTTL); err != nil {
 			return err
 		}
 		c.changed("DefaultTTL", def.String(), o.DefaultTTL.String())
@@ -224,7 +237,7 @@ func (c *Collection) applySettings(o *Options) error {
 		if o.Indexing == mode {
 			return nil
 		}
-		if err := c.SetIndexingMode(o.Indexing); err != nil {
+		if err := c.SetIndexingMode(context.Background(), o.Indexing); err != nil {
 			return err
 		}
 		c.changed("Indexing", mode.String(), o.Indexing.String())
@@ -254,7 +267,10 @@ func (c *Collection) PartitionKeyPath() string { return c.path }
 // Errors: [ErrInvalidTTL] for a value outside R1; [ErrInvalidOption] when the
 // indexing mode is none and d is not off (R8); [ErrClosed]. An error changes
 // nothing.
-func (c *Collection) SetDefaultTTL(d DefaultTTL) (err error) {
+func (c *Collection) SetDefaultTTL(ctx context.Context, d DefaultTTL) (err error) {
+	if err := checkContext(ctx, "SetDefaultTTL"); err != nil {
+		return err
+	}
 	if c.unusable() {
 		return c.errClosed("SetDefaultTTL")
 	}
@@ -288,7 +304,10 @@ func (c *Collection) DefaultTTL() DefaultTTL {
 //
 // Errors: [ErrInvalidOption] for an unknown mode, or for [IndexingNone] while
 // [DefaultTTL] is not off (R8); [ErrClosed]. An error changes nothing.
-func (c *Collection) SetIndexingMode(m IndexingMode) (err error) {
+func (c *Collection) SetIndexingMode(ctx context.Context, m IndexingMode) (err error) {
+	if err := checkContext(ctx, "SetIndexingMode"); err != nil {
+		return err
+	}
 	if c.unusable() {
 		return c.errClosed("SetIndexingMode")
 	}

@@ -33,14 +33,14 @@ func newTestCollection(t testing.TB, path string, def DefaultTTL) (*Collection, 
 
 func mustCreate(t testing.TB, c *Collection, doc string) Document {
 	t.Helper()
-	d, err := c.Create([]byte(doc))
+	d, err := c.Create(bg, []byte(doc))
 	require.NoError(t, err, doc)
 	return d
 }
 
 func mustGet(t *testing.T, c *Collection, pk PartitionKey, id string) Document {
 	t.Helper()
-	d, err := c.Get(pk, id)
+	d, err := c.Get(bg, pk, id)
 	require.NoError(t, err, "Get(%v, %q)", pk, id)
 	return d
 }
@@ -50,11 +50,11 @@ func mustGet(t *testing.T, c *Collection, pk PartitionKey, id string) Document {
 func state(t *testing.T, c *Collection) string {
 	t.Helper()
 	var b strings.Builder
-	for d, err := range c.All(Query{}) {
+	for d, err := range c.All(bg, Query{}) {
 		require.NoError(t, err)
 		b.WriteString(d.JSON() + "\n")
 	}
-	st, err := c.Stats()
+	st, err := c.Stats(bg)
 	require.NoError(t, err)
 	fmt.Fprintf(&b, "%+v %v %v %v", st, c.DefaultTTL(), c.IndexingMode(), c.Indexes())
 	return b.String()
@@ -75,17 +75,17 @@ func TestBadInput(t *testing.T) { // R1, R2, R8, R10
 		text string // what the message must name
 	}
 	create := func(doc string) func(c *Collection) error {
-		return func(c *Collection) error { _, err := c.Create([]byte(doc)); return err }
+		return func(c *Collection) error { _, err := c.Create(bg, []byte(doc)); return err }
 	}
 	upsert := func(doc string) func(c *Collection) error {
-		return func(c *Collection) error { _, err := c.Upsert([]byte(doc)); return err }
+		return func(c *Collection) error { _, err := c.Upsert(bg, []byte(doc)); return err }
 	}
 	rows := []row{
 		// R1
-		{"DefaultTTL 0", func(c *Collection) error { return c.SetDefaultTTL(TTLSeconds(0)) }, ErrInvalidTTL, "DefaultTTL 0"},
-		{"DefaultTTL -2", func(c *Collection) error { return c.SetDefaultTTL(TTLSeconds(-2)) }, ErrInvalidTTL, "-2"},
-		{"DefaultTTL over max", func(c *Collection) error { return c.SetDefaultTTL(TTLSeconds(MaxTTL + 1)) }, ErrInvalidTTL, "2147483648"},
-		{"DefaultTTL min int", func(c *Collection) error { return c.SetDefaultTTL(TTLSeconds(math.MinInt64)) }, ErrInvalidTTL, "-9223372036854775808"},
+		{"DefaultTTL 0", func(c *Collection) error { return c.SetDefaultTTL(bg, TTLSeconds(0)) }, ErrInvalidTTL, "DefaultTTL 0"},
+		{"DefaultTTL -2", func(c *Collection) error { return c.SetDefaultTTL(bg, TTLSeconds(-2)) }, ErrInvalidTTL, "-2"},
+		{"DefaultTTL over max", func(c *Collection) error { return c.SetDefaultTTL(bg, TTLSeconds(MaxTTL+1)) }, ErrInvalidTTL, "2147483648"},
+		{"DefaultTTL min int", func(c *Collection) error { return c.SetDefaultTTL(bg, TTLSeconds(math.MinInt64)) }, ErrInvalidTTL, "-9223372036854775808"},
 		// R2, on every write
 		{"ttl 0", create(`{"id":"n","pk":"p","ttl":0}`), ErrInvalidTTL, "ttl 0"},
 		{"ttl -2", upsert(`{"id":"a","pk":"p","ttl":-2}`), ErrInvalidTTL, "ttl -2"},
@@ -96,7 +96,7 @@ func TestBadInput(t *testing.T) { // R1, R2, R8, R10
 		{"ttl bool", create(`{"id":"n","pk":"p","ttl":true}`), ErrInvalidTTL, "true"},
 		{"ttl object", create(`{"id":"n","pk":"p","ttl":{}}`), ErrInvalidTTL, "{}"},
 		{"ttl array", create(`{"id":"n","pk":"p","ttl":[10]}`), ErrInvalidTTL, "[10]"},
-		{"ttl on replace", func(c *Collection) error { _, err := c.Replace([]byte(`{"id":"a","pk":"p","ttl":0}`)); return err }, ErrInvalidTTL, "ttl 0"},
+		{"ttl on replace", func(c *Collection) error { _, err := c.Replace(bg, []byte(`{"id":"a","pk":"p","ttl":0}`)); return err }, ErrInvalidTTL, "ttl 0"},
 		// R10: ids
 		{"id missing", create(`{"pk":"p"}`), ErrInvalidID, "no id"},
 		{"id empty", create(`{"id":"","pk":"p"}`), ErrInvalidID, "empty"},
@@ -109,19 +109,23 @@ func TestBadInput(t *testing.T) { // R1, R2, R8, R10
 		{"id hash", create(`{"id":"a#b","pk":"p"}`), ErrInvalidID, `"a#b"`},
 		{"id control", create(`{"id":"a\u0001b","pk":"p"}`), ErrInvalidID, "control"},
 		{"id C1 control", create(`{"id":"a\u0085b","pk":"p"}`), ErrInvalidID, "control"},
-		{"get id slash", func(c *Collection) error { _, err := c.Get(StringKey("p"), "a/b"); return err }, ErrInvalidID, `"a/b"`},
-		{"delete id empty", func(c *Collection) error { return c.Delete(StringKey("p"), "") }, ErrInvalidID, "empty"},
-		{"touch id invalid UTF-8", func(c *Collection) error { _, err := c.Touch(StringKey("p"), "a\xff"); return err }, ErrInvalidID, "UTF-8"},
+		{"get id slash", func(c *Collection) error { _, err := c.Get(bg, StringKey("p"), "a/b"); return err }, ErrInvalidID, `"a/b"`},
+		{"delete id empty", func(c *Collection) error { return c.Delete(bg, StringKey("p"), "") }, ErrInvalidID, "empty"},
+		{"touch id invalid UTF-8", func(c *Collection) error { _, err := c.Touch(bg, StringKey("p"), "a\xff"); return err }, ErrInvalidID, "UTF-8"},
 		// R10: partition keys
 		{"pk object", create(`{"id":"n","pk":{"a":1}}`), ErrInvalidPartitionKey, `{"a":1}`},
 		{"pk array", create(`{"id":"n","pk":[1]}`), ErrInvalidPartitionKey, "[1]"},
 		{"pk too long", create(`{"id":"n","pk":"` + longPK + `"}`), ErrInvalidPartitionKey, "2049 bytes"},
 		{"pk number out of range", create(`{"id":"n","pk":1e400}`), ErrInvalidPartitionKey, "1e400"},
-		{"get pk too long", func(c *Collection) error { _, err := c.Get(StringKey(longPK), "a"); return err }, ErrInvalidPartitionKey, "2049 bytes"},
-		{"get pk NaN", func(c *Collection) error { _, err := c.Get(NumberKey(math.NaN()), "a"); return err }, ErrInvalidPartitionKey, "NaN"},
-		{"get pk invalid UTF-8", func(c *Collection) error { _, err := c.Get(StringKey("\xff"), "a"); return err }, ErrInvalidPartitionKey, "UTF-8"},
+		{"get pk too long", func(c *Collection) error { _, err := c.Get(bg, StringKey(longPK), "a"); return err }, ErrInvalidPartitionKey, "2049 bytes"},
+		{"get pk NaN", func(c *Collection) error { _, err := c.Get(bg, NumberKey(math.NaN()), "a"); return err }, ErrInvalidPartitionKey, "NaN"},
+		{"get pk invalid UTF-8", func(c *Collection) error { _, err := c.Get(bg, StringKey("\xff"), "a"); return err }, ErrInvalidPartitionKey, "UTF-8"},
 		{"pk of Go type", func(c *Collection) error { _, err := PartitionKeyOf([]int{1}); return err }, ErrInvalidPartitionKey, "[]int"},
-		{"list pk too long", func(c *Collection) error { k := StringKey(longPK); _, err := c.List(Query{Partition: &k}); return err }, ErrInvalidPartitionKey, "2049 bytes"},
+		{"list pk too long", func(c *Collection) error {
+			k := StringKey(longPK)
+			_, err := c.List(bg, Query{Partition: &k})
+			return err
+		}, ErrInvalidPartitionKey, "2049 bytes"},
 		// R10: documents
 		{"array", create(`[{"id":"n"}]`), ErrInvalidDocument, "array"},
 		{"string", create(`"x"`), ErrInvalidDocument, "string"},
@@ -141,30 +145,36 @@ func TestBadInput(t *testing.T) { // R1, R2, R8, R10
 		{"duplicate ttl", create(`{"id":"n","ttl":1,"ttl":2}`), ErrInvalidDocument, `"ttl" appears twice`},
 		{"too deep", create(`{"id":"n","d":` + deep + `}`), ErrInvalidDocument, "128 levels"},
 		{"too large", create(big), ErrTooLarge, "2097152"},
-		{"Go string", func(c *Collection) error { _, err := c.Create(`{"id":"n"}`); return err }, ErrInvalidDocument, "[]byte"},
-		{"nil", func(c *Collection) error { _, err := c.Create(nil); return err }, ErrInvalidDocument, "nil"},
-		{"channel", func(c *Collection) error { _, err := c.Create(make(chan int)); return err }, ErrInvalidDocument, "chan int"},
-		{"nil map", func(c *Collection) error { _, err := c.Upsert(map[string]any(nil)); return err }, ErrInvalidDocument, "null"},
+		{"Go string", func(c *Collection) error { _, err := c.Create(bg, `{"id":"n"}`); return err }, ErrInvalidDocument, "[]byte"},
+		{"nil", func(c *Collection) error { _, err := c.Create(bg, nil); return err }, ErrInvalidDocument, "nil"},
+		{"channel", func(c *Collection) error { _, err := c.Create(bg, make(chan int)); return err }, ErrInvalidDocument, "chan int"},
+		{"nil map", func(c *Collection) error { _, err := c.Upsert(bg, map[string]any(nil)); return err }, ErrInvalidDocument, "null"},
 		// R10: etags and keys
 		{"if-match", func(c *Collection) error {
-			_, err := c.Replace([]byte(`{"id":"a","pk":"p","v":9}`), IfMatch("old"))
+			_, err := c.Replace(bg, []byte(`{"id":"a","pk":"p","v":9}`), IfMatch("old"))
 			return err
 		}, ErrPreconditionFailed, `"old"`},
 		{"create existing", create(`{"id":"a","pk":"p","v":9}`), ErrConflict, `"a"`},
 		// R8 and other settings
-		{"indexing none with TTL", func(c *Collection) error { return c.SetIndexingMode(IndexingNone) }, ErrInvalidOption, "R8"},
-		{"unknown indexing mode", func(c *Collection) error { return c.SetIndexingMode(IndexingMode(9)) }, ErrInvalidOption, "9"},
-		{"negative limit", func(c *Collection) error { _, err := c.List(Query{Limit: -1}); return err }, ErrInvalidOption, "-1"},
-		{"garbage token", func(c *Collection) error { _, err := c.List(Query{Continuation: "%%%"}); return err }, ErrInvalidContinuation, "%%%"},
-		{"damaged token", func(c *Collection) error { _, err := c.List(Query{Continuation: "AWFiYw"}); return err }, ErrInvalidContinuation, "AWFiYw"},
-		{"token of no kind", func(c *Collection) error { _, err := c.List(Query{Continuation: tokenFor(c, nil, "\x00")}); return err }, ErrInvalidContinuation, "no document key"},
-		{"token of unknown kind", func(c *Collection) error {
-			_, err := c.List(Query{Continuation: tokenFor(c, nil, "\xffz")})
+		{"indexing none with TTL", func(c *Collection) error { return c.SetIndexingMode(bg, IndexingNone) }, ErrInvalidOption, "R8"},
+		{"unknown indexing mode", func(c *Collection) error { return c.SetIndexingMode(bg, IndexingMode(9)) }, ErrInvalidOption, "9"},
+		{"negative limit", func(c *Collection) error { _, err := c.List(bg, Query{Limit: -1}); return err }, ErrInvalidOption, "-1"},
+		{"garbage token", func(c *Collection) error { _, err := c.List(bg, Query{Continuation: "%%%"}); return err }, ErrInvalidContinuation, "%%%"},
+		{"damaged token", func(c *Collection) error { _, err := c.List(bg, Query{Continuation: "AWFiYw"}); return err }, ErrInvalidContinuation, "AWFiYw"},
+		{"token of no kind", func(c *Collection) error {
+			_, err := c.List(bg, Query{Continuation: tokenFor(c, nil, "\x00")})
 			return err
 		}, ErrInvalidContinuation, "no document key"},
-		{"token without id", func(c *Collection) error { _, err := c.List(Query{Continuation: tokenFor(c, nil, "\x01")}); return err }, ErrInvalidContinuation, "no document key"},
+		{"token of unknown kind", func(c *Collection) error {
+			_, err := c.List(bg, Query{Continuation: tokenFor(c, nil, "\xffz")})
+			return err
+		}, ErrInvalidContinuation, "no document key"},
+		{"token without id", func(c *Collection) error {
+			_, err := c.List(bg, Query{Continuation: tokenFor(c, nil, "\x01")})
+			return err
+		}, ErrInvalidContinuation, "no document key"},
 		{"token of a key List cannot issue", func(c *Collection) error {
-			_, err := c.List(Query{Continuation: tokenFor(c, nil, string(StringKey(strings.Repeat("k", 70_000)).appendEncoded(nil))+"a")})
+			_, err := c.List(bg, Query{Continuation: tokenFor(c, nil, string(StringKey(strings.Repeat("k", 70_000)).appendEncoded(nil))+"a")})
 			return err
 		}, ErrInvalidContinuation, "no document key"},
 	}
@@ -192,12 +202,12 @@ func TestIndexingMode(t *testing.T) { // R8
 	require.NoError(t, err)
 	defer c.Close()
 	require.Equal(t, IndexingNone, c.IndexingMode())
-	require.ErrorIs(t, c.SetDefaultTTL(TTLNoDefault()), ErrInvalidOption)
+	require.ErrorIs(t, c.SetDefaultTTL(bg, TTLNoDefault()), ErrInvalidOption)
 	require.Equal(t, TTLOff(), c.DefaultTTL())
-	require.NoError(t, c.SetDefaultTTL(TTLOff()), "off is allowed with mode none")
-	require.NoError(t, c.SetIndexingMode(IndexingConsistent))
-	require.NoError(t, c.SetDefaultTTL(TTLSeconds(5)))
-	require.ErrorIs(t, c.SetIndexingMode(IndexingNone), ErrInvalidOption)
+	require.NoError(t, c.SetDefaultTTL(bg, TTLOff()), "off is allowed with mode none")
+	require.NoError(t, c.SetIndexingMode(bg, IndexingConsistent))
+	require.NoError(t, c.SetDefaultTTL(bg, TTLSeconds(5)))
+	require.ErrorIs(t, c.SetIndexingMode(bg, IndexingNone), ErrInvalidOption)
 	require.Equal(t, IndexingConsistent, c.IndexingMode())
 	require.Equal(t, "none", IndexingNone.String())
 	require.Equal(t, "consistent", IndexingConsistent.String())
@@ -210,21 +220,21 @@ func TestIndexingMode(t *testing.T) { // R8
 func TestZeroCollection(t *testing.T) {
 	var c Collection
 	require.NotPanics(t, func() {
-		_, err := c.Create([]byte(`{"id":"a"}`))
+		_, err := c.Create(bg, []byte(`{"id":"a"}`))
 		require.ErrorIs(t, err, ErrClosed)
-		_, err = c.Get(NoPartitionKey(), "a")
+		_, err = c.Get(bg, NoPartitionKey(), "a")
 		require.ErrorIs(t, err, ErrClosed)
-		require.ErrorIs(t, c.Delete(NoPartitionKey(), "a"), ErrClosed)
-		_, err = c.List(Query{})
+		require.ErrorIs(t, c.Delete(bg, NoPartitionKey(), "a"), ErrClosed)
+		_, err = c.List(bg, Query{})
 		require.ErrorIs(t, err, ErrClosed)
-		_, err = c.Count(Query{})
+		_, err = c.Count(bg, Query{})
 		require.ErrorIs(t, err, ErrClosed)
-		_, err = c.Stats()
+		_, err = c.Stats(bg)
 		require.ErrorIs(t, err, ErrClosed)
-		_, err = c.Sweep()
+		_, err = c.Sweep(bg)
 		require.ErrorIs(t, err, ErrClosed)
-		require.ErrorIs(t, c.SetDefaultTTL(TTLOff()), ErrClosed)
-		for _, err := range c.All(Query{}) {
+		require.ErrorIs(t, c.SetDefaultTTL(bg, TTLOff()), ErrClosed)
+		for _, err := range c.All(bg, Query{}) {
 			require.ErrorIs(t, err, ErrClosed)
 		}
 		_, ok := c.ExpiresAt(Document{})
@@ -244,12 +254,12 @@ func TestTTLIsPerDocument(t *testing.T) { // R9
 	mustCreate(t, c, `{"id":"order-payment","orderId":"o1","card":"4111","ttl":5}`)
 	clk.Advance(5 * time.Second)
 	for _, id := range []string{"order", "order-draft"} {
-		d, err := c.Get(StringKey("o1"), id)
+		d, err := c.Get(bg, StringKey("o1"), id)
 		require.NoError(t, err, "a nested ttl does not expire %s", id)
 		_, own := d.TTL()
 		require.False(t, own)
 	}
-	_, err := c.Get(StringKey("o1"), "order-payment")
+	_, err := c.Get(bg, StringKey("o1"), "order-payment")
 	require.ErrorIs(t, err, ErrNotFound, "the linked document expires on its own")
 }
 

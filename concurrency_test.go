@@ -62,18 +62,18 @@ func checkInvariants(t *testing.T, c *Collection) {
 	locked = false
 
 	live := 0
-	for d, err := range c.All(Query{}) {
+	for d, err := range c.All(bg, Query{}) {
 		require.NoError(t, err)
 		live++
-		got, err := c.Get(d.PartitionKey(), d.ID())
+		got, err := c.Get(bg, d.PartitionKey(), d.ID())
 		if err == nil { // a concurrent sweep may have expired it since the snapshot
 			require.Equal(t, d.JSON(), got.JSON())
 		}
 	}
-	st, err := c.Stats()
+	st, err := c.Stats(bg)
 	require.NoError(t, err)
 	require.Equal(t, total, st.Live+st.Expired, "Stats adds up")
-	n, err := c.Count(Query{})
+	n, err := c.Count(bg, Query{})
 	require.NoError(t, err)
 	require.Equal(t, st.Live, n)
 	require.Equal(t, live, n, "All and Count agree")
@@ -99,33 +99,33 @@ func TestConcurrentUse(t *testing.T) { // R4, R5, R7
 					doc := fmt.Sprintf(`{"id":%q,"pk":%q,"ttl":%d}`, id, pk.s, []int{-1, 1, 2, 5}[r.IntN(4)])
 					switch r.IntN(10) {
 					case 0:
-						c.Create([]byte(doc))
+						c.Create(bg, []byte(doc))
 					case 1:
-						c.Upsert([]byte(fmt.Sprintf(`{"id":%q,"pk":%q}`, id, pk.s)))
+						c.Upsert(bg, []byte(fmt.Sprintf(`{"id":%q,"pk":%q}`, id, pk.s)))
 					case 2:
-						c.Upsert([]byte(doc))
+						c.Upsert(bg, []byte(doc))
 					case 3:
-						if d, err := c.Get(pk, id); err == nil {
-							c.Replace([]byte(doc), IfMatch(d.ETag()))
+						if d, err := c.Get(bg, pk, id); err == nil {
+							c.Replace(bg, []byte(doc), IfMatch(d.ETag()))
 						}
 					case 4:
-						c.Touch(pk, id)
+						c.Touch(bg, pk, id)
 					case 5:
-						c.Delete(pk, id)
+						c.Delete(bg, pk, id)
 					case 6:
-						page, err := c.List(Query{Partition: &pk, Limit: 5})
+						page, err := c.List(bg, Query{Partition: &pk, Limit: 5})
 						if err == nil && page.Continuation != "" {
-							_, err = c.List(Query{Partition: &pk, Continuation: page.Continuation})
+							_, err = c.List(bg, Query{Partition: &pk, Continuation: page.Continuation})
 						}
 						errs[w] = cmp.Or(errs[w], err)
 					case 7:
-						_, err := c.Count(Query{})
+						_, err := c.Count(bg, Query{})
 						errs[w] = cmp.Or(errs[w], err)
 					case 8:
 						if w == 0 {
-							c.SetDefaultTTL([]DefaultTTL{TTLOff(), TTLNoDefault(), TTLSeconds(1), TTLSeconds(4)}[r.IntN(4)])
+							c.SetDefaultTTL(bg, []DefaultTTL{TTLOff(), TTLNoDefault(), TTLSeconds(1), TTLSeconds(4)}[r.IntN(4)])
 						} else {
-							c.Get(pk, id)
+							c.Get(bg, pk, id)
 						}
 					case 9:
 						time.Sleep(time.Duration(r.IntN(700)) * time.Millisecond) // let expiry and the sweeper happen
@@ -136,11 +136,11 @@ func TestConcurrentUse(t *testing.T) { // R4, R5, R7
 		wg.Wait()
 		require.NoError(t, errors.Join(errs...), "listings and counts under load")
 		checkInvariants(t, c)
-		require.NoError(t, c.SetDefaultTTL(TTLSeconds(1)))
+		require.NoError(t, c.SetDefaultTTL(bg, TTLSeconds(1)))
 		time.Sleep(10 * time.Second) // past every expiry
 		synctest.Wait()
 		checkInvariants(t, c)
-		st, err := c.Stats()
+		st, err := c.Stats(bg)
 		require.NoError(t, err)
 		require.Zero(t, st.Expired, "the sweeper caught up")
 	})
@@ -166,13 +166,13 @@ func TestListingSnapshotUnderLoad(t *testing.T) { // R4, R5
 		wg.Go(func() {
 			<-started
 			for i := range 3000 {
-				c.Upsert([]byte(fmt.Sprintf(`{"id":"b%05d","pk":"p%d"}`, i, i%7)))
-				c.Delete(StringKey(fmt.Sprint("p", i%7)), fmt.Sprintf("a%05d", i))
+				c.Upsert(bg, []byte(fmt.Sprintf(`{"id":"b%05d","pk":"p%d"}`, i, i%7)))
+				c.Delete(bg, StringKey(fmt.Sprint("p", i%7)), fmt.Sprintf("a%05d", i))
 			}
 			time.Sleep(6 * time.Second) // the mass expiry; the sweeper deletes it
 		})
 		seen := map[string]bool{}
-		for d, err := range c.All(Query{}) {
+		for d, err := range c.All(bg, Query{}) {
 			require.NoError(t, err)
 			if len(seen) == 0 {
 				close(started)
@@ -186,7 +186,7 @@ func TestListingSnapshotUnderLoad(t *testing.T) { // R4, R5
 		wg.Wait()
 		require.Equal(t, want, seen)
 		synctest.Wait()
-		st, err := c.Stats()
+		st, err := c.Stats(bg)
 		require.NoError(t, err)
 		// Of the 4000, 3000 were deleted and half of the other 1000 expired;
 		// the 3000 upserted never expire.

@@ -247,20 +247,20 @@ func (h *crashRun) step() {
 	expect := 0 // for a batch: 1 when the twin must take it, -1 when it must refuse it
 	switch n := r.IntN(25); {
 	case n < 5:
-		desc, do = "Create "+doc, func(c *Collection) error { _, err := c.Create([]byte(doc)); return err }
+		desc, do = "Create "+doc, func(c *Collection) error { _, err := c.Create(bg, []byte(doc)); return err }
 	case n < 8:
-		desc, do = "Upsert "+doc, func(c *Collection) error { _, err := c.Upsert([]byte(doc)); return err }
+		desc, do = "Upsert "+doc, func(c *Collection) error { _, err := c.Upsert(bg, []byte(doc)); return err }
 	case n < 10:
-		desc, do = "Replace "+doc, func(c *Collection) error { _, err := c.Replace([]byte(doc)); return err }
+		desc, do = "Replace "+doc, func(c *Collection) error { _, err := c.Replace(bg, []byte(doc)); return err }
 	case n < 12:
-		desc, do = "Delete "+id, func(c *Collection) error { return c.Delete(pk, id) }
+		desc, do = "Delete "+id, func(c *Collection) error { return c.Delete(bg, pk, id) }
 	case n < 13:
-		desc, do = "Touch "+id, func(c *Collection) error { _, err := c.Touch(pk, id); return err }
+		desc, do = "Touch "+id, func(c *Collection) error { _, err := c.Touch(bg, pk, id); return err }
 	case n < 14:
 		d := []DefaultTTL{TTLOff(), TTLNoDefault(), TTLSeconds(2), TTLSeconds(7)}[r.IntN(4)]
-		desc, do = fmt.Sprint("SetDefaultTTL ", d), func(c *Collection) error { return c.SetDefaultTTL(d) }
+		desc, do = fmt.Sprint("SetDefaultTTL ", d), func(c *Collection) error { return c.SetDefaultTTL(bg, d) }
 	case n < 16:
-		desc, do = "Sweep", func(c *Collection) error { _, err := c.Sweep(); return err }
+		desc, do = "Sweep", func(c *Collection) error { _, err := c.Sweep(bg); return err }
 	case n < 18:
 		s := time.Duration(1+r.IntN(4)) * time.Second
 		h.clk.Advance(s)
@@ -275,15 +275,15 @@ func (h *crashRun) step() {
 	case n < 21: // R14
 		ops, what := h.patchOps(false)
 		var opts []WriteOption
-		if d, err := h.tw.Get(pk, id); err == nil && r.IntN(3) == 0 {
+		if d, err := h.tw.Get(bg, pk, id); err == nil && r.IntN(3) == 0 {
 			opts = append(opts, IfMatch(d.ETag()))
 			what += " if-match"
 		}
-		desc, do = "Patch "+id+" "+what, func(c *Collection) error { _, err := c.Patch(pk, id, ops, opts...); return err }
+		desc, do = "Patch "+id+" "+what, func(c *Collection) error { _, err := c.Patch(bg, pk, id, ops, opts...); return err }
 	case n < 24: // R14
 		var b *Batch
 		b, desc, expect = h.batch()
-		do = func(c *Collection) error { _, err := c.ExecuteBatch(b); return err }
+		do = func(c *Collection) error { _, err := c.ExecuteBatch(bg, b); return err }
 	default:
 		h.log = append(h.log, "Close and reopen")
 		if err := h.c.Close(); err != nil {
@@ -382,7 +382,7 @@ func (h *crashRun) batch() (b *Batch, desc string, expect int) {
 	live := map[string]string{} // id: the etag of the live document, "" once the batch wrote it
 	for i := range 12 {
 		id := fmt.Sprint(i)
-		if d, err := h.tw.Get(pk, id); err == nil {
+		if d, err := h.tw.Get(bg, pk, id); err == nil {
 			live[id] = d.ETag()
 		}
 	}

@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"context"
 	"encoding/json"
 	"iter"
 	"sync"
@@ -34,9 +35,12 @@ type Cursor struct {
 // read the first page on the first call of Next.
 //
 // Errors: those of [Collection.Query].
-func (c *Collection) OpenQuery(q SQL) (*Cursor, error) {
+func (c *Collection) OpenQuery(ctx context.Context, q SQL) (*Cursor, error) {
+	if err := checkContext(ctx, "OpenQuery"); err != nil {
+		return nil, err
+	}
 	q.MaxItems, q.Continuation = 0, ""
-	r, err := c.startQuery("OpenQuery", q)
+	r, err := c.startQuery(ctx, "OpenQuery", q)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +65,10 @@ func (c *Collection) OpenQuery(q SQL) (*Cursor, error) {
 // Next returns up to n more results, copied: fewer only when the results
 // run out (none after the last). Errors: [ErrInvalidOption] for n < 1;
 // [ErrClosed] once the cursor or its collection is closed.
-func (cur *Cursor) Next(n int) ([]json.RawMessage, error) {
+func (cur *Cursor) Next(ctx context.Context, n int) ([]json.RawMessage, error) {
+	if err := checkContext(ctx, "Cursor.Next"); err != nil {
+		return nil, err
+	}
 	if n < 1 {
 		return nil, errorf(ErrInvalidOption, "Next(%d): a page holds at least 1 result", n)
 	}
@@ -71,6 +78,7 @@ func (cur *Cursor) Next(n int) ([]json.RawMessage, error) {
 		return nil, errorf(ErrClosed, "the cursor is closed")
 	}
 	cur.r.s.lim = cur.r.c.rules.Load().limits(cur.r.c.now()) // R4: expiry as of this page
+	cur.r.s.ctx = ctx                                        // the page's reads stop when it is done (R16)
 	var out []json.RawMessage
 	for len(out) < n {
 		res, ok := cur.next()

@@ -41,7 +41,7 @@ func lockChild(dir string) {
 // writeOrders creates 100 documents, ids prefix-0 to prefix-99.
 func writeOrders(c *Collection, prefix string) error {
 	for i := range 100 {
-		if _, err := c.Create(fmt.Appendf(nil, `{"id":"%s-%d","pk":"p"}`, prefix, i)); err != nil {
+		if _, err := c.Create(bg, fmt.Appendf(nil, `{"id":"%s-%d","pk":"p"}`, prefix, i)); err != nil {
 			return err
 		}
 	}
@@ -79,7 +79,7 @@ func TestLockSurvivesRemovedLockFile(t *testing.T) { // R12
 	c, err := NewCollection("orders", "/pk", &Options{Dir: dir})
 	require.NoError(t, err)
 	defer c.Close()
-	n, err := c.Count(Query{})
+	n, err := c.Count(bg, Query{})
 	require.NoError(t, err)
 	require.Equal(t, 200, n, "the documents both processes acknowledged")
 }
@@ -112,7 +112,7 @@ func TestLockSurvivesRemovedLockFileInProcess(t *testing.T) { // R12
 			b, err := NewCollection("orders", "/pk", o)
 			require.NoError(t, err)
 			defer b.Close()
-			n, err := b.Count(Query{})
+			n, err := b.Count(bg, Query{})
 			require.NoError(t, err)
 			require.Equal(t, 2, n)
 		})

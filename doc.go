@@ -3,8 +3,8 @@
 //
 // The behaviour is a contract of numbered rules, R1 to R17, in
 // [the specification] (docs/SPEC.md in the repository); R1-R15 hold today,
-// R13 for part of the query language, and R16-R17 (engines beyond the
-// process, and the operator's tools) are planned. Doc comments and
+// R13 for part of the query language, R16 for its contexts, and the rest of
+// R16-R17 (engines beyond the process, and the operator's tools) is planned. Doc comments and
 // error messages name the rule they follow, as in "(R10)", and each rule
 // is checked by tests that name it.
 //
@@ -23,13 +23,17 @@
 //		return err
 //	}
 //	defer c.Close()
-//	if _, err := c.Create([]byte(`{"id":"o1","customerId":"c1","ttl":2592000}`)); err != nil {
+//	if _, err := c.Create(ctx, []byte(`{"id":"o1","customerId":"c1","ttl":2592000}`)); err != nil {
 //		return err // ErrConflict, ErrInvalidTTL, ...
 //	}
-//	doc, err := c.Get(ttldb.StringKey("c1"), "o1")
+//	doc, err := c.Get(ctx, ttldb.StringKey("c1"), "o1")
 //	if errors.Is(err, ttldb.ErrNotFound) {
 //		// absent, or expired
 //	}
+//
+// ctx is the [context.Context] every call that can wait takes first (R16):
+// a call whose context is done stops and returns its error (see
+// [Collection]).
 //
 // A write takes JSON text ([]byte, [encoding/json.RawMessage]) or any value
 // that encoding/json encodes to an object; [Collection.UpsertJSON] and its
@@ -90,7 +94,7 @@
 // stored JSON, from a snapshot; a page's Continuation resumes it, and a
 // [Cursor] reads every page from one snapshot:
 //
-//	page, err := c.Query(ttldb.SQL{
+//	page, err := c.Query(ctx, ttldb.SQL{
 //		Text:   `SELECT c.id, c.total FROM c WHERE c.status = @s ORDER BY c.total DESC OFFSET 0 LIMIT 20`,
 //		Params: map[string]any{"s": "open"},
 //	})
@@ -159,7 +163,7 @@
 // [Collection.Patch] changes members of a document in place, all of its
 // operations or none, as Cosmos DB's partial document update does (R14):
 //
-//	doc, err := c.Patch(pk, "r-410", []ttldb.PatchOp{
+//	doc, err := c.Patch(ctx, pk, "r-410", []ttldb.PatchOp{
 //		ttldb.PatchSet("/price", 355.45),
 //		ttldb.PatchIncrement("/inventory/quantity", -1),
 //		ttldb.PatchAdd("/tags/-", "featured"),

@@ -75,16 +75,16 @@ func TestDurableReopen(t *testing.T) { // R12
 	mustCreate(t, c, `{"id":"c","pk":7,"ttl":-1}`)
 	mustCreate(t, c, `{"id":"old","pk":"p"}`)
 	clk.Advance(10 * time.Second)
-	_, err = c.Upsert([]byte(`{"id":"a","pk":"p","n":2}`))
+	_, err = c.Upsert(bg, []byte(`{"id":"a","pk":"p","n":2}`))
 	require.NoError(t, err)
-	_, err = c.Touch(StringKey("p"), "b")
+	_, err = c.Touch(bg, StringKey("p"), "b")
 	require.NoError(t, err)
-	require.NoError(t, c.Delete(NumberKey(7), "c"))
+	require.NoError(t, c.Delete(bg, NumberKey(7), "c"))
 	mustCreate(t, c, `{"id":"c","pk":7,"ttl":5}`)
-	clk.Advance(95 * time.Second)                         // "old" expired at 1,000,100
-	require.NoError(t, c.SetDefaultTTL(TTLSeconds(1000))) // R7: "old" stays expired, at 1,000,100
-	require.NoError(t, c.SetDefaultTTL(TTLNoDefault()))   // and again
-	require.NoError(t, c.SetIndexingMode(IndexingConsistent))
+	clk.Advance(95 * time.Second)                             // "old" expired at 1,000,100
+	require.NoError(t, c.SetDefaultTTL(bg, TTLSeconds(1000))) // R7: "old" stays expired, at 1,000,100
+	require.NoError(t, c.SetDefaultTTL(bg, TTLNoDefault()))   // and again
+	require.NoError(t, c.SetIndexingMode(bg, IndexingConsistent))
 	mustCreate(t, c, `{"id":"d","pk":null}`)
 	before := durableState(c)
 	require.Contains(t, before, `"id":"old"`)
@@ -103,7 +103,7 @@ func TestDurableReopen(t *testing.T) { // R12
 
 	d := mustCreate(t, c, `{"id":"e","pk":"p"}`)
 	require.Equal(t, uint64(10), d.LSN(), "LSNs go on")
-	n, err := c.Sweep()
+	n, err := c.Sweep(bg)
 	require.NoError(t, err)
 	require.Equal(t, 3, n, `"old" (R7), "b" (ttl 50) and "c" (ttl 5) were expired`)
 }
@@ -119,9 +119,9 @@ func TestDurableCompactAndReopen(t *testing.T) { // R12
 	for i := range 50 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p","ttl":%d}`, i, 10+i))
 	}
-	require.NoError(t, c.Delete(StringKey("p"), "3"))
+	require.NoError(t, c.Delete(bg, StringKey("p"), "3"))
 	require.NoError(t, c.Compact(context.Background()))
-	_, err = c.Touch(StringKey("p"), "5")
+	_, err = c.Touch(bg, StringKey("p"), "5")
 	require.NoError(t, err)
 	clk.Advance(20 * time.Second) // 0..10 expire, unswept
 	require.NoError(t, c.Compact(context.Background()))
@@ -141,7 +141,7 @@ func TestDurableCompactAndReopen(t *testing.T) { // R12
 	defer c.Close()
 	require.Equal(t, before, durableState(c))
 	require.Equal(t, 49, c.Recovery().Documents, "expired ones too")
-	st, err := c.FeedStats()
+	st, err := c.FeedStats(bg)
 	require.NoError(t, err)
 	require.Equal(t, uint64(53), st.Oldest, "the all-versions feed starts after the snapshot")
 	require.Equal(t, int64(1), st.Records)
@@ -362,10 +362,10 @@ func TestWriteAndSyncFailures(t *testing.T) { // R12
 			} else {
 				mem.FailSync = fail
 			}
-			_, err = c.Create([]byte(`{"id":"b","pk":"p"}`))
+			_, err = c.Create(bg, []byte(`{"id":"b","pk":"p"}`))
 			require.ErrorIs(t, err, ErrClosed, "%v %s", policy, what)
 			require.ErrorIs(t, err, boom)
-			_, err = c.Get(StringKey("p"), "a")
+			_, err = c.Get(bg, StringKey("p"), "a")
 			require.ErrorIs(t, err, ErrClosed, "the collection is closed")
 			require.ErrorIs(t, err, boom, "and says why")
 			require.ErrorIs(t, c.Close(), boom, "Close reports the failure, every time")
@@ -437,7 +437,7 @@ func TestDurableCloseAndCompact(t *testing.T) { // R12, R15, R16 (Compact stops 
 	require.ErrorIs(t, c.Compact(context.Background()), ErrClosed)
 	c, err = openDurable(t, mem, "db", clk, Options{})
 	require.NoError(t, err)
-	n, err := c.Count(Query{})
+	n, err := c.Count(bg, Query{})
 	require.NoError(t, err)
 	require.Equal(t, 10_000, n)
 	require.NoError(t, c.Close())
@@ -454,11 +454,11 @@ func TestDurableLiveBytes(t *testing.T) { // R12
 	for i := range 100 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p","v":%q}`, i%10, strings.Repeat("x", i)))
 		if i%3 == 0 {
-			require.NoError(t, c.Delete(StringKey("p"), fmt.Sprint(i%10)))
+			require.NoError(t, c.Delete(bg, StringKey("p"), fmt.Sprint(i%10)))
 		} else {
 			clk.Advance(6 * time.Second) // expired: the next create of the id writes over it
 		}
-		_, _ = c.Upsert([]byte(`{"id":"u","pk":"p"}`))
+		_, _ = c.Upsert(bg, []byte(`{"id":"u","pk":"p"}`))
 	}
 	var want int64
 	c.mu.RLock()
@@ -490,7 +490,7 @@ func TestDurableFailureWakesWatchers(t *testing.T) { // R11, R12
 	}
 	boom := errors.New("disk on fire")
 	mem.FailWrite = func(string) error { return boom }
-	_, err = c.Create([]byte(`{"id":"a","pk":"p"}`))
+	_, err = c.Create(bg, []byte(`{"id":"a","pk":"p"}`))
 	require.ErrorIs(t, err, boom)
 	select {
 	case err := <-got:
@@ -520,7 +520,7 @@ func TestDurableSpaceComesBack(t *testing.T) { // R12
 	require.Greater(t, before, int64(5000*200))
 
 	clk.Advance(11 * time.Second)
-	n, err := c.Sweep()
+	n, err := c.Sweep(bg)
 	require.NoError(t, err)
 	require.Equal(t, 5000, n)
 	deadline := time.Now().Add(time.Minute) // a bound on a failure, not a wait: the loop yields
@@ -530,7 +530,7 @@ func TestDurableSpaceComesBack(t *testing.T) { // R12
 	}
 	after := dirBytes(t, mem, "db")
 	require.Less(t, after, int64(64<<10), "from %d bytes", before)
-	_, err = c.Get(StringKey("p"), "stays")
+	_, err = c.Get(bg, StringKey("p"), "stays")
 	require.NoError(t, err)
 }
 

@@ -125,12 +125,17 @@ func (e *CorruptError) Error() string {
 // Unwrap returns [ErrCorrupt].
 func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
-// checkContext returns the error of op called with a nil ctx, which is
-// [ErrInvalidOption] (as net/http refuses a nil context), and nil for any
-// other.
+// checkContext returns the error of op called with ctx before it starts
+// (R16): [ErrInvalidOption] for a nil ctx (as net/http refuses a nil
+// context), ctx's error, wrapped with op's name, for one that is done, and
+// nil for any other. It costs a comparison and a call of ctx.Err, which is
+// all the context costs a call that does not wait.
 func checkContext(ctx context.Context, op string) error {
 	if ctx == nil {
 		return errorf(ErrInvalidOption, "%s with a nil context.Context: pass context.Background() (or context.TODO()) for none", op)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("ttldb: %s: %w", op, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package ttldb_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -9,14 +10,15 @@ import (
 )
 
 func ExampleCollection_Patch() {
+	ctx := context.Background()
 	c, err := ttldb.NewCollection("products", "/categoryId", &ttldb.Options{ManualSweep: true})
 	if err != nil {
 		panic(err)
 	}
 	defer c.Close()
-	c.Create([]byte(`{"id":"r-410","categoryId":"road-bikes","price":455.95,"inventory":{"quantity":15},"used":false,"tags":["r-series"]}`))
+	c.Create(ctx, []byte(`{"id":"r-410","categoryId":"road-bikes","price":455.95,"inventory":{"quantity":15},"used":false,"tags":["r-series"]}`))
 
-	doc, err := c.Patch(ttldb.StringKey("road-bikes"), "r-410", []ttldb.PatchOp{
+	doc, err := c.Patch(ctx, ttldb.StringKey("road-bikes"), "r-410", []ttldb.PatchOp{
 		ttldb.PatchAdd("/color", "silver"),
 		ttldb.PatchRemove("/used"),
 		ttldb.PatchSet("/price", 355.45),
@@ -26,7 +28,7 @@ func ExampleCollection_Patch() {
 	})
 	fmt.Println(doc.Body(), err)
 
-	_, err = c.Patch(ttldb.StringKey("road-bikes"), "r-410", []ttldb.PatchOp{
+	_, err = c.Patch(ctx, ttldb.StringKey("road-bikes"), "r-410", []ttldb.PatchOp{
 		ttldb.PatchIncrement("/inventory/quantity", 1),
 		ttldb.PatchIncrement("/tags", 1), // an array: the whole patch is refused
 	})
@@ -37,6 +39,7 @@ func ExampleCollection_Patch() {
 }
 
 func ExampleCollection_ExecuteBatch() {
+	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	c, err := ttldb.NewCollection("orders", "/pk", &ttldb.Options{
 		DefaultTTL:  ttldb.TTLSeconds(86400),
@@ -47,7 +50,7 @@ func ExampleCollection_ExecuteBatch() {
 		panic(err)
 	}
 	defer c.Close()
-	c.Create([]byte(`{"id":"C","pk":"p"}`))
+	c.Create(ctx, []byte(`{"id":"C","pk":"p"}`))
 
 	// The specification's scenario (R14).
 	b := ttldb.NewBatch(ttldb.StringKey("p"))
@@ -55,12 +58,12 @@ func ExampleCollection_ExecuteBatch() {
 	b.Create([]byte(`{"id":"B","pk":"p"}`))
 	b.Replace([]byte(`{"id":"C","pk":"p","ttl":3}`))
 	b.Upsert([]byte(`{"id":"D","pk":"p","ttl":-1}`))
-	docs, err := c.ExecuteBatch(b)
+	docs, err := c.ExecuteBatch(ctx, b)
 	fmt.Println(len(docs), docs[0].TS() == docs[3].TS(), err)
 
 	clk.Advance(4 * time.Second)
 	for _, id := range []string{"A", "B", "C", "D"} {
-		_, err := c.Get(ttldb.StringKey("p"), id)
+		_, err := c.Get(ctx, ttldb.StringKey("p"), id)
 		fmt.Println(id, err == nil)
 	}
 
@@ -68,10 +71,10 @@ func ExampleCollection_ExecuteBatch() {
 	b = ttldb.NewBatch(ttldb.StringKey("p"))
 	b.Delete("B")
 	b.Create([]byte(`{"id":"D","pk":"p"}`))
-	_, err = c.ExecuteBatch(b)
+	_, err = c.ExecuteBatch(ctx, b)
 	var be *ttldb.BatchError
 	fmt.Println(errors.As(err, &be), be.Index, be.Op, errors.Is(err, ttldb.ErrConflict))
-	_, err = c.Get(ttldb.StringKey("p"), "B")
+	_, err = c.Get(ctx, ttldb.StringKey("p"), "B")
 	fmt.Println("B", err == nil)
 	// Output:
 	// 4 true <nil>

@@ -12,17 +12,18 @@ import (
 // ttl of 5 seconds expires; the all-versions-and-deletes feed shows its
 // create, then its delete by the sweeper, marked TimeToLiveExpired.
 func ExampleCollection_ReadFeed() {
+	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	c, _ := ttldb.NewCollection("items", "/pk", &ttldb.Options{
 		DefaultTTL: ttldb.TTLNoDefault(), Now: clk.Now, ManualSweep: true,
 	})
 	defer c.Close()
 
-	c.Create([]byte(`{"id":"1","pk":"1","ttl":5}`))
+	c.Create(ctx, []byte(`{"id":"1","pk":"1","ttl":5}`))
 	clk.Advance(5 * time.Second)
-	c.Sweep() // the delete is in the feed once the sweeper has deleted it
+	c.Sweep(ctx) // the delete is in the feed once the sweeper has deleted it
 
-	page, err := c.ReadFeed(ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes})
+	page, err := c.ReadFeed(ctx, ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes})
 	if err != nil {
 		panic(err)
 	}
@@ -38,6 +39,7 @@ func ExampleCollection_ReadFeed() {
 // A consumer goroutine ranges over WatchFeed, which waits for each new
 // change, until its context is cancelled. Whoever starts it stops it.
 func ExampleCollection_WatchFeed() {
+	ctx := context.Background()
 	c, _ := ttldb.NewCollection("carts", "/userId", &ttldb.Options{ManualSweep: true})
 	defer c.Close()
 
@@ -55,11 +57,11 @@ func ExampleCollection_WatchFeed() {
 		}
 	}()
 
-	c.Create([]byte(`{"id":"cart","userId":"u1","items":1}`))
+	c.Create(ctx, []byte(`{"id":"cart","userId":"u1","items":1}`))
 	<-seen
-	c.Upsert([]byte(`{"id":"cart","userId":"u1","items":2}`))
+	c.Upsert(ctx, []byte(`{"id":"cart","userId":"u1","items":2}`))
 	<-seen
-	c.Delete(ttldb.StringKey("u1"), "cart")
+	c.Delete(ctx, ttldb.StringKey("u1"), "cart")
 	<-seen
 	cancel()
 	<-done

@@ -9,6 +9,7 @@ import (
 )
 
 func ExampleCollection_Query() {
+	ctx := context.Background()
 	c, err := ttldb.NewCollection("orders", "/customer", &ttldb.Options{Indexes: []string{"/status"}, ManualSweep: true})
 	if err != nil {
 		panic(err)
@@ -20,9 +21,9 @@ func ExampleCollection_Query() {
 		`{"id":"o3","customer":"bob","status":"open","total":120}`,
 		`{"id":"o4","customer":"cid","status":"open","total":5}`,
 	} {
-		c.Create([]byte(doc))
+		c.Create(ctx, []byte(doc))
 	}
-	page, err := c.Query(ttldb.SQL{
+	page, err := c.Query(ctx, ttldb.SQL{
 		Text:   `SELECT c.id, c.total FROM c WHERE c.status = @s AND c.total >= @min ORDER BY c.total DESC`,
 		Params: map[string]any{"s": "open", "min": 10},
 	})
@@ -31,10 +32,10 @@ func ExampleCollection_Query() {
 	}
 	fmt.Println("index:", page.Plan.Index, err)
 
-	page, _ = c.Query(ttldb.SQL{Text: `SELECT VALUE COUNT(1) FROM c WHERE c.customer = "ann"`})
+	page, _ = c.Query(ctx, ttldb.SQL{Text: `SELECT VALUE COUNT(1) FROM c WHERE c.customer = "ann"`})
 	fmt.Println("ann's orders:", string(page.Results[0]))
 
-	_, err = c.Query(ttldb.SQL{Text: `SELECT * FROM c GROUP BY c.status`})
+	_, err = c.Query(ctx, ttldb.SQL{Text: `SELECT * FROM c GROUP BY c.status`})
 	var qe *ttldb.QueryError
 	fmt.Println(errors.As(err, &qe), qe.Unsupported, qe.Column)
 	// Output:
@@ -46,29 +47,30 @@ func ExampleCollection_Query() {
 }
 
 func ExampleCollection_OpenQuery() {
+	ctx := context.Background()
 	c, err := ttldb.NewCollection("events", "/source", &ttldb.Options{ManualSweep: true})
 	if err != nil {
 		panic(err)
 	}
 	defer c.Close()
 	for i := range 5 {
-		c.Upsert(map[string]any{"id": fmt.Sprint("e", i), "source": "s", "n": i})
+		c.Upsert(ctx, map[string]any{"id": fmt.Sprint("e", i), "source": "s", "n": i})
 	}
 	if err := c.CreateIndex(context.Background(), "/n"); err != nil {
 		panic(err)
 	}
-	cur, err := c.OpenQuery(ttldb.SQL{Text: `SELECT VALUE c.n FROM c ORDER BY c.n DESC`})
+	cur, err := c.OpenQuery(ctx, ttldb.SQL{Text: `SELECT VALUE c.n FROM c ORDER BY c.n DESC`})
 	if err != nil {
 		panic(err)
 	}
 	defer cur.Close()
 	for {
-		page, err := cur.Next(2)
+		page, err := cur.Next(ctx, 2)
 		if err != nil {
 			panic(err)
 		}
 		fmt.Printf("%d results: %s\n", len(page), page)
-		c.Delete(ttldb.StringKey("s"), "e0") // between pages: the cursor's snapshot still has it
+		c.Delete(ctx, ttldb.StringKey("s"), "e0") // between pages: the cursor's snapshot still has it
 		if len(page) < 2 {
 			break
 		}

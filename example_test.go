@@ -1,6 +1,7 @@
 package ttldb_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,6 +18,7 @@ func (c *clock) Now() time.Time          { return c.t }
 func (c *clock) Advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func Example() {
+	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	c, err := ttldb.NewCollection("orders", "/customerId", &ttldb.Options{
 		DefaultTTL:  ttldb.TTLSeconds(3600), // documents live an hour after their last write
@@ -28,20 +30,20 @@ func Example() {
 	}
 	defer c.Close()
 
-	c.Create([]byte(`{"id":"o1","customerId":"c1"}`))          // inherits one hour
-	c.Create([]byte(`{"id":"o2","customerId":"c1","ttl":60}`)) // its own minute
-	c.Create([]byte(`{"id":"o3","customerId":"c1","ttl":-1}`)) // never expires
+	c.Create(ctx, []byte(`{"id":"o1","customerId":"c1"}`))          // inherits one hour
+	c.Create(ctx, []byte(`{"id":"o2","customerId":"c1","ttl":60}`)) // its own minute
+	c.Create(ctx, []byte(`{"id":"o3","customerId":"c1","ttl":-1}`)) // never expires
 	clk.Advance(time.Minute)
 
-	_, err = c.Get(ttldb.StringKey("c1"), "o2")
+	_, err = c.Get(ctx, ttldb.StringKey("c1"), "o2")
 	fmt.Println("o2 after a minute:", errors.Is(err, ttldb.ErrNotFound))
-	n, _ := c.Count(ttldb.Query{})
+	n, _ := c.Count(ctx, ttldb.Query{})
 	fmt.Println("live:", n)
 
 	clk.Advance(time.Hour)
-	n, _ = c.Count(ttldb.Query{})
+	n, _ = c.Count(ctx, ttldb.Query{})
 	fmt.Println("live after an hour:", n)
-	swept, _ := c.Sweep()
+	swept, _ := c.Sweep(ctx)
 	fmt.Println("swept:", swept)
 	// Output:
 	// o2 after a minute: true
@@ -51,20 +53,21 @@ func Example() {
 }
 
 func ExampleCollection_Touch() {
+	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	c, _ := ttldb.NewCollection("sessions", "/userId", &ttldb.Options{
 		DefaultTTL: ttldb.TTLSeconds(30 * 60), Now: clk.Now, ManualSweep: true,
 	})
 	defer c.Close()
 
-	c.Create([]byte(`{"id":"s1","userId":"u1"}`))
+	c.Create(ctx, []byte(`{"id":"s1","userId":"u1"}`))
 	for range 3 {
 		clk.Advance(20 * time.Minute)
-		_, err := c.Touch(ttldb.StringKey("u1"), "s1") // each request renews the session
+		_, err := c.Touch(ctx, ttldb.StringKey("u1"), "s1") // each request renews the session
 		fmt.Println("request:", err == nil)
 	}
 	clk.Advance(30 * time.Minute)
-	_, err := c.Touch(ttldb.StringKey("u1"), "s1")
+	_, err := c.Touch(ctx, ttldb.StringKey("u1"), "s1")
 	fmt.Println("after 30 idle minutes:", errors.Is(err, ttldb.ErrNotFound))
 	// Output:
 	// request: true
@@ -74,22 +77,23 @@ func ExampleCollection_Touch() {
 }
 
 func ExampleCollection_SetDefaultTTL() {
+	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	c, _ := ttldb.NewCollection("events", "/source", &ttldb.Options{Now: clk.Now, ManualSweep: true})
 	defer c.Close()
 
-	c.Create([]byte(`{"id":"e1","source":"s"}`))
+	c.Create(ctx, []byte(`{"id":"e1","source":"s"}`))
 	clk.Advance(2 * time.Hour)
-	c.Create([]byte(`{"id":"e2","source":"s"}`))
+	c.Create(ctx, []byte(`{"id":"e2","source":"s"}`))
 
 	// Turning TTL on applies at once to documents written before (R7).
-	c.SetDefaultTTL(ttldb.TTLSeconds(3600))
-	n, _ := c.Count(ttldb.Query{})
+	c.SetDefaultTTL(ctx, ttldb.TTLSeconds(3600))
+	n, _ := c.Count(ctx, ttldb.Query{})
 	fmt.Println("live with a one-hour TTL:", n)
 
 	// Turning it off again does not bring e1 back.
-	c.SetDefaultTTL(ttldb.TTLOff())
-	n, _ = c.Count(ttldb.Query{})
+	c.SetDefaultTTL(ctx, ttldb.TTLOff())
+	n, _ = c.Count(ctx, ttldb.Query{})
 	fmt.Println("live with TTL off:", n)
 	// Output:
 	// live with a one-hour TTL: 1
@@ -97,15 +101,16 @@ func ExampleCollection_SetDefaultTTL() {
 }
 
 func ExampleCollection_List() {
+	ctx := context.Background()
 	c, _ := ttldb.NewCollection("users", "/team", &ttldb.Options{ManualSweep: true})
 	defer c.Close()
 	for _, id := range []string{"ann", "bob", "cy", "dee", "eve"} {
-		c.Create(map[string]any{"id": id, "team": "red"})
+		c.Create(ctx, map[string]any{"id": id, "team": "red"})
 	}
 	team := ttldb.StringKey("red")
 	q := ttldb.Query{Partition: &team, Limit: 2}
 	for {
-		page, err := c.List(q)
+		page, err := c.List(ctx, q)
 		if err != nil {
 			panic(err)
 		}
@@ -125,13 +130,14 @@ func ExampleCollection_List() {
 }
 
 func ExampleIfMatch() {
+	ctx := context.Background()
 	c, _ := ttldb.NewCollection("carts", "/userId", &ttldb.Options{ManualSweep: true})
 	defer c.Close()
-	d, _ := c.Create([]byte(`{"id":"cart","userId":"u1","items":1}`))
+	d, _ := c.Create(ctx, []byte(`{"id":"cart","userId":"u1","items":1}`))
 
-	_, err := c.Replace([]byte(`{"id":"cart","userId":"u1","items":2}`), ttldb.IfMatch(d.ETag()))
+	_, err := c.Replace(ctx, []byte(`{"id":"cart","userId":"u1","items":2}`), ttldb.IfMatch(d.ETag()))
 	fmt.Println("first writer:", err)
-	_, err = c.Replace([]byte(`{"id":"cart","userId":"u1","items":5}`), ttldb.IfMatch(d.ETag()))
+	_, err = c.Replace(ctx, []byte(`{"id":"cart","userId":"u1","items":5}`), ttldb.IfMatch(d.ETag()))
 	fmt.Println("second writer, stale etag:", errors.Is(err, ttldb.ErrPreconditionFailed))
 	// Output:
 	// first writer: <nil>
@@ -142,16 +148,17 @@ func ExampleIfMatch() {
 // properties added. A collection partitioned by /id keys each document by
 // its id alone.
 func ExampleDocument_Body() {
+	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	c, _ := ttldb.NewCollection("tokens", "/id", &ttldb.Options{
 		DefaultTTL: ttldb.TTLNoDefault(), Now: clk.Now, ManualSweep: true,
 	})
 	defer c.Close()
-	if _, err := c.Create([]byte(`{ "id": "t1", "ttl": 60, "scope": "read" }`)); err != nil {
+	if _, err := c.Create(ctx, []byte(`{ "id": "t1", "ttl": 60, "scope": "read" }`)); err != nil {
 		fmt.Println(err)
 	}
 
-	d, _ := c.Get(ttldb.StringKey("t1"), "t1")
+	d, _ := c.Get(ctx, ttldb.StringKey("t1"), "t1")
 	fmt.Println(d.Body())
 	buf := d.AppendJSON(make([]byte, 0, 128))
 	fmt.Println(strings.Replace(string(buf), d.ETag(), "…", 1))

@@ -22,10 +22,10 @@ func TestExpiresAt(t *testing.T) { // R3, R7
 	check(inherit, ts.Add(100*time.Second), true)
 	check(own, ts.Add(5*time.Second), true)
 	check(never, time.Time{}, false)
-	require.NoError(t, c.SetDefaultTTL(TTLNoDefault()))
+	require.NoError(t, c.SetDefaultTTL(bg, TTLNoDefault()))
 	check(inherit, time.Time{}, false)
 	check(own, ts.Add(5*time.Second), true)
-	require.NoError(t, c.SetDefaultTTL(TTLOff()))
+	require.NoError(t, c.SetDefaultTTL(bg, TTLOff()))
 	check(own, time.Time{}, false)
 	check(Document{}, time.Time{}, false)
 }
@@ -39,7 +39,7 @@ func TestExpiresAtAfterExpiry(t *testing.T) { // R7
 	ts := time.Unix(inherit.TS(), 0)
 	clk.Advance(15 * time.Second)
 	for _, def := range []DefaultTTL{TTLNoDefault(), TTLSeconds(1000), TTLOff(), TTLSeconds(3)} {
-		require.NoError(t, c.SetDefaultTTL(def))
+		require.NoError(t, c.SetDefaultTTL(bg, def))
 		at, ok := c.ExpiresAt(inherit)
 		require.True(t, ok, def)
 		require.Equal(t, ts.Add(10*time.Second), at, "DefaultTTL %v", def)
@@ -63,7 +63,7 @@ func TestCutsMerge(t *testing.T) { // R7
 	a := mustCreate(t, c, `{"id":"a"}`)
 	for i := range 50 {
 		clk.Advance(100 * time.Second)
-		require.NoError(t, c.SetDefaultTTL([]DefaultTTL{TTLOff(), TTLSeconds(100)}[i%2]))
+		require.NoError(t, c.SetDefaultTTL(bg, []DefaultTTL{TTLOff(), TTLSeconds(100)}[i%2]))
 	}
 	require.Len(t, c.exp.cuts, 1)
 	at, ok := c.ExpiresAt(a)
@@ -83,11 +83,11 @@ func TestExpiresAtThroughSeveralChanges(t *testing.T) { // R7
 			defer c.Close()
 			a := mustCreate(t, c, `{"id":"a"}`) // expires at 1100 under 100
 			clk.t = time.Unix(1150, 0)
-			require.NoError(t, c.SetDefaultTTL(TTLSeconds(30)))
+			require.NoError(t, c.SetDefaultTTL(bg, TTLSeconds(30)))
 			b := mustCreate(t, c, `{"id":"b"}`) // expires at 1180 under 30
 			clk.t = time.Unix(1200, 0)
-			require.NoError(t, c.SetDefaultTTL(TTLSeconds(10)))
-			require.NoError(t, c.SetDefaultTTL(last))
+			require.NoError(t, c.SetDefaultTTL(bg, TTLSeconds(10)))
+			require.NoError(t, c.SetDefaultTTL(bg, last))
 			for _, want := range []struct {
 				d  Document
 				at int64
@@ -95,13 +95,13 @@ func TestExpiresAtThroughSeveralChanges(t *testing.T) { // R7
 				at, ok := c.ExpiresAt(want.d)
 				require.True(t, ok, want.d.ID())
 				require.Equal(t, time.Unix(want.at, 0), at, "ExpiresAt(%s): the instant it expired at", want.d.ID())
-				_, err := c.Get(NoPartitionKey(), want.d.ID())
+				_, err := c.Get(bg, NoPartitionKey(), want.d.ID())
 				require.ErrorIs(t, err, ErrNotFound, "R7: expired stays gone")
 			}
 			if last.on {
 				// Swept, they keep the instants they expired at: a caller
 				// may hold them.
-				n, err := c.Sweep()
+				n, err := c.Sweep(bg)
 				require.NoError(t, err)
 				require.Equal(t, 2, n)
 				for _, d := range []Document{a, b} {

@@ -182,7 +182,10 @@ type FeedPage struct {
 // [ErrInvalidOption] for a bad Mode or Limit, an AfterLSN beyond the last
 // change, AfterLSN with a Continuation, or a feed that is off;
 // [ErrInvalidPartitionKey]; [ErrClosed].
-func (c *Collection) ReadFeed(q FeedQuery) (FeedPage, error) {
+func (c *Collection) ReadFeed(ctx context.Context, q FeedQuery) (FeedPage, error) {
+	if err := checkContext(ctx, "ReadFeed"); err != nil {
+		return FeedPage{}, err
+	}
 	return c.readFeed("ReadFeed", q, nil)
 }
 
@@ -273,7 +276,10 @@ type FeedStats struct {
 // lock: how far back the all-versions feed reaches, and what it holds.
 //
 // Errors: [ErrInvalidOption] when the feed is off; [ErrClosed].
-func (c *Collection) FeedStats() (FeedStats, error) {
+func (c *Collection) FeedStats(ctx context.Context) (FeedStats, error) {
+	if err := checkContext(ctx, "FeedStats"); err != nil {
+		return FeedStats{}, err
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	switch {

@@ -34,7 +34,7 @@ func BenchmarkFeedWrite(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, err := c.Upsert(docs[i%len(docs)]); err != nil {
+				if _, err := c.Upsert(bg, docs[i%len(docs)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -95,7 +95,7 @@ func readWholeFeed(c *Collection, mode FeedMode) (int, error) {
 	q := FeedQuery{Mode: mode, Limit: feedPageLimit}
 	n := 0
 	for {
-		page, err := c.ReadFeed(q)
+		page, err := c.ReadFeed(bg, q)
 		var trimmed *TrimmedError
 		if n == 0 && q.Continuation == "" && errors.As(err, &trimmed) {
 			q.Continuation = trimmed.Continuation

@@ -32,7 +32,7 @@ func TestFeedFromOldest(t *testing.T) { // R11
 	for i := range 12 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"%c"}`, i, "ab"[i%2]))
 	}
-	_, err = c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes})
+	_, err = c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes})
 	require.ErrorIs(t, err, ErrFeedTrimmed, "from the beginning")
 
 	all, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true})
@@ -50,7 +50,7 @@ func TestFeedFromOldest(t *testing.T) { // R11
 		require.NoError(t, err)
 		watched = append(watched, ch.LSN)
 		if len(watched) == 2 {
-			require.NoError(t, c.Delete(a, "8")) // LSN 13, which the watch waits for
+			require.NoError(t, c.Delete(bg, a, "8")) // LSN 13, which the watch waits for
 		}
 		if len(watched) == 3 {
 			break
@@ -58,14 +58,14 @@ func TestFeedFromOldest(t *testing.T) { // R11
 	}
 	require.Equal(t, []uint64{9, 11, 13}, watched, "pages of one: the start is kept only for the first")
 
-	page, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, Limit: 1, FromOldest: true})
+	page, err := c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, Limit: 1, FromOldest: true})
 	require.NoError(t, err)
 	for _, q := range []FeedQuery{
 		{FromOldest: true, FromNow: true},
 		{FromOldest: true, AfterLSN: 9},
 		{FromOldest: true, Continuation: page.Continuation, Mode: AllVersionsAndDeletes},
 	} {
-		_, err := c.ReadFeed(q)
+		_, err := c.ReadFeed(bg, q)
 		require.ErrorIs(t, err, ErrInvalidOption, "%+v", q)
 		require.ErrorContains(t, err, "FromOldest and")
 	}
@@ -84,18 +84,18 @@ func TestFeedFromOldestAfterReopen(t *testing.T) { // R11, R12
 		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p","ttl":60}`, i)) // LSNs 1-4
 	}
 	require.NoError(t, c.Compact(context.Background()))
-	mustCreate(t, c, `{"id":"q","pk":"q"}`)           // LSN 5
-	require.NoError(t, c.Delete(StringKey("p"), "0")) // LSN 6
+	mustCreate(t, c, `{"id":"q","pk":"q"}`)               // LSN 5
+	require.NoError(t, c.Delete(bg, StringKey("p"), "0")) // LSN 6
 	require.NoError(t, c.Close())
 	clk.Advance(time.Minute) // 1, 2 and 3 expire while it is closed
 
 	c, err = openDurable(t, nil, dir, clk, o)
 	require.NoError(t, err)
 	defer c.Close()
-	n, err := c.Sweep() // as the open's sweeper would: LSNs 7-9
+	n, err := c.Sweep(bg) // as the open's sweeper would: LSNs 7-9
 	require.NoError(t, err)
 	require.Equal(t, 3, n)
-	_, err = c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes})
+	_, err = c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes})
 	require.ErrorIs(t, err, ErrFeedTrimmed, "the records start after the snapshot")
 	all, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true})
 	require.Equal(t, []uint64{5, 6, 7, 8, 9}, lsns(all))
@@ -124,7 +124,7 @@ func TestFeedCheckpointAcrossReopen(t *testing.T) { // R11, R12
 			mustCreate(t, c, `{"id":"`+id+`","pk":"p","ttl":10}`)
 		}
 		mustCreate(t, c, `{"id":"kept","pk":"p"}`)
-		page, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true})
+		page, err := c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true})
 		require.NoError(t, err)
 		require.Len(t, page.Changes, 4)
 		checkpoint := page.LSN // the consumer's, kept with its own state
@@ -136,7 +136,7 @@ func TestFeedCheckpointAcrossReopen(t *testing.T) { // R11, R12
 		defer c.Close()
 		synctest.Wait() // the sweeper deletes them as the collection opens
 		require.Equal(t, checkpoint+3, c.LastLSN())
-		now, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, FromNow: true})
+		now, err := c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, FromNow: true})
 		require.NoError(t, err)
 		require.Empty(t, now.Changes, "a watch from now starts after the sweep")
 
@@ -154,7 +154,7 @@ func TestFeedCheckpointAcrossReopen(t *testing.T) { // R11, R12
 			}
 		}
 		require.Equal(t, map[string]int{"a": 1, "b": 1, "c": 1}, seen)
-		again, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: checkpoint})
+		again, err := c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: checkpoint})
 		require.NoError(t, err)
 		require.Empty(t, again.Changes, "from the new checkpoint: each once")
 	})

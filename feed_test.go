@@ -18,7 +18,7 @@ func readAllFeed(t *testing.T, c *Collection, q FeedQuery) ([]Change, string) {
 	t.Helper()
 	var all []Change
 	for {
-		page, err := c.ReadFeed(q)
+		page, err := c.ReadFeed(bg, q)
 		require.NoError(t, err)
 		require.NotEmpty(t, page.Continuation, "a page always says where to resume")
 		all = append(all, page.Changes...)
@@ -53,7 +53,7 @@ func TestFeedCosmosScenario(t *testing.T) { // R11
 		require.NoError(t, err)
 		defer c.Close()
 		all := FeedQuery{Mode: AllVersionsAndDeletes}
-		d, err := c.Create([]byte(`{"id":"1","pk":"1","ttl":5}`))
+		d, err := c.Create(bg, []byte(`{"id":"1","pk":"1","ttl":5}`))
 		require.NoError(t, err)
 		chs, _ := readAllFeed(t, c, all)
 		require.Equal(t, []string{`create 1 "1"`}, summary(chs))
@@ -72,11 +72,11 @@ func TestFeedCosmosScenario(t *testing.T) { // R11
 		require.Zero(t, del.Document, "a delete carries no document")
 
 		_, cont := readAllFeed(t, c, all)
-		_, err = c.Create([]byte(`{"id":"2","pk":"1"}`))
+		_, err = c.Create(bg, []byte(`{"id":"2","pk":"1"}`))
 		require.NoError(t, err)
-		_, err = c.Upsert([]byte(`{"id":"2","pk":"1","v":1}`))
+		_, err = c.Upsert(bg, []byte(`{"id":"2","pk":"1","v":1}`))
 		require.NoError(t, err)
-		require.NoError(t, c.Delete(StringKey("1"), "2"))
+		require.NoError(t, c.Delete(bg, StringKey("1"), "2"))
 		chs, _ = readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, Continuation: cont})
 		require.Equal(t, []string{`create 2 "1"`, `replace 2 "1"`, `delete 2 "1"`}, summary(chs))
 	})
@@ -88,20 +88,20 @@ func TestFeedCosmosScenario(t *testing.T) { // R11
 func TestFeedOperations(t *testing.T) { // R11, R4, R6
 	c, clk := newTestCollection(t, "/pk", TTLSeconds(10))
 	mustCreate(t, c, `{"id":"a","pk":"p"}`)
-	_, err := c.Upsert([]byte(`{"id":"b","pk":"p"}`)) // creates
+	_, err := c.Upsert(bg, []byte(`{"id":"b","pk":"p"}`)) // creates
 	require.NoError(t, err)
-	_, err = c.Upsert([]byte(`{"id":"b","pk":"p","v":2}`)) // replaces
+	_, err = c.Upsert(bg, []byte(`{"id":"b","pk":"p","v":2}`)) // replaces
 	require.NoError(t, err)
-	_, err = c.Replace([]byte(`{"id":"a","pk":"p","v":2}`))
+	_, err = c.Replace(bg, []byte(`{"id":"a","pk":"p","v":2}`))
 	require.NoError(t, err)
 	clk.Advance(time.Second)
-	_, err = c.Touch(StringKey("p"), "a")
+	_, err = c.Touch(bg, StringKey("p"), "a")
 	require.NoError(t, err)
-	require.NoError(t, c.Delete(StringKey("p"), "b"))
+	require.NoError(t, c.Delete(bg, StringKey("p"), "b"))
 	clk.Advance(10 * time.Second) // a expires
-	_, err = c.Create([]byte(`{"id":"a","pk":"p","v":3}`))
+	_, err = c.Create(bg, []byte(`{"id":"a","pk":"p","v":3}`))
 	require.NoError(t, err, "R4: a create over an expired document succeeds")
-	_, err = c.Replace([]byte(`{"id":"zz","pk":"p"}`))
+	_, err = c.Replace(bg, []byte(`{"id":"zz","pk":"p"}`))
 	require.ErrorIs(t, err, ErrNotFound, "a refused write records nothing")
 
 	chs, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes})
@@ -137,10 +137,10 @@ func TestFeedLatestVersion(t *testing.T) { // R11, R4
 	for i := range 10 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p%d"}`, i, i%2))
 	}
-	_, err := c.Upsert([]byte(`{"id":"d3","pk":"p1","v":2}`))
+	_, err := c.Upsert(bg, []byte(`{"id":"d3","pk":"p1","v":2}`))
 	require.NoError(t, err)
-	require.NoError(t, c.Delete(StringKey("p0"), "d4"))
-	_, err = c.Create([]byte(`{"id":"short","pk":"p0","ttl":1}`))
+	require.NoError(t, c.Delete(bg, StringKey("p0"), "d4"))
+	_, err = c.Create(bg, []byte(`{"id":"short","pk":"p0","ttl":1}`))
 	require.NoError(t, err)
 	ids := func(chs []Change) string {
 		var s []string
@@ -160,21 +160,21 @@ func TestFeedLatestVersion(t *testing.T) { // R11, R4
 	clk.Advance(time.Second) // short expires
 	chs, _ = readAllFeed(t, c, FeedQuery{})
 	require.Equal(t, "d0 d1 d2 d5 d6 d7 d8 d9 d3", ids(chs), "an expired document never appears, swept or not")
-	now, err := c.ReadFeed(FeedQuery{FromNow: true})
+	now, err := c.ReadFeed(bg, FeedQuery{FromNow: true})
 	require.NoError(t, err)
 	require.Empty(t, now.Changes)
 
-	_, err = c.Touch(StringKey("p0"), "d0")
+	_, err = c.Touch(bg, StringKey("p0"), "d0")
 	require.NoError(t, err)
 	mustCreate(t, c, `{"id":"new","pk":"p1"}`)
-	require.NoError(t, c.Delete(StringKey("p1"), "d1"))
+	require.NoError(t, c.Delete(bg, StringKey("p1"), "d1"))
 	chs, _ = readAllFeed(t, c, FeedQuery{Continuation: cont})
 	require.Equal(t, "d0 new", ids(chs), "from the continuation: what was written since")
 	chs, _ = readAllFeed(t, c, FeedQuery{Continuation: now.Continuation})
 	require.Equal(t, "d0 new", ids(chs), "from now")
 	chs, _ = readAllFeed(t, c, FeedQuery{AfterLSN: chs[0].LSN})
 	require.Equal(t, "new", ids(chs), "after an LSN a consumer kept")
-	end, err := c.ReadFeed(FeedQuery{Continuation: now.Continuation})
+	end, err := c.ReadFeed(bg, FeedQuery{Continuation: now.Continuation})
 	require.NoError(t, err)
 	require.Equal(t, c.LastLSN(), end.LSN, "a page that read to the end holds the last LSN")
 	require.Equal(t, now.LSN+3, end.LSN, "the touch, the create and the delete")
@@ -192,17 +192,17 @@ func TestFeedLatestVersionFingers(t *testing.T) { // R11
 	for i := range n {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p"}`, i))
 	}
-	page, err := c.ReadFeed(FeedQuery{Limit: 10})
+	page, err := c.ReadFeed(bg, FeedQuery{Limit: 10})
 	require.NoError(t, err)
 	require.True(t, page.More)
 	// Write again the page's last document and the one after it, and
 	// delete the one before: the page's end moves back, and nothing is
 	// skipped or repeated.
-	_, err = c.Upsert([]byte(`{"id":"d9","pk":"p","v":1}`))
+	_, err = c.Upsert(bg, []byte(`{"id":"d9","pk":"p","v":1}`))
 	require.NoError(t, err)
-	_, err = c.Upsert([]byte(`{"id":"d10","pk":"p","v":1}`))
+	_, err = c.Upsert(bg, []byte(`{"id":"d10","pk":"p","v":1}`))
 	require.NoError(t, err)
-	require.NoError(t, c.Delete(StringKey("p"), "d8"))
+	require.NoError(t, c.Delete(bg, StringKey("p"), "d8"))
 	checkInvariants(t, c)
 	chs, _ := readAllFeed(t, c, FeedQuery{Continuation: page.Continuation, Limit: 500})
 	require.Equal(t, n-11+2, len(chs), "d11..d2999, then d9 and d10 at their new versions")
@@ -221,7 +221,7 @@ func TestFeedLatestVersionFingers(t *testing.T) { // R11
 	c.feed.latest.fmu.Lock()
 	c.feed.latest.fingers = [maxFingers]finger{} // forget every page end (stale marks cost only a look)
 	c.feed.latest.fmu.Unlock()
-	first, err := c.ReadFeed(FeedQuery{AfterLSN: 1500, Limit: 1})
+	first, err := c.ReadFeed(bg, FeedQuery{AfterLSN: 1500, Limit: 1})
 	require.NoError(t, err)
 	require.Empty(t, first.Changes, "the walk from the first document has not reached LSN 1500")
 	require.True(t, first.More)
@@ -244,11 +244,11 @@ func TestFeedLatestVersionIsLinear(t *testing.T) { // R11
 		before := c.feed.latest.visited.Load()
 		q, read, pages := FeedQuery{Limit: limit}, 0, 0
 		for {
-			page, err := c.ReadFeed(q)
+			page, err := c.ReadFeed(bg, q)
 			require.NoError(t, err)
 			read, pages = read+len(page.Changes), pages+1
 			if limit == 10 && pages%7 == 0 && len(page.Changes) > 0 {
-				_, err := c.Touch(StringKey("p"), page.Changes[0].ID) // read again at the end
+				_, err := c.Touch(bg, StringKey("p"), page.Changes[0].ID) // read again at the end
 				require.NoError(t, err)
 			}
 			q.Continuation = page.Continuation
@@ -273,7 +273,7 @@ func TestFeedLatestVersionProgress(t *testing.T) { // R11
 	}
 	q := FeedQuery{Limit: 100}
 	for range n / 2 / 100 {
-		page, err := c.ReadFeed(q)
+		page, err := c.ReadFeed(bg, q)
 		require.NoError(t, err)
 		q.Continuation = page.Continuation
 	}
@@ -281,10 +281,10 @@ func TestFeedLatestVersionProgress(t *testing.T) { // R11
 	seen := n / 2
 	for range 30 {
 		for range 2 * maxFingers { // other readers, each leaving a page end
-			_, err := c.ReadFeed(FeedQuery{AfterLSN: uint64(1 + rng.IntN(n-200)), Limit: 1})
+			_, err := c.ReadFeed(bg, FeedQuery{AfterLSN: uint64(1 + rng.IntN(n-200)), Limit: 1})
 			require.NoError(t, err)
 		}
-		page, err := c.ReadFeed(q)
+		page, err := c.ReadFeed(bg, q)
 		require.NoError(t, err)
 		require.NotEmpty(t, page.Changes, "the reader at %d of %d makes progress", seen, n)
 		seen += len(page.Changes)
@@ -316,16 +316,16 @@ func TestFeedRetention(t *testing.T) { // R11
 			// the key (4 + 3 bytes) and the body (30 bytes and the pad).
 			pad := strings.Repeat("x", MinFeedBytes/10-24-docHeader-7-30)
 			for i := range 30 {
-				_, err := c.Upsert(fmt.Appendf(nil, `{"id":"d%02d","pk":"p","pad":%q}`, i%10, pad))
+				_, err := c.Upsert(bg, fmt.Appendf(nil, `{"id":"d%02d","pk":"p","pad":%q}`, i%10, pad))
 				require.NoError(t, err)
 				clk.Advance(tc.step)
 			}
-			st, err := c.FeedStats()
+			st, err := c.FeedStats(bg)
 			require.NoError(t, err)
 			require.Equal(t, FeedStats{LastLSN: 30, Oldest: 21, Records: 10, Bytes: c.feed.log.bytes}, st)
-			_, err = c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes})
+			_, err = c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes})
 			require.ErrorIs(t, err, ErrFeedTrimmed, "from the beginning: changes 1 to 20 are gone, and the reader is told")
-			_, err = c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: 5})
+			_, err = c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: 5})
 			require.ErrorIs(t, err, ErrFeedTrimmed)
 			var te *TrimmedError
 			require.True(t, errors.As(err, &te))
@@ -335,7 +335,7 @@ func TestFeedRetention(t *testing.T) { // R11
 			chs, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, Continuation: te.Continuation})
 			require.Equal(t, tc.kept, len(chs), "the error's continuation resumes at the oldest change kept")
 			require.Equal(t, uint64(30-tc.kept+1), chs[0].LSN)
-			_, err = c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: 20})
+			_, err = c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: 20})
 			require.NoError(t, err, "after the last change dropped: nothing is missed")
 			latest, _ := readAllFeed(t, c, FeedQuery{})
 			require.Equal(t, 10, len(latest), "the latest-version feed reaches back to the first write")
@@ -353,12 +353,12 @@ func TestFeedBytesBoundHolds(t *testing.T) { // R11
 	require.NoError(t, err)
 	defer c.Close()
 	for i := range 60_000 {
-		_, err := c.UpsertJSON(fmt.Appendf(nil, `{"id":"s%d","pk":"p"}`, i%1000))
+		_, err := c.UpsertJSON(bg, fmt.Appendf(nil, `{"id":"s%d","pk":"p"}`, i%1000))
 		require.NoError(t, err)
 	}
 	big := strings.Repeat("x", MaxDocumentSize-100)
 	for i := range 5 {
-		_, err := c.Upsert(fmt.Appendf(nil, `{"id":"big%d","pk":"p","pad":%q}`, i, big))
+		_, err := c.Upsert(bg, fmt.Appendf(nil, `{"id":"big%d","pk":"p","pad":%q}`, i, big))
 		require.NoError(t, err)
 		underRLock(&c.mu, func() {
 			require.LessOrEqual(t, c.feed.log.bytes, int64(MinFeedBytes), "after large record %d", i)
@@ -389,13 +389,13 @@ func TestFeedBadInput(t *testing.T) { // R11, R10
 		mustCreate(t, other, fmt.Sprintf(`{"id":"d%d","pk":"p"}`, i))
 	}
 	p := StringKey("p")
-	page, err := c.ReadFeed(FeedQuery{Limit: 2})
+	page, err := c.ReadFeed(bg, FeedQuery{Limit: 2})
 	require.NoError(t, err)
-	avad, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes, Limit: 2})
+	avad, err := c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, Limit: 2})
 	require.NoError(t, err)
-	foreign, err := other.ReadFeed(FeedQuery{Limit: 2})
+	foreign, err := other.ReadFeed(bg, FeedQuery{Limit: 2})
 	require.NoError(t, err)
-	list, err := c.List(Query{Limit: 2})
+	list, err := c.List(bg, Query{Limit: 2})
 	require.NoError(t, err)
 	forged := []byte(page.Continuation)
 	forged[len(forged)/2] ^= 1
@@ -424,35 +424,35 @@ func TestFeedBadInput(t *testing.T) { // R11, R10
 		{FeedQuery{Mode: 7}, ErrInvalidOption, "feed mode 7"},
 		{FeedQuery{Partition: &PartitionKey{kind: pkString, s: "\xff"}}, ErrInvalidPartitionKey, ""},
 	} {
-		_, err := c.ReadFeed(tc.q)
+		_, err := c.ReadFeed(bg, tc.q)
 		require.ErrorIs(t, err, tc.want, "%+v", tc.q)
 		require.ErrorContains(t, err, tc.text, "%+v", tc.q)
 		for _, err := range c.WatchFeed(t.Context(), tc.q) {
 			require.ErrorIs(t, err, tc.want, "WatchFeed %+v", tc.q)
 		}
 	}
-	_, err = c.List(Query{Continuation: page.Continuation})
+	_, err = c.List(bg, Query{Continuation: page.Continuation})
 	require.ErrorIs(t, err, ErrInvalidContinuation, "a feed token is no listing's")
 	require.Equal(t, before, state(t, c))
 
 	off, err := NewCollection("off", "/pk", &Options{Feed: FeedOptions{Off: true}})
 	require.NoError(t, err)
 	defer off.Close()
-	d, err := off.Create([]byte(`{"id":"a","pk":"p"}`))
+	d, err := off.Create(bg, []byte(`{"id":"a","pk":"p"}`))
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), d.LSN(), "LSNs and etags without the feed")
-	_, err = off.ReadFeed(FeedQuery{})
+	_, err = off.ReadFeed(bg, FeedQuery{})
 	require.ErrorIs(t, err, ErrInvalidOption)
 	require.ErrorContains(t, err, "feed is off")
-	_, err = off.FeedStats()
+	_, err = off.FeedStats(bg)
 	require.ErrorIs(t, err, ErrInvalidOption)
 
 	require.NoError(t, c.Close())
-	_, err = c.ReadFeed(FeedQuery{})
+	_, err = c.ReadFeed(bg, FeedQuery{})
 	require.ErrorIs(t, err, ErrClosed)
-	_, err = c.FeedStats()
+	_, err = c.FeedStats(bg)
 	require.ErrorIs(t, err, ErrClosed)
-	_, err = (&Collection{}).ReadFeed(FeedQuery{})
+	_, err = (&Collection{}).ReadFeed(bg, FeedQuery{})
 	require.ErrorIs(t, err, ErrClosed)
 }
 
@@ -489,13 +489,13 @@ func TestFeedLatestVersionChains(t *testing.T) { // R11
 		readers[i] = &reader{q: FeedQuery{AfterLSN: after, Limit: 1 + rng.IntN(40)}, start: after, last: after, seen: map[string]uint64{}}
 	}
 	read := func(r *reader) bool {
-		page, err := c.ReadFeed(r.q)
+		page, err := c.ReadFeed(bg, r.q)
 		require.NoError(t, err)
 		for _, ch := range page.Changes { // plain ifs: this loop runs a million times
 			if ch.LSN <= r.last {
 				t.Fatalf("LSN %d after %d along a chain", ch.LSN, r.last)
 			}
-			if d, err := c.Get(ch.PartitionKey, ch.ID); err != nil || d.LSN() != ch.LSN {
+			if d, err := c.Get(bg, ch.PartitionKey, ch.ID); err != nil || d.LSN() != ch.LSN {
 				t.Fatalf("%s read at LSN %d, and Get gives LSN %d (%v)", ch.ID, ch.LSN, d.LSN(), err)
 			}
 			r.last, r.seen[ch.ID] = ch.LSN, ch.LSN
@@ -508,20 +508,20 @@ func TestFeedLatestVersionChains(t *testing.T) { // R11
 		switch n := rng.IntN(10); {
 		case n < 3:
 			pk, id := key()
-			_, err := c.Upsert(fmt.Appendf(nil, `{"id":%q,"pk":%q,"n":%d}`, id, pk.s, n))
+			_, err := c.Upsert(bg, fmt.Appendf(nil, `{"id":%q,"pk":%q,"n":%d}`, id, pk.s, n))
 			require.NoError(t, err)
 		case n < 4:
 			pk, id := key()
-			_, _ = c.Touch(pk, id)
+			_, _ = c.Touch(bg, pk, id)
 		case n < 5:
 			pk, id := key()
-			_ = c.Delete(pk, id)
+			_ = c.Delete(bg, pk, id)
 		default:
 			read(readers[rng.IntN(len(readers))])
 		}
 	}
 	live := map[string]uint64{}
-	for d, err := range c.All(Query{}) {
+	for d, err := range c.All(bg, Query{}) {
 		require.NoError(t, err)
 		live[d.ID()] = d.LSN()
 	}

@@ -98,7 +98,7 @@ func TestFeedStoppedReader(t *testing.T) { // R11
 		var buf []byte
 		for i := range writes {
 			buf = fmt.Appendf(buf[:0], `{"id":"k%d","pk":"p%d"}`, i%50_000, i%7)
-			_, err := c.UpsertJSON(buf)
+			_, err := c.UpsertJSON(bg, buf)
 			require.NoError(t, err)
 		}
 		underRLock(&c.mu, func() {
@@ -143,7 +143,7 @@ func TestFeedConcurrent(t *testing.T) { // R11, R5
 					if ch.Op == OpDelete {
 						continue
 					}
-					d, err := c.Get(ch.PartitionKey, ch.ID)
+					d, err := c.Get(bg, ch.PartitionKey, ch.ID)
 					if err == nil && d.LSN() < ch.LSN {
 						errs[r] = fmt.Errorf("the feed shows LSN %d of %s before Get, which returns LSN %d", ch.LSN, ch.ID, d.LSN())
 						return
@@ -176,11 +176,11 @@ func TestFeedConcurrent(t *testing.T) { // R11, R5
 					pk := StringKey(fmt.Sprint("p", rng.IntN(3)))
 					switch rng.IntN(4) {
 					case 0:
-						_ = c.Delete(pk, id)
+						_ = c.Delete(bg, pk, id)
 					case 1:
-						_, _ = c.Touch(pk, id)
+						_, _ = c.Touch(bg, pk, id)
 					default:
-						_, err := c.Upsert(fmt.Appendf(nil, `{"id":%q,"pk":%q,"i":%d}`, id, pk.s, i))
+						_, err := c.Upsert(bg, fmt.Appendf(nil, `{"id":%q,"pk":%q,"i":%d}`, id, pk.s, i))
 						require.NoError(t, err)
 					}
 					if i%100 == 0 {

@@ -22,7 +22,7 @@ func FuzzRecover(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, doc := range []string{`{"id":"a","pk":"p"}`, `{"id":"b","pk":"p","ttl":2}`} {
-		if _, err := c.Create([]byte(doc)); err != nil {
+		if _, err := c.Create(bg, []byte(doc)); err != nil {
 			f.Fatal(err)
 		}
 	}
@@ -56,10 +56,10 @@ func FuzzRecover(f *testing.F) {
 			return
 		}
 		defer c.Close()
-		if _, err := c.Upsert([]byte(`{"id":"z","pk":"p"}`)); err != nil {
+		if _, err := c.Upsert(bg, []byte(`{"id":"z","pk":"p"}`)); err != nil {
 			t.Fatalf("write after the open: %v", err)
 		}
-		if _, err := c.Sweep(); err != nil {
+		if _, err := c.Sweep(bg); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Close(); err != nil {

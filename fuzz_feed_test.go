@@ -29,15 +29,15 @@ func fzFeedFixture(f *testing.F) *fzFeed {
 	f.Cleanup(func() { c.Close() })
 	for i := range 60 {
 		doc := fmt.Sprintf(`{"id":"d%d","pk":"p%d","ttl":%d}`, i%17, i%3, 1+i%5*50)
-		if _, err := c.Upsert([]byte(doc)); err != nil {
+		if _, err := c.Upsert(bg, []byte(doc)); err != nil {
 			f.Fatal(err)
 		}
 		if i%7 == 0 {
-			_ = c.Delete(StringKey(fmt.Sprint("p", (i+1)%3)), fmt.Sprint("d", (i+1)%17))
+			_ = c.Delete(bg, StringKey(fmt.Sprint("p", (i+1)%3)), fmt.Sprint("d", (i+1)%17))
 		}
 		clk.Advance(10 * time.Second)
 	}
-	if _, err := c.Sweep(); err != nil {
+	if _, err := c.Sweep(bg); err != nil {
 		f.Fatal(err)
 	}
 	p0, p1 := StringKey("p0"), NumberKey(1)
@@ -49,12 +49,12 @@ func fzFeedFixture(f *testing.F) *fzFeed {
 		f.Fatal("the fixture's log was not trimmed")
 	}
 	for _, mode := range []FeedMode{LatestVersion, AllVersionsAndDeletes} {
-		page, err := c.ReadFeed(FeedQuery{Mode: mode, AfterLSN: fx.oldest - 1, Limit: MaxFeedLimit})
+		page, err := c.ReadFeed(bg, FeedQuery{Mode: mode, AfterLSN: fx.oldest - 1, Limit: MaxFeedLimit})
 		if err != nil || page.More {
 			f.Fatal(err, page.More)
 		}
 		if mode == LatestVersion {
-			page, _ = c.ReadFeed(FeedQuery{Limit: MaxFeedLimit})
+			page, _ = c.ReadFeed(bg, FeedQuery{Limit: MaxFeedLimit})
 			fx.latest = page.Changes
 		} else {
 			fx.all = page.Changes
@@ -81,7 +81,7 @@ func FuzzFeedContinuation(f *testing.F) {
 			f.Add("", mode, uint8(0), true, lsn, uint8(3))
 		}
 	}
-	page, _ := fx.c.ReadFeed(FeedQuery{Limit: 3})
+	page, _ := fx.c.ReadFeed(bg, FeedQuery{Limit: 3})
 	f.Add(page.Continuation, uint8(0), uint8(0), false, uint64(0), uint8(3))
 	f.Add(page.Continuation[:len(page.Continuation)-2], uint8(0), uint8(0), false, uint64(0), uint8(3))
 	f.Add("not a token", uint8(1), uint8(1), false, uint64(0), uint8(1))
@@ -106,7 +106,7 @@ func FuzzFeedContinuation(f *testing.F) {
 		}
 		n := 1 + int(limit&0x3f)%5
 		q := FeedQuery{Mode: m, Partition: p, Continuation: tok, Limit: n}
-		got, err := fx.c.ReadFeed(q)
+		got, err := fx.c.ReadFeed(bg, q)
 		if after := fx.c.LastLSN(); after != last {
 			t.Fatalf("a read changed the collection: last LSN %d, then %d", last, after)
 		}

@@ -162,12 +162,12 @@ func fzCheckPatch(t testing.TB, setup uint8, doc, opsText []byte) {
 	defer c.Close()
 	what := fmt.Sprintf("path %s, %v", st.path, ops)
 
-	created, err := c.CreateJSON(doc)
+	created, err := c.CreateJSON(bg, doc)
 	if err != nil {
 		// No document: a patch that is bad in itself is refused as such
 		// (checked before the lookup), any other is not found (R4).
 		res := RefPatch(`{}`, st.path, ops)
-		_, err := c.Patch(NoPartitionKey(), "x", lib)
+		_, err := c.Patch(bg, NoPartitionKey(), "x", lib)
 		want := ErrNotFound
 		if res.Stage == RefCompile {
 			want = ErrInvalidPatch
@@ -197,7 +197,7 @@ func fzCheckPatch(t testing.TB, setup uint8, doc, opsText []byte) {
 		res = RefPatchResult{Stage: RefApply, Faults: []error{ErrPreconditionFailed}, Reason: "a stale etag"}
 	}
 	lsn := c.LastLSN()
-	got, err := c.Patch(pk, id, lib, opts...)
+	got, err := c.Patch(bg, pk, id, lib, opts...)
 	if err != nil {
 		fzPatchSentinel(t, what, err)
 	}
@@ -208,7 +208,7 @@ func fzCheckPatch(t testing.TB, setup uint8, doc, opsText []byte) {
 		t.Fatalf("%s: Patch: %v; the reference says %v", what, err, res)
 	case res.Stage != RefOK:
 		// Nothing changed: the document, its etag, the feed.
-		now, gerr := c.Get(pk, id)
+		now, gerr := c.Get(bg, pk, id)
 		if gerr != nil || now.JSON() != created.JSON() || c.LastLSN() != lsn {
 			t.Fatalf("%s: Patch failed (%v), but the document is now %s, %v, and LastLSN %d (was %d)", what, err, now.JSON(), gerr, c.LastLSN(), lsn)
 		}
@@ -255,7 +255,7 @@ func fzCheckPatched(t testing.TB, c *Collection, what string, created, got Docum
 	if ok != wok || int64(n) != want {
 		t.Fatalf("%s: TTL() = %d, %v; the ttl member is %q (R2)", what, n, ok, lit)
 	}
-	read, err := c.Get(got.PartitionKey(), got.ID())
+	read, err := c.Get(bg, got.PartitionKey(), got.ID())
 	if err != nil || read.JSON() != got.JSON() {
 		t.Fatalf("%s: Get after the patch: %.300s, %v; Patch returned %.300s", what, read.JSON(), err, got.JSON())
 	}
@@ -273,7 +273,7 @@ func fzCheckPatchInBatch(t testing.TB, path string, def DefaultTTL, doc []byte, 
 	var clock atomic.Int64
 	c := fzPatchCollection(t, path, def, &clock)
 	defer c.Close()
-	created, err := c.CreateJSON(doc)
+	created, err := c.CreateJSON(bg, doc)
 	if err != nil {
 		t.Fatalf("%s: the second Create: %v", what, err)
 	}
@@ -291,7 +291,7 @@ func fzCheckPatchInBatch(t testing.TB, path string, def DefaultTTL, doc []byte, 
 	at := b.Len()
 	b.Patch(created.ID(), lib, opts...)
 	b.Read(created.ID())
-	out, err := c.ExecuteBatch(b)
+	out, err := c.ExecuteBatch(bg, b)
 	if perr != nil {
 		var be *BatchError
 		switch {
@@ -302,7 +302,7 @@ func fzCheckPatchInBatch(t testing.TB, path string, def DefaultTTL, doc []byte, 
 		case fzPatchSentinel(t, what+" in a batch", err) != fzPatchSentinel(t, what, perr):
 			t.Fatalf("%s: in a batch: %v; alone: %v", what, err, perr)
 		}
-		now, gerr := c.Get(created.PartitionKey(), created.ID())
+		now, gerr := c.Get(bg, created.PartitionKey(), created.ID())
 		if gerr != nil || now.JSON() != created.JSON() || c.LastLSN() != created.LSN() {
 			t.Fatalf("%s: the batch failed (%v), but the document is now %s, %v, LastLSN %d", what, err, now.JSON(), gerr, c.LastLSN())
 		}

@@ -95,7 +95,7 @@ func fzApplyPatch(t *testing.T, doc string, ops []PatchOp) (string, error) {
 	c := fzPatchCollection(t, "/pk", TTLNoDefault(), &clock)
 	defer c.Close()
 	created := mustCreate(t, c, doc)
-	got, err := c.Patch(created.PartitionKey(), created.ID(), ops)
+	got, err := c.Patch(bg, created.PartitionKey(), created.ID(), ops)
 	if err != nil {
 		return "", fzPatchSentinel(t, "Patch", err)
 	}

@@ -39,8 +39,8 @@ func FuzzQuery(f *testing.F) {
 	indexed, _ := newQueryCollection(f, paths...)
 	f.Fuzz(func(t *testing.T, text, param string) {
 		q := SQL{Text: text, Params: map[string]any{"p": rawParam(param)}}
-		a, errA := plain.Query(q)
-		b, errB := indexed.Query(q)
+		a, errA := plain.Query(bg, q)
+		b, errB := indexed.Query(bg, q)
 		if errA != nil || errB != nil {
 			require.Equal(t, errA == nil, errB == nil, "%q: %v / %v", text, errA, errB)
 			require.True(t, errors.Is(errA, ErrInvalidQuery), "%q: %v", text, errA)
@@ -58,7 +58,7 @@ func FuzzQuery(f *testing.F) {
 		var paged QueryPage
 		for pages := 0; ; pages++ {
 			require.Less(t, pages, 100)
-			p, err := indexed.Query(q)
+			p, err := indexed.Query(bg, q)
 			require.NoError(t, err)
 			paged.Results = append(paged.Results, p.Results...)
 			if p.Continuation == "" {
@@ -89,7 +89,7 @@ func FuzzQueryContinuation(f *testing.F) {
 	require.NoError(f, err)
 	f.Cleanup(func() { c.Close() })
 	for i := range 30 {
-		_, err := c.Create(map[string]any{"id": fmt.Sprintf("d%02d", i), "pk": fmt.Sprint("p", i%3), "n": i % 7, "s": fmt.Sprint("x", i)})
+		_, err := c.Create(bg, map[string]any{"id": fmt.Sprintf("d%02d", i), "pk": fmt.Sprint("p", i%3), "n": i % 7, "s": fmt.Sprint("x", i)})
 		require.NoError(f, err)
 	}
 	texts := []string{
@@ -102,7 +102,7 @@ func FuzzQueryContinuation(f *testing.F) {
 	// The scope of each query's tokens, and a position it issued.
 	scopes := make([]tokenScope, len(texts))
 	for i, text := range texts {
-		p, err := c.Query(SQL{Text: text, MaxItems: 2})
+		p, err := c.Query(bg, SQL{Text: text, MaxItems: 2})
 		require.NoError(f, err)
 		b, err := base64.RawURLEncoding.DecodeString(p.Continuation)
 		require.NoError(f, err)
@@ -114,7 +114,7 @@ func FuzzQueryContinuation(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, pos []byte) {
 		i := int(which) % len(texts)
-		_, err := c.Query(SQL{Text: texts[i], MaxItems: 3, Continuation: sealToken(scopes[i], string(pos))})
+		_, err := c.Query(bg, SQL{Text: texts[i], MaxItems: 3, Continuation: sealToken(scopes[i], string(pos))})
 		if err != nil && !errors.Is(err, ErrInvalidContinuation) {
 			t.Fatalf("%q resumed at %q: %v", texts[i], pos, err)
 		}

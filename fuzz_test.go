@@ -106,11 +106,11 @@ func fzCollection(t testing.TB, path string, def DefaultTTL) *Collection {
 // fzRequireEmpty fails unless c holds no live document.
 func fzRequireEmpty(t testing.TB, c *Collection, what string) {
 	t.Helper()
-	n, err := c.Count(Query{})
+	n, err := c.Count(bg, Query{})
 	if err != nil || n != 0 {
 		t.Fatalf("%s: Count = %d, %v; want 0 after a rejected write", what, n, err)
 	}
-	p, err := c.List(Query{})
+	p, err := c.List(bg, Query{})
 	if err != nil || len(p.Documents) != 0 || p.Continuation != "" {
 		t.Fatalf("%s: List = %v, %v; want an empty page after a rejected write", what, p, err)
 	}
@@ -523,7 +523,7 @@ func fzCheckDocument(t testing.TB, b []byte, path string, def DefaultTTL) (Docum
 	c := fzCollection(t, path, def)
 	defer c.Close()
 	what := fmt.Sprintf("Create(%.200q [%d bytes]) with path %s, DefaultTTL %v", b, len(b), path, def)
-	d, err := c.Create(b)
+	d, err := c.Create(bg, b)
 
 	if e.scanErr || len(e.faults) > 0 {
 		allowed := e.faults
@@ -537,7 +537,7 @@ func fzCheckDocument(t testing.TB, b []byte, path string, def DefaultTTL) (Docum
 		if d != (Document{}) {
 			t.Fatalf("%s: rejected with %v but returned the document %s", what, err, d.JSON())
 		}
-		_, err = c.Upsert(b)
+		_, err = c.Upsert(bg, b)
 		fzWantErr(t, err, allowed, "Upsert of "+what)
 		fzRequireEmpty(t, c, what)
 		return Document{}, false
@@ -605,30 +605,30 @@ func fzCheckDocument(t testing.TB, b []byte, path string, def DefaultTTL) (Docum
 	}
 
 	// Read back.
-	g, err := c.Get(d.PartitionKey(), d.ID())
+	g, err := c.Get(bg, d.PartitionKey(), d.ID())
 	if err != nil || g.JSON() != d.JSON() {
 		t.Fatalf("%s: Get(%v, %q) = %q, %v; want %q", what, d.PartitionKey(), d.ID(), g.JSON(), err, d.JSON())
 	}
-	p, err := c.List(Query{})
+	p, err := c.List(bg, Query{})
 	if err != nil || len(p.Documents) != 1 || p.Documents[0].JSON() != d.JSON() || p.Continuation != "" {
 		t.Fatalf("%s: List = %v, %v; want the one document", what, p, err)
 	}
-	if cnt, err := c.Count(Query{}); err != nil || cnt != 1 {
+	if cnt, err := c.Count(bg, Query{}); err != nil || cnt != 1 {
 		t.Fatalf("%s: Count = %d, %v; want 1", what, cnt, err)
 	}
 
 	// The other writes of the same input: Create again conflicts (R10), a
 	// Replace with a wrong etag fails its precondition, Upsert replaces.
-	_, err = c.Create(b)
+	_, err = c.Create(bg, b)
 	fzWantErr(t, err, map[error]bool{ErrConflict: true}, what+" twice")
-	_, err = c.Replace(b, IfMatch("not-the-etag"))
+	_, err = c.Replace(bg, b, IfMatch("not-the-etag"))
 	fzWantErr(t, err, map[error]bool{ErrPreconditionFailed: true}, what+", Replace with a wrong etag")
-	u, err := c.Upsert(b)
+	u, err := c.Upsert(bg, b)
 	if err != nil || u.ETag() == d.ETag() || u.ID() != d.ID() || u.PartitionKey() != d.PartitionKey() ||
 		strings.TrimSuffix(u.JSON(), u.ETag()+`"}`) != strings.TrimSuffix(d.JSON(), d.ETag()+`"}`) {
 		t.Fatalf("%s, then Upsert = %q, %v; want %q with a new etag", what, u.JSON(), err, d.JSON())
 	}
-	if cnt, err := c.Count(Query{}); err != nil || cnt != 1 {
+	if cnt, err := c.Count(bg, Query{}); err != nil || cnt != 1 {
 		t.Fatalf("%s, then Upsert: Count = %d, %v; want 1", what, cnt, err)
 	}
 	return d, true
@@ -936,7 +936,7 @@ func fzCheckIDPK(t testing.TB, doc []byte, id, pk string, badUTF8 bool, lookups 
 	c := fzCollection(t, "/pk", TTLOff())
 	defer c.Close()
 	what := fmt.Sprintf("Create(%.300q)", doc)
-	d, err := c.Create(doc)
+	d, err := c.Create(bg, doc)
 	faults := fzLookupFaults(id, pk)
 	if badUTF8 {
 		faults = map[error]bool{ErrInvalidDocument: true}
@@ -960,12 +960,12 @@ func fzCheckIDPK(t testing.TB, doc []byte, id, pk string, badUTF8 bool, lookups 
 		qid, qpk := l[0], l[1]
 		lw := fmt.Sprintf("%s, then key (%q, %q)", what, qpk, qid)
 		lf := fzLookupFaults(qid, qpk)
-		g, err := c.Get(StringKey(qpk), qid)
+		g, err := c.Get(bg, StringKey(qpk), qid)
 		switch {
 		case len(lf) > 0:
 			fzWantErr(t, err, lf, "Get: "+lw)
-			fzWantErr(t, c.Delete(StringKey(qpk), qid), lf, "Delete: "+lw)
-			_, err = c.Touch(StringKey(qpk), qid)
+			fzWantErr(t, c.Delete(bg, StringKey(qpk), qid), lf, "Delete: "+lw)
+			_, err = c.Touch(bg, StringKey(qpk), qid)
 			fzWantErr(t, err, lf, "Touch: "+lw)
 		case accepted && qid == id && qpk == pk:
 			if err != nil || g.JSON() != d.JSON() {
@@ -975,29 +975,29 @@ func fzCheckIDPK(t testing.TB, doc []byte, id, pk string, badUTF8 bool, lookups 
 			fzWantErr(t, err, map[error]bool{ErrNotFound: true}, "Get: "+lw)
 		}
 	}
-	n, err := c.Count(Query{})
+	n, err := c.Count(bg, Query{})
 	if want := map[bool]int{true: 1}[accepted]; err != nil || n != want {
 		t.Fatalf("%s, then lookups: Count = %d, %v; want %d", what, n, err, want)
 	}
 	if !accepted {
 		return
 	}
-	if g, err := c.Get(StringKey(pk), id); err != nil || g.JSON() != d.JSON() {
+	if g, err := c.Get(bg, StringKey(pk), id); err != nil || g.JSON() != d.JSON() {
 		t.Fatalf("%s: Get = %q, %v; want %q", what, g.JSON(), err, d.JSON())
 	}
 
 	// Touch keeps the body and renews the etag; Delete removes it.
-	td, err := c.Touch(StringKey(pk), id)
+	td, err := c.Touch(bg, StringKey(pk), id)
 	if err != nil || td.ID() != id || td.PartitionKey() != StringKey(pk) || td.ETag() == d.ETag() {
 		t.Fatalf("%s: Touch = %q, %v", what, td.JSON(), err)
 	}
 	if body := d.JSON()[:strings.LastIndex(d.JSON(), `,"_ts":`)]; !strings.HasPrefix(td.JSON(), body+`,"_ts":`) {
 		t.Fatalf("%s: Touch stored %q, want the body %q kept", what, td.JSON(), body)
 	}
-	if err := c.Delete(StringKey(pk), id); err != nil {
+	if err := c.Delete(bg, StringKey(pk), id); err != nil {
 		t.Fatalf("%s: Delete: %v", what, err)
 	}
-	if _, err := c.Get(StringKey(pk), id); !errors.Is(err, ErrNotFound) {
+	if _, err := c.Get(bg, StringKey(pk), id); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("%s: Get after Delete: %v, want ErrNotFound", what, err)
 	}
 	fzRequireEmpty(t, c, what+" then Delete")
@@ -1132,14 +1132,14 @@ func fzCheckNumberKey(t testing.TB, x, y float64) {
 	defer c.Close()
 	for _, lit := range []string{strconv.FormatFloat(x, 'g', -1, 64), strconv.FormatFloat(x, 'e', -1, 64)} {
 		doc := `{"id":"n","pk":` + lit + `}`
-		d, err := c.Upsert([]byte(doc))
+		d, err := c.Upsert(bg, []byte(doc))
 		if err != nil || d.PartitionKey() != NumberKey(x) {
 			t.Fatalf("Upsert(%s) = %v, %v; want partition %v", doc, d.PartitionKey(), err, x)
 		}
-		if n, err := c.Count(Query{}); err != nil || n != 1 {
+		if n, err := c.Count(bg, Query{}); err != nil || n != 1 {
 			t.Fatalf("Upsert(%s): Count = %d, %v; want 1", doc, n, err)
 		}
-		g, err := c.Get(NumberKey(y), "n")
+		g, err := c.Get(bg, NumberKey(y), "n")
 		switch {
 		case math.IsNaN(y) || math.IsInf(y, 0):
 			fzWantErr(t, err, map[error]bool{ErrInvalidPartitionKey: true}, fmt.Sprintf("Get(NumberKey(%v))", y))
@@ -1271,7 +1271,7 @@ func fzListFixtureFor(t testing.TB) *fzListFixture {
 			{`{"id":"w","pk":"b"}`, StringKey("b"), "w", false},
 		}
 		for _, d := range docs {
-			got, err := c.Create([]byte(d.json))
+			got, err := c.Create(bg, []byte(d.json))
 			if err != nil {
 				panic(fmt.Sprintf("Create(%s): %v", d.json, err))
 			}
@@ -1413,7 +1413,7 @@ func fzCheckList(t testing.TB, fx *fzListFixture, part *PartitionKey, limit int,
 		t, ok := fzDecodeToken(tok)
 		after, valid = t.key, ok && t.collection == fx.c.tokenID && t.shape == fzShape(fx, part)
 	}
-	page, err := fx.c.List(Query{Partition: part, Limit: limit, Continuation: tok})
+	page, err := fx.c.List(bg, Query{Partition: part, Limit: limit, Continuation: tok})
 	if err != nil {
 		fzWantErr(t, err, map[error]bool{ErrInvalidContinuation: true}, what)
 		if valid && fzWellFormedKey(after) && strings.HasPrefix(after, prefix) {

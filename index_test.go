@@ -50,12 +50,12 @@ func memoryGivenBack(t *testing.T, feed FeedOptions, kept int64) {
 	n := sized(50_000, 200_000)
 	pad := fmt.Sprintf("%0150d", 0)
 	for i := range n {
-		_, err := c.Create([]byte(fmt.Sprintf(`{"id":"key:%010d","pk":"p%d","v":%q}`, i, i%100, pad)))
+		_, err := c.Create(bg, []byte(fmt.Sprintf(`{"id":"key:%010d","pk":"p%d","v":%q}`, i, i%100, pad)))
 		require.NoError(t, err)
 	}
 	full := heap()
 	clk.Advance(10 * time.Second)
-	swept, err := c.Sweep()
+	swept, err := c.Sweep(bg)
 	require.NoError(t, err)
 	require.Equal(t, n, swept)
 	after := heap()
@@ -64,7 +64,7 @@ func memoryGivenBack(t *testing.T, feed FeedOptions, kept int64) {
 	require.Greater(t, grew, int64(n*200), "the documents took memory")
 	// Without the map's move the map alone keeps about 8% of it.
 	require.Less(t, after-before, grew/50+kept, "at least 98%% of it is given back, but for the feed's retention")
-	_, err = c.Get(StringKey("p"), keep.ID())
+	_, err = c.Get(bg, StringKey("p"), keep.ID())
 	require.NoError(t, err)
 	checkInvariants(t, c)
 }
@@ -106,7 +106,7 @@ func TestMapShrinks(t *testing.T) { // R15
 	// one that the hash left under 32 keys.
 	require.LessOrEqual(t, after, full/4, "the tables shrank with the keys")
 	for i := range n {
-		_, err := c.Get(StringKey("p"), fmt.Sprintf("d%05d", i))
+		_, err := c.Get(bg, StringKey("p"), fmt.Sprintf("d%05d", i))
 		if i%16 == 0 {
 			require.NoError(t, err)
 		} else {

@@ -54,7 +54,7 @@ func (c *Collection) CreateIndex(ctx context.Context, path string) (err error) {
 	if err != nil {
 		return err
 	}
-	b, err := c.startBuild(path, p)
+	b, err := c.startBuild(ctx, path, p)
 	if err != nil {
 		return err
 	}
@@ -79,8 +79,8 @@ func (c *Collection) CreateIndex(ctx context.Context, path string) (err error) {
 
 // startBuild registers the build of an index on path, and takes its
 // snapshot.
-func (c *Collection) startBuild(ptr string, p query.Path) (*indexBuild, error) {
-	if err := c.needOrder("CreateIndex"); err != nil {
+func (c *Collection) startBuild(ctx context.Context, ptr string, p query.Path) (*indexBuild, error) {
+	if err := c.needOrder(ctx, "CreateIndex"); err != nil {
 		return nil, err
 	}
 	c.lock()
@@ -151,7 +151,10 @@ func (c *Collection) finishBuild(ctx context.Context, b *indexBuild) (err error)
 //
 // Errors: [ErrInvalidOption] for a malformed path; [ErrNotFound] when no
 // index on path exists; [ErrClosed].
-func (c *Collection) DropIndex(path string) (err error) {
+func (c *Collection) DropIndex(ctx context.Context, path string) (err error) {
+	if err := checkContext(ctx, "DropIndex"); err != nil {
+		return err
+	}
 	if c.unusable() {
 		return c.errClosed("DropIndex")
 	}

@@ -25,13 +25,13 @@ func TestInputKinds(t *testing.T) { // R2, R10
 		&order{ID: "a3", CustomerID: "c"},
 		map[string]any{"id": "a4", "customerId": "c", "ttl": nil},
 	} {
-		d, err := c.Create(in)
+		d, err := c.Create(bg, in)
 		require.NoError(t, err, "%T", in)
 		require.Equal(t, fmt.Sprintf("a%d", i), d.ID())
 	}
 	// A struct without omitempty writes "ttl":null: it inherits (R2), and is
 	// stored as written.
-	d, err := c.Create(struct {
+	d, err := c.Create(bg, struct {
 		ID  string `json:"id"`
 		TTL *int   `json:"ttl"`
 	}{ID: "a5"})
@@ -40,7 +40,7 @@ func TestInputKinds(t *testing.T) { // R2, R10
 	_, ok := d.TTL()
 	require.False(t, ok)
 	// No inherited default is ever written into a document (R2).
-	d, _ = c.Get(StringKey("c"), "a3")
+	d, _ = c.Get(bg, StringKey("c"), "a3")
 	require.NotContains(t, d.JSON(), "ttl")
 }
 
@@ -49,9 +49,9 @@ func TestSystemPropertiesAreTheLibrarys(t *testing.T) { // R10
 	d := mustCreate(t, c, `{"_ts":1,"id":"a","_etag":"mine","pk":"p","_ts":2}`)
 	require.Equal(t, `{"id":"a","pk":"p","_ts":1000000,"_etag":"`+d.ETag()+`"}`, d.JSON())
 	clk.Advance(1500 * time.Millisecond)
-	_, err := c.Replace(d.JSON() + "") // a string is not JSON text
+	_, err := c.Replace(bg, d.JSON()+"") // a string is not JSON text
 	require.ErrorIs(t, err, ErrInvalidDocument)
-	d2, err := c.Replace([]byte(d.JSON()))
+	d2, err := c.Replace(bg, []byte(d.JSON()))
 	require.NoError(t, err)
 	require.Equal(t, int64(1_000_001), d2.TS(), "_ts is the floor of the write time")
 	require.NotEqual(t, d.ETag(), d2.ETag())
@@ -62,12 +62,12 @@ func TestSystemPropertiesAreTheLibrarys(t *testing.T) { // R10
 // struct without a json tag writes, is told so (R10).
 func TestMissingIDHint(t *testing.T) { // R10
 	c, _ := newTestCollection(t, "/pk", TTLOff())
-	_, err := c.Create(struct{ ID, Name string }{"a", "n"})
+	_, err := c.Create(bg, struct{ ID, Name string }{"a", "n"})
 	require.ErrorIs(t, err, ErrInvalidID)
 	require.ErrorContains(t, err, `document has no "id" member, but has "ID": member names are case-sensitive; a Go struct field ID encodes as "ID" unless tagged`)
-	_, err = c.Create([]byte(`{"Id":"a","nested":{"id":"b"}}`))
+	_, err = c.Create(bg, []byte(`{"Id":"a","nested":{"id":"b"}}`))
 	require.ErrorContains(t, err, `but has "Id"`)
-	_, err = c.Create([]byte(`{"name":"a"}`))
+	_, err = c.Create(bg, []byte(`{"name":"a"}`))
 	require.ErrorIs(t, err, ErrInvalidID)
 	require.Equal(t, "ttldb: invalid id: document has no id (R10)", err.Error())
 	require.False(t, errors.Is(err, ErrInvalidDocument))
@@ -83,25 +83,25 @@ func TestLoneSurrogatesRefused(t *testing.T) { // R10
 		`{"id":"\ud800"}`, `{"id":"\udc00"}`, `{"id":"a\ud800b"}`, `{"id":"\udc00\ud800"}`,
 		`{"id":"\ud800\u0041"}`, `{"id":"\ud800\\udc00"}`, `{"id":"\uD83D"}`,
 	} {
-		_, err := c.Create([]byte(doc))
+		_, err := c.Create(bg, []byte(doc))
 		require.ErrorIs(t, err, ErrInvalidID, doc)
 		require.ErrorContains(t, err, "lone surrogate escape", doc)
 	}
 	for _, doc := range []string{`{"id":"a","pk":"\udfff"}`, `{"id":"a","pk":"x\ud800"}`} {
-		_, err := c.Create([]byte(doc))
+		_, err := c.Create(bg, []byte(doc))
 		require.ErrorIs(t, err, ErrInvalidPartitionKey, doc)
 	}
-	n, err := c.Count(Query{})
+	n, err := c.Count(bg, Query{})
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing was stored")
 
 	mustCreate(t, c, `{"id":"a","pk":"\ufffd"}`) // U+FFFD itself is a character
 	smile := mustCreate(t, c, `{"id":"\ud83d\ude00","pk":"\uD83D\uDE00"}`)
 	require.Equal(t, "😀", smile.ID())
-	got, err := c.Get(StringKey("😀"), "😀")
+	got, err := c.Get(bg, StringKey("😀"), "😀")
 	require.NoError(t, err)
 	require.Equal(t, smile.JSON(), got.JSON())
-	_, err = c.Create([]byte(`{"id":"😀","pk":"😀"}`))
+	_, err = c.Create(bg, []byte(`{"id":"😀","pk":"😀"}`))
 	require.ErrorIs(t, err, ErrConflict, "the escaped pair and the raw character are one id")
 	// A member name with a lone surrogate is only a name.
 	d := mustCreate(t, c, `{"id":"b","\ud800":1}`)

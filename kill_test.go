@@ -82,7 +82,7 @@ func killChild(dir string, policy SyncPolicy, n uint64) {
 						what += fmt.Sprintf(" %s %d", bid, len(v))
 					}
 					say("try-batch" + what)
-					if _, err := c.ExecuteBatch(b); err != nil {
+					if _, err := c.ExecuteBatch(bg, b); err != nil {
 						say("error " + err.Error())
 						return
 					}
@@ -90,7 +90,7 @@ func killChild(dir string, policy SyncPolicy, n uint64) {
 				} else {
 					v := strings.Repeat("x", r.IntN(2000))
 					say(fmt.Sprintf("try-put %s %d", id, len(v)))
-					if _, err := c.Create(fmt.Appendf(nil, `{"id":%q,"pk":"p","v":%q}`, id, v)); err != nil {
+					if _, err := c.Create(bg, fmt.Appendf(nil, `{"id":%q,"pk":"p","v":%q}`, id, v)); err != nil {
 						say("error " + err.Error())
 						return
 					}
@@ -99,7 +99,7 @@ func killChild(dir string, policy SyncPolicy, n uint64) {
 				if i > 0 && r.IntN(4) == 0 {
 					old := fmt.Sprintf("%d-%d-%d", n, w, r.IntN(i))
 					say("try-del " + old)
-					if err := c.Delete(StringKey("p"), old); err == nil {
+					if err := c.Delete(bg, StringKey("p"), old); err == nil {
 						say("del " + old)
 					} else {
 						say("nodel " + old) // deleted before
@@ -193,14 +193,14 @@ func TestKillMinusNine(t *testing.T) { // R12, R14
 		for first, ids := range batch {
 			there := 0
 			for _, id := range ids {
-				if _, err := c.Get(StringKey("p"), id); err == nil {
+				if _, err := c.Get(bg, StringKey("p"), id); err == nil {
 					there++
 				}
 			}
 			require.True(t, there == 0 || there == len(ids), "kill %d (%v): %d of the %d documents of the batch %s in flight are there", k, policy, there, len(ids), first)
 		}
 		for id, n := range live {
-			d, err := c.Get(StringKey("p"), id)
+			d, err := c.Get(bg, StringKey("p"), id)
 			if maybe[id] == "del" && err != nil {
 				delete(live, id) // a delete in flight took effect
 				continue
@@ -211,7 +211,7 @@ func TestKillMinusNine(t *testing.T) { // R12, R14
 			require.Len(t, body.V, n, "kill %d: document %s whole", k, id)
 		}
 		// Whatever else is there is a create in flight, whole.
-		for d, err := range c.All(Query{}) {
+		for d, err := range c.All(bg, Query{}) {
 			require.NoError(t, err)
 			id := d.ID()
 			require.False(t, gone[id], "kill %d (%v): %s was deleted, and is back", k, policy, id)

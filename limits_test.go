@@ -16,29 +16,29 @@ func TestLimitsExactly(t *testing.T) { // R10
 	prefix, suffix := `{"id":"big","s":"`, `"}`
 	atSize := prefix + strings.Repeat("x", MaxDocumentSize-len(prefix)-len(suffix)) + suffix
 	require.Len(t, atSize, MaxDocumentSize)
-	_, err := c.Create([]byte(atSize))
+	_, err := c.Create(bg, []byte(atSize))
 	require.NoError(t, err)
-	_, err = c.Create([]byte(strings.Replace(atSize, `"big"`, `"big2"`, 1)))
+	_, err = c.Create(bg, []byte(strings.Replace(atSize, `"big"`, `"big2"`, 1)))
 	require.ErrorIs(t, err, ErrTooLarge)
 
 	nest := func(levels int) string { // the document itself is level 1
 		return `{"id":"deep` + fmt.Sprint(levels) + `","d":` + strings.Repeat("[", levels-1) + "1" + strings.Repeat("]", levels-1) + "}"
 	}
 	mustCreate(t, c, nest(MaxDepth))
-	_, err = c.Create([]byte(nest(MaxDepth + 1)))
+	_, err = c.Create(bg, []byte(nest(MaxDepth+1)))
 	require.ErrorIs(t, err, ErrInvalidDocument)
 
 	id := strings.Repeat("é", MaxIDLength/2) + "x" // 1023 bytes
 	require.Len(t, id, MaxIDLength)
 	mustCreate(t, c, `{"id":"`+id+`"}`)
-	_, err = c.Create([]byte(`{"id":"` + id + `x"}`))
+	_, err = c.Create(bg, []byte(`{"id":"`+id+`x"}`))
 	require.ErrorIs(t, err, ErrInvalidID)
 
 	pk := strings.Repeat("k", MaxPartitionKeyLength)
 	mustCreate(t, c, `{"id":"a","pk":"`+pk+`"}`)
-	_, err = c.Get(StringKey(pk), "a")
+	_, err = c.Get(bg, StringKey(pk), "a")
 	require.NoError(t, err)
-	_, err = c.Create([]byte(`{"id":"a","pk":"` + pk + `k"}`))
+	_, err = c.Create(bg, []byte(`{"id":"a","pk":"`+pk+`k"}`))
 	require.ErrorIs(t, err, ErrInvalidPartitionKey)
 }
 
@@ -49,12 +49,12 @@ func TestBadKeyThatIsTheID(t *testing.T) { // R10
 		c, _ := newTestCollection(t, path, TTLOff())
 		long := strings.Repeat("a", MaxPartitionKeyLength+1)
 		for _, s := range []string{"\xff", long} {
-			_, err := c.Get(StringKey(s), s)
+			_, err := c.Get(bg, StringKey(s), s)
 			require.ErrorIs(t, err, ErrInvalidPartitionKey, "%s: %.10q", path, s)
 		}
-		_, err := c.Get(StringKey("a/b"), "a/b") // a valid string key, a bad id
+		_, err := c.Get(bg, StringKey("a/b"), "a/b") // a valid string key, a bad id
 		require.ErrorIs(t, err, ErrInvalidID, path)
-		_, err = c.Get(StringKey(strings.Repeat("a", MaxIDLength+1)), strings.Repeat("a", MaxIDLength+1))
+		_, err = c.Get(bg, StringKey(strings.Repeat("a", MaxIDLength+1)), strings.Repeat("a", MaxIDLength+1))
 		require.ErrorIs(t, err, ErrInvalidID, path)
 	}
 	require.Equal(t, 32, docHeader, "a document's header")
@@ -84,10 +84,10 @@ func TestLimitsMeasureWhatIsStored(t *testing.T) { // R10
 		`{"id":"d","_ts":[1,}`,
 		`{"id":"d","_ts":` + strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001) + `}`,
 	} {
-		_, err := c.Create([]byte(bad))
+		_, err := c.Create(bg, []byte(bad))
 		require.ErrorIs(t, err, ErrInvalidDocument)
 	}
-	n, err := c.Count(Query{})
+	n, err := c.Count(bg, Query{})
 	require.NoError(t, err)
 	require.Equal(t, 3, n)
 }

@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"context"
 	"iter"
 	"strings"
 )
@@ -86,12 +87,15 @@ func (c *Collection) plan(op string, q Query) (plan, error) {
 // Errors: [ErrInvalidContinuation] for a token that is damaged, or that this
 // collection did not issue for a query of this Partition; [ErrInvalidOption]
 // for a negative Limit; [ErrInvalidPartitionKey]; [ErrClosed].
-func (c *Collection) List(q Query) (Page, error) {
+func (c *Collection) List(ctx context.Context, q Query) (Page, error) {
+	if err := checkContext(ctx, "List"); err != nil {
+		return Page{}, err
+	}
 	p, err := c.plan("List", q)
 	if err != nil {
 		return Page{}, err
 	}
-	s, err := c.snapshot("List")
+	s, err := c.snapshot(ctx, "List")
 	if err != nil {
 		return Page{}, err
 	}
@@ -109,7 +113,7 @@ func (c *Collection) List(q Query) (Page, error) {
 		return true
 	})
 	if closed {
-		return Page{}, c.errClosed("List")
+		return Page{}, s.stopped("List")
 	}
 	return page, nil
 }
@@ -120,14 +124,18 @@ func (c *Collection) List(q Query) (Page, error) {
 // q.Limit. An error (those of List, or [ErrClosed] when the collection is
 // closed during the iteration) is yielded once, with a zero [Document], and
 // ends the iteration.
-func (c *Collection) All(q Query) iter.Seq2[Document, error] {
+func (c *Collection) All(ctx context.Context, q Query) iter.Seq2[Document, error] {
 	return func(yield func(Document, error) bool) {
+		if err := checkContext(ctx, "All"); err != nil {
+			yield(Document{}, err)
+			return
+		}
 		p, err := c.plan("All", q)
 		if err != nil {
 			yield(Document{}, err)
 			return
 		}
-		s, err := c.snapshot("All")
+		s, err := c.snapshot(ctx, "All")
 		if err != nil {
 			yield(Document{}, err)
 			return
@@ -147,7 +155,7 @@ func (c *Collection) All(q Query) iter.Seq2[Document, error] {
 			return yield(c.document(d), nil) && (q.Limit == 0 || n < q.Limit)
 		})
 		if closed && !failed {
-			yield(Document{}, c.errClosed("All"))
+			yield(Document{}, s.stopped("All"))
 		}
 	}
 }
@@ -159,7 +167,10 @@ func (c *Collection) All(q Query) iter.Seq2[Document, error] {
 // otherwise it scans like List. It blocks no writer while it counts.
 //
 // Errors: those of List.
-func (c *Collection) Count(q Query) (int, error) {
+func (c *Collection) Count(ctx context.Context, q Query) (int, error) {
+	if err := checkContext(ctx, "Count"); err != nil {
+		return 0, err
+	}
 	q.Limit, q.Continuation = 0, ""
 	p, err := c.plan("Count", q)
 	if err != nil {
@@ -169,7 +180,7 @@ func (c *Collection) Count(q Query) (int, error) {
 		st, err := c.census("Count")
 		return st.Live, err
 	}
-	s, err := c.snapshot("Count")
+	s, err := c.snapshot(ctx, "Count")
 	if err != nil {
 		return 0, err
 	}
@@ -182,7 +193,7 @@ func (c *Collection) Count(q Query) (int, error) {
 		return true
 	})
 	if closed {
-		return 0, c.errClosed("Count")
+		return 0, s.stopped("Count")
 	}
 	return n, nil
 }

@@ -23,13 +23,13 @@ func TestListing(t *testing.T) { // R4, R10
 		}
 		return out
 	}
-	page, err := c.List(Query{})
+	page, err := c.List(bg, Query{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"none/z", "3/m", `"p1"/a`, `"p1"/c`, `"p2"/a`, `"p2"/b`}, keys(page.Documents), "key order: partition, then id")
 	require.Empty(t, page.Continuation)
 
 	p1 := StringKey("p1")
-	page, err = c.List(Query{Partition: &p1})
+	page, err = c.List(bg, Query{Partition: &p1})
 	require.NoError(t, err)
 	require.Equal(t, []string{`"p1"/a`, `"p1"/c`}, keys(page.Documents))
 
@@ -37,10 +37,10 @@ func TestListing(t *testing.T) { // R4, R10
 		var v struct{ N int }
 		return d.Decode(&v) == nil && v.N%2 == 0
 	}
-	n, err := c.Count(Query{Filter: even})
+	n, err := c.Count(bg, Query{Filter: even})
 	require.NoError(t, err)
 	require.Equal(t, 3, n)
-	n, err = c.Count(Query{Partition: &p1, Filter: even})
+	n, err = c.Count(bg, Query{Partition: &p1, Filter: even})
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 
@@ -49,7 +49,7 @@ func TestListing(t *testing.T) { // R4, R10
 	q := Query{Limit: 2}
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 10)
-		page, err := c.List(q)
+		page, err := c.List(bg, q)
 		require.NoError(t, err)
 		require.LessOrEqual(t, len(page.Documents), 2)
 		all = append(all, keys(page.Documents)...)
@@ -61,26 +61,26 @@ func TestListing(t *testing.T) { // R4, R10
 	require.Equal(t, []string{"none/z", "3/m", `"p1"/a`, `"p1"/c`, `"p2"/a`, `"p2"/b`}, all)
 
 	// A filtered page: the token resumes after the last document returned.
-	page, err = c.List(Query{Filter: even, Limit: 1})
+	page, err = c.List(bg, Query{Filter: even, Limit: 1})
 	require.NoError(t, err)
 	require.Equal(t, []string{"3/m"}, keys(page.Documents))
-	page, err = c.List(Query{Filter: even, Limit: 5, Continuation: page.Continuation})
+	page, err = c.List(bg, Query{Filter: even, Limit: 5, Continuation: page.Continuation})
 	require.NoError(t, err)
 	require.Equal(t, []string{`"p1"/a`, `"p2"/a`}, keys(page.Documents))
 
 	// All honours Limit and Continuation.
 	var got []string
-	for d, err := range c.All(Query{Limit: 3, Continuation: tokenFor(c, nil, string(StringKey("p1").appendEncoded(nil))+"a")}) {
+	for d, err := range c.All(bg, Query{Limit: 3, Continuation: tokenFor(c, nil, string(StringKey("p1").appendEncoded(nil))+"a")}) {
 		require.NoError(t, err)
 		got = append(got, d.PartitionKey().String()+"/"+d.ID())
 	}
 	require.Equal(t, []string{`"p1"/c`, `"p2"/a`, `"p2"/b`}, got)
 
 	// A token from one partition is refused for another.
-	page, err = c.List(Query{Partition: &p1, Limit: 1})
+	page, err = c.List(bg, Query{Partition: &p1, Limit: 1})
 	require.NoError(t, err)
 	p2 := StringKey("p2")
-	_, err = c.List(Query{Partition: &p2, Continuation: page.Continuation})
+	_, err = c.List(bg, Query{Partition: &p2, Continuation: page.Continuation})
 	require.ErrorIs(t, err, ErrInvalidContinuation)
 }
 
@@ -90,16 +90,16 @@ func TestListingHidesExpired(t *testing.T) { // R4
 	mustCreate(t, c, `{"id":"b","pk":"p","ttl":20}`)
 	mustCreate(t, c, `{"id":"c","pk":"p","ttl":-1}`)
 	clk.Advance(10 * time.Second)
-	page, err := c.List(Query{})
+	page, err := c.List(bg, Query{})
 	require.NoError(t, err)
 	require.Len(t, page.Documents, 2)
 	require.Equal(t, "b", page.Documents[0].ID())
-	n, _ := c.Count(Query{})
+	n, _ := c.Count(bg, Query{})
 	require.Equal(t, 2, n)
 	pk := StringKey("p")
-	n, _ = c.Count(Query{Partition: &pk})
+	n, _ = c.Count(bg, Query{Partition: &pk})
 	require.Equal(t, 2, n)
-	st, _ := c.Stats()
+	st, _ := c.Stats(bg)
 	require.Equal(t, Stats{Live: 2, Expired: 1}, st)
 }
 
@@ -109,7 +109,7 @@ func TestAllIsASnapshot(t *testing.T) { // R4
 		mustCreate(t, c, fmt.Sprintf(`{"id":"d%03d","pk":"p"}`, i))
 	}
 	seen := 0
-	for d, err := range c.All(Query{}) {
+	for d, err := range c.All(bg, Query{}) {
 		require.NoError(t, err)
 		seen++
 		if seen == 1 {
@@ -118,10 +118,10 @@ func TestAllIsASnapshot(t *testing.T) { // R4
 			// collection can be called from inside the loop.
 			for i := range 50 {
 				mustCreate(t, c, fmt.Sprintf(`{"id":"e%03d","pk":"p"}`, i))
-				require.NoError(t, c.Delete(StringKey("p"), fmt.Sprintf("d%03d", 99-i)))
+				require.NoError(t, c.Delete(bg, StringKey("p"), fmt.Sprintf("d%03d", 99-i)))
 			}
 			clk.Advance(time.Minute)
-			n, err := c.Sweep()
+			n, err := c.Sweep(bg)
 			require.NoError(t, err)
 			require.Equal(t, 100, n)
 			require.Equal(t, "d000", d.ID())
@@ -153,11 +153,11 @@ func TestTokensBoundToTheirListing(t *testing.T) { // R4, R10
 		mustCreate(t, byID, fmt.Sprintf(`{"id":"i%d"}`, i))
 	}
 	p := StringKey("p")
-	fromStrs, err := strs.List(Query{Limit: 2})
+	fromStrs, err := strs.List(bg, Query{Limit: 2})
 	require.NoError(t, err)
-	fromPartition, err := strs.List(Query{Partition: &p, Limit: 2})
+	fromPartition, err := strs.List(bg, Query{Partition: &p, Limit: 2})
 	require.NoError(t, err)
-	fromByID, err := byID.List(Query{Limit: 2})
+	fromByID, err := byID.List(bg, Query{Limit: 2})
 	require.NoError(t, err)
 	n0 := NumberKey(0)
 	for _, tc := range []struct {
@@ -173,16 +173,16 @@ func TestTokensBoundToTheirListing(t *testing.T) { // R4, R10
 		{"a partition's token on another partition", nums, Query{Partition: &n0, Continuation: fromPartition.Continuation}, `issued by another collection named "test"`},
 	} {
 		before := state(t, tc.c)
-		_, err := tc.c.List(tc.q)
+		_, err := tc.c.List(bg, tc.q)
 		require.ErrorIs(t, err, ErrInvalidContinuation, tc.name)
 		require.ErrorContains(t, err, tc.want, tc.name)
-		for _, err := range tc.c.All(tc.q) {
+		for _, err := range tc.c.All(bg, tc.q) {
 			require.ErrorIs(t, err, ErrInvalidContinuation, tc.name)
 		}
 		require.Equal(t, before, state(t, tc.c))
 	}
 	// The issuing query, with another Limit, resumes where the page ended.
-	page, err := strs.List(Query{Partition: &p, Continuation: fromPartition.Continuation, Limit: 10})
+	page, err := strs.List(bg, Query{Partition: &p, Continuation: fromPartition.Continuation, Limit: 10})
 	require.NoError(t, err)
 	require.Len(t, page.Documents, 3)
 }

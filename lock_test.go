@@ -28,7 +28,7 @@ func TestSweepLetsWritersIn(t *testing.T) { // R5
 		c.handoff.arrive()
 		done := make(chan sweepResult)
 		go func() {
-			swept, err := c.Sweep()
+			swept, err := c.Sweep(bg)
 			done <- sweepResult{swept, err}
 		}()
 		synctest.Wait()
@@ -60,7 +60,7 @@ func TestConcurrentSweepsYield(t *testing.T) { // R5
 		done := make(chan sweepResult)
 		for range 2 {
 			go func() {
-				swept, err := c.Sweep()
+				swept, err := c.Sweep(bg)
 				done <- sweepResult{swept, err}
 			}()
 		}

@@ -441,7 +441,7 @@ func (h *modelHarness) catchUp() error {
 		q.Limit = f.limit(true)
 		from := f.tail.after
 		op := func() string { return fmt.Sprintf("ReadFeed(all versions, after LSN %d, Limit %d)", from, q.Limit) }
-		got, err := h.c.ReadFeed(q)
+		got, err := h.c.ReadFeed(bg, q)
 		if err != nil {
 			return fmt.Errorf("%s: %v", op(), err)
 		}
@@ -542,7 +542,7 @@ func (h *modelHarness) readChain(from fmt.Stringer, q ttldb.FeedQuery, part *mPK
 			return fmt.Sprintf("ReadFeed(%s, from %s, page %d, Limit %d)", scopeName(q.Mode, part), from, page, q.Limit)
 		}
 		readAt := uint64(len(f.res)) // the changes seen before this read, which it must reach
-		got, err := h.c.ReadFeed(q)
+		got, err := h.c.ReadFeed(bg, q)
 		if err != nil {
 			return toks, fmt.Errorf("%s: %v", op(), err)
 		}
@@ -596,7 +596,7 @@ func (h *modelHarness) trimmed(op string, q ttldb.FeedQuery, part *mPK, after ui
 	f := &h.feed
 	lost := h.feedWant(q.Mode, part, after)
 	lost = lost[:sortSearch(lost, f.floor)]
-	_, err := h.c.ReadFeed(q)
+	_, err := h.c.ReadFeed(bg, q)
 	var te *ttldb.TrimmedError
 	switch {
 	case err == nil && part != nil && len(lost) == 0:
@@ -627,7 +627,7 @@ func (h *modelHarness) reopened() error {
 		hi = h.c.LastLSN()
 	}
 	f.snap = nil
-	_, err := h.c.ReadFeed(ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, Limit: 1})
+	_, err := h.c.ReadFeed(bg, ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, Limit: 1})
 	floor := uint64(0)
 	var te *ttldb.TrimmedError
 	if errors.As(err, &te) {
@@ -639,7 +639,7 @@ func (h *modelHarness) reopened() error {
 		return fmt.Errorf("the all-versions feed after the reopen starts after LSN %d; the last compaction's snapshot was taken after LSN %d to %d (R12)", floor, max(lo, f.floor), hi)
 	}
 	// FromOldest starts there, with no error (R11).
-	page, err := h.c.ReadFeed(ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, FromOldest: true, Limit: 1})
+	page, err := h.c.ReadFeed(bg, ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, FromOldest: true, Limit: 1})
 	if err != nil || len(page.Changes) == 1 && page.Changes[0].LSN != floor+1 || len(page.Changes) == 0 && page.LSN != floor {
 		return fmt.Errorf("ReadFeed(all versions, FromOldest) after the reopen: %+v, %v; the feed starts after LSN %d", page, err, floor)
 	}
@@ -666,7 +666,7 @@ func (h *modelHarness) checkFeed() error {
 	f := &h.feed
 	if h.m.closed {
 		q := ttldb.FeedQuery{Mode: ttldb.FeedMode(f.r.IntN(2)), FromNow: f.r.IntN(2) == 0}
-		if _, err := h.c.ReadFeed(q); !errors.Is(err, ttldb.ErrClosed) {
+		if _, err := h.c.ReadFeed(bg, q); !errors.Is(err, ttldb.ErrClosed) {
 			return fmt.Errorf("ReadFeed after Close: %v, want ErrClosed", err)
 		}
 		n := 0
@@ -722,7 +722,7 @@ func (h *modelHarness) checkFeed() error {
 		q.FromNow, q.Limit = true, f.limit(false)
 		op := func() string { return fmt.Sprintf("ReadFeed(%s, FromNow, Limit %d)", scopeName(mode, part), q.Limit) }
 		l0 := h.c.LastLSN()
-		got, err := h.c.ReadFeed(q)
+		got, err := h.c.ReadFeed(bg, q)
 		l1 := h.c.LastLSN()
 		if err != nil {
 			return fmt.Errorf("%s: %v", op(), err)
@@ -929,12 +929,12 @@ func (h *modelHarness) refusedFeedReads(toks []feedToken) error {
 		}{"a listing's token", q, classInvalidToken})
 	}
 	for _, r := range reads {
-		_, err := h.c.ReadFeed(r.q)
+		_, err := h.c.ReadFeed(bg, r.q)
 		if e := h.checkErr(fmt.Sprintf("ReadFeed(%s: %v)", r.desc, t), err, r.class, ""); e != nil {
 			return e
 		}
 	}
 	// A feed's token is no listing's.
-	_, err := h.c.List(ttldb.Query{Continuation: t.tok})
+	_, err := h.c.List(bg, ttldb.Query{Continuation: t.tok})
 	return h.checkErr("List with a change feed's token", err, classInvalidToken, "")
 }

@@ -377,7 +377,7 @@ func (h *modelHarness) genPatch() modelStep {
 	opts, cond, condDesc := h.genIfMatch(drawn)
 	desc := fmt.Sprintf("Patch(%.40v, %.40q, %s)%s", pk, id, describePatch(ops), condDesc)
 	return modelStep{desc, func() (string, error) {
-		got, err := h.c.Patch(pk, id, ttldb.RefOps(ops), opts...)
+		got, err := h.c.Patch(bg, pk, id, ttldb.RefOps(ops), opts...)
 		want := h.m.patch(h.path, k, class, ops, cond)
 		msg := ""
 		if len(want) == 1 && (want[0] == classNotFound || want[0] == classPrecondition) {
@@ -653,7 +653,7 @@ func (h *modelHarness) runBatch(pk ttldb.PartitionKey, pkClass string, ops []mBa
 	if b.Len() != len(ops) || b.PartitionKey().String() != pk.String() { // (NaN is no PartitionKey equal to itself)
 		return "", fmt.Errorf("NewBatch: Len %d, PartitionKey %v; added %d operations to %v", b.Len(), b.PartitionKey(), len(ops), pk)
 	}
-	out, err := h.c.ExecuteBatch(b)
+	out, err := h.c.ExecuteBatch(bg, b)
 	at, classes, whole := h.predictBatch(pkClass, ops)
 	if at >= 0 {
 		var be *ttldb.BatchError
@@ -741,7 +741,7 @@ func TestPatchAfterCloseIsErrClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Create([]byte(`{"id":"a","pk":"p"}`)); err != nil {
+	if _, err := c.Create(bg, []byte(`{"id":"a","pk":"p"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Close(); err != nil {
@@ -754,17 +754,17 @@ func TestPatchAfterCloseIsErrClosed(t *testing.T) {
 		{ttldb.PatchSet("/id", 1)},
 		{ttldb.PatchSet("/x", json.RawMessage("{"))},
 	} {
-		if _, err := c.Patch(ttldb.StringKey("p"), "a", ops); !errors.Is(err, ttldb.ErrClosed) {
+		if _, err := c.Patch(bg, ttldb.StringKey("p"), "a", ops); !errors.Is(err, ttldb.ErrClosed) {
 			t.Errorf("Patch(%v) after Close: %v, want ErrClosed", ops, err)
 		}
 		b := ttldb.NewBatch(ttldb.StringKey("p"))
 		b.Patch("a", ops)
-		if _, err := c.ExecuteBatch(b); !errors.Is(err, ttldb.ErrClosed) {
+		if _, err := c.ExecuteBatch(bg, b); !errors.Is(err, ttldb.ErrClosed) {
 			t.Errorf("ExecuteBatch of Patch(%v) after Close: %v, want ErrClosed", ops, err)
 		}
 	}
 	var zero ttldb.Collection
-	if _, err := zero.Patch(ttldb.NoPartitionKey(), "a", []ttldb.PatchOp{ttldb.PatchSet("/x", 1)}); !errors.Is(err, ttldb.ErrClosed) {
+	if _, err := zero.Patch(bg, ttldb.NoPartitionKey(), "a", []ttldb.PatchOp{ttldb.PatchSet("/x", 1)}); !errors.Is(err, ttldb.ErrClosed) {
 		t.Errorf("Patch of the zero Collection: %v, want ErrClosed", err)
 	}
 }

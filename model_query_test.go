@@ -820,7 +820,7 @@ func (h *modelHarness) readSQL(q *mSQL, s ttldb.SQL, class string, bound int) ([
 	switch q.how {
 	case "all":
 		var errs []error
-		for res, err := range h.c.QueryAll(s) {
+		for res, err := range h.c.QueryAll(bg, s) {
 			if err != nil {
 				errs = append(errs, err)
 			} else {
@@ -834,22 +834,22 @@ func (h *modelHarness) readSQL(q *mSQL, s ttldb.SQL, class string, bound int) ([
 		}
 		return out, nil
 	case "cursor":
-		cur, err := h.c.OpenQuery(s)
+		cur, err := h.c.OpenQuery(bg, s)
 		if e := h.checkErr("OpenQuery", err, class, ""); e != nil || err != nil {
 			return nil, e
 		}
 		defer cur.Close()
 		for {
-			if _, err := cur.Next(0); r.IntN(15) == 0 && !errors.Is(err, ttldb.ErrInvalidOption) {
+			if _, err := cur.Next(bg, 0); r.IntN(15) == 0 && !errors.Is(err, ttldb.ErrInvalidOption) {
 				return nil, fmt.Errorf("Cursor.Next(0): %v, want ErrInvalidOption", err)
 			}
 			n := 1 + r.IntN(4)
-			got, err := cur.Next(n)
+			got, err := cur.Next(bg, n)
 			if out = append(out, got...); err != nil || len(got) > n || len(out) > bound {
 				return nil, fmt.Errorf("Cursor.Next(%d): %d results, %v", n, len(got), err)
 			}
 			if len(got) < n { // fewer only when the results run out, and then none
-				if more, err := cur.Next(1); len(more) > 0 || err != nil {
+				if more, err := cur.Next(bg, 1); len(more) > 0 || err != nil {
 					return nil, fmt.Errorf("Cursor.Next after the last result: %d results, %v", len(more), err)
 				}
 				break
@@ -861,13 +861,13 @@ func (h *modelHarness) readSQL(q *mSQL, s ttldb.SQL, class string, bound int) ([
 		if err, again := cur.Close(), cur.Close(); err != nil || again != nil {
 			return nil, fmt.Errorf("Cursor.Close: %v, then %v", err, again)
 		}
-		if _, err := cur.Next(1); !errors.Is(err, ttldb.ErrClosed) {
+		if _, err := cur.Next(bg, 1); !errors.Is(err, ttldb.ErrClosed) {
 			return nil, fmt.Errorf("Cursor.Next after Close: %v, want ErrClosed", err)
 		}
 		return out, nil
 	}
 	for page := 0; page <= bound; page++ {
-		p, err := h.c.Query(s)
+		p, err := h.c.Query(bg, s)
 		if e := h.checkErr("Query", err, class, ""); e != nil || err != nil {
 			return nil, e
 		}
@@ -878,7 +878,7 @@ func (h *modelHarness) readSQL(q *mSQL, s ttldb.SQL, class string, bound int) ([
 			return nil, fmt.Errorf("%s: %d results, continuation %q", op, len(p.Results), p.Continuation)
 		case page == 0: // Explain says what the first page reads
 			q.plan = p.Plan
-			if x, err := h.c.Explain(s); err != nil || x.Index != p.Plan.Index || x.Ordered != p.Plan.Ordered {
+			if x, err := h.c.Explain(bg, s); err != nil || x.Index != p.Plan.Index || x.Ordered != p.Plan.Ordered {
 				return nil, fmt.Errorf("Explain: %+v, %v; the first page's plan %+v", x, err, p.Plan)
 			}
 		}
@@ -921,7 +921,7 @@ func (h *modelHarness) misuseToken(q *mSQL, s ttldb.SQL, tok string) error {
 		pk := h.pkGo(pick(r, h.parts).pk)
 		s.Partition = &pk
 	}
-	_, err := h.c.Query(s)
+	_, err := h.c.Query(bg, s)
 	return h.checkErr("Query with the token of another query ("+how+")", err, classInvalidToken, "")
 }
 
@@ -989,14 +989,14 @@ func (h *modelHarness) indexPath(exists int) (string, bool) {
 func (m *model) indexOp(create bool, ptr string, bad, canceled bool) string {
 	has := slices.Contains(m.indexes, ptr)
 	switch {
+	case canceled:
+		return classCanceled // R16: a call whose context is done does nothing, whatever else is wrong
 	case m.closed:
 		return classClosed // whatever the path, as every call after Close
 	case bad:
 		return classInvalidOpt
 	case create && (m.noIndex || has):
 		return classInvalidOpt // R8: mode none keeps no index; one index on a path
-	case create && canceled:
-		return classCanceled // an error leaves no index
 	case !create && !has:
 		return classNotFound
 	case create:
@@ -1027,7 +1027,7 @@ func (h *modelHarness) genIndexOp(create bool) modelStep {
 			err = h.c.CreateIndex(ctx, ptr)
 			cancel()
 		} else {
-			err = h.c.DropIndex(ptr)
+			err = h.c.DropIndex(bg, ptr)
 		}
 		op, want := strings.Fields(desc)[0], h.m.indexOp(create, ptr, bad, canceled)
 		switch {

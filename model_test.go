@@ -460,7 +460,7 @@ var modelFilters = []struct {
 	// A filter may call the collection (Query.Filter): every listed
 	// document is live, so Get finds it.
 	{"Get inside", func(c *ttldb.Collection) func(ttldb.Document) bool {
-		return func(d ttldb.Document) bool { _, err := c.Get(d.PartitionKey(), d.ID()); return err == nil }
+		return func(d ttldb.Document) bool { _, err := c.Get(bg, d.PartitionKey(), d.ID()); return err == nil }
 	}, func(mKey, *mDoc) bool { return true }},
 }
 
@@ -1271,11 +1271,11 @@ func (h *modelHarness) genWrite(op string) modelStep {
 		var err error
 		switch op {
 		case "Create":
-			got, err = h.c.Create(in.payload)
+			got, err = h.c.Create(bg, in.payload)
 		case "Replace":
-			got, err = h.c.Replace(in.payload, opts...)
+			got, err = h.c.Replace(bg, in.payload, opts...)
 		case "Upsert":
-			got, err = h.c.Upsert(in.payload, opts...)
+			got, err = h.c.Upsert(bg, in.payload, opts...)
 		}
 		want := in.class
 		if want == okClass {
@@ -1336,11 +1336,11 @@ func (h *modelHarness) genKeyOp(op string) modelStep {
 		var err error
 		switch op {
 		case "Get":
-			got, err = h.c.Get(pk, id)
+			got, err = h.c.Get(bg, pk, id)
 		case "Delete":
-			err = h.c.Delete(pk, id, opts...)
+			err = h.c.Delete(bg, pk, id, opts...)
 		case "Touch":
-			got, err = h.c.Touch(pk, id, opts...)
+			got, err = h.c.Touch(bg, pk, id, opts...)
 		}
 		want := class
 		if want == okClass {
@@ -1431,7 +1431,7 @@ func (h *modelHarness) genQuery() modelQuery {
 func (h *modelHarness) listPages(op string, mq modelQuery, want []mKey) (string, error) {
 	q := mq.q
 	for page := 0; ; page++ {
-		got, err := h.c.List(q)
+		got, err := h.c.List(bg, q)
 		if e := h.checkErr(op, err, mq.class, ""); e != nil || err != nil {
 			return orOK(mq.class), e
 		}
@@ -1567,7 +1567,7 @@ func (h *modelHarness) genResume() modelStep {
 func (h *modelHarness) iterate(op string, mq modelQuery, want []mKey, stop int) (string, error) {
 	var docs []ttldb.Document
 	var errs []error
-	for d, err := range h.c.All(mq.q) {
+	for d, err := range h.c.All(bg, mq.q) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -1642,7 +1642,7 @@ func (h *modelHarness) genOpenListing() modelStep {
 			d := *h.m.docs[k] // a copy: the model's document may change later
 			ol.docs[k] = &d
 		}
-		ol.next, ol.stop = iter.Pull2(h.c.All(mq.q))
+		ol.next, ol.stop = iter.Pull2(h.c.All(bg, mq.q))
 		d, err, ok := ol.next() // the snapshot is taken now
 		switch {
 		case len(want) == 0:
@@ -1711,7 +1711,7 @@ func (h *modelHarness) genCount() modelStep {
 		mq.q.Continuation = "ignored"
 	}
 	return modelStep{fmt.Sprintf("Count %s continuation=%q", mq.desc, mq.q.Continuation), func() (string, error) {
-		n, err := h.c.Count(mq.q)
+		n, err := h.c.Count(bg, mq.q)
 		want := mq.class
 		if want == okClass && h.m.closed {
 			want = classClosed
@@ -1783,7 +1783,7 @@ func (h *modelHarness) genSetDefault() modelStep {
 				return classInvalidTTL, nil
 			}
 		}
-		err = h.c.SetDefaultTTL(d)
+		err = h.c.SetDefaultTTL(bg, d)
 		want := h.m.setDefault(md, valid)
 		return orOK(want), h.checkErr("SetDefaultTTL", err, want, msg)
 	}}
@@ -1794,7 +1794,7 @@ func (h *modelHarness) genSetDefault() modelStep {
 func (h *modelHarness) genSetIndexing() modelStep {
 	mode := pick(h.r, []ttldb.IndexingMode{ttldb.IndexingConsistent, ttldb.IndexingNone, ttldb.IndexingNone, ttldb.IndexingMode(2 + h.r.IntN(9))})
 	return modelStep{"SetIndexingMode(" + mode.String() + ")", func() (string, error) {
-		err := h.c.SetIndexingMode(mode)
+		err := h.c.SetIndexingMode(bg, mode)
 		want := h.m.setIndexing(mode)
 		return orOK(want), h.checkErr("SetIndexingMode", err, want, "")
 	}}
@@ -1830,7 +1830,7 @@ func (h *modelHarness) genClock() modelStep {
 // genSweep deletes the expired documents now (R5).
 func (h *modelHarness) genSweep() modelStep {
 	return modelStep{"Sweep", func() (string, error) {
-		n, err := h.c.Sweep()
+		n, err := h.c.Sweep(bg)
 		want, class := h.m.sweep()
 		if e := h.checkErr("Sweep", err, class, ""); e != nil || err != nil {
 			return orOK(class), e
@@ -1863,19 +1863,19 @@ func (h *modelHarness) checkInvariants() error {
 		return err
 	}
 	if h.m.closed {
-		_, err := h.c.Count(ttldb.Query{})
-		_, err2 := h.c.Stats()
+		_, err := h.c.Count(bg, ttldb.Query{})
+		_, err2 := h.c.Stats(bg)
 		if !errors.Is(err, ttldb.ErrClosed) || !errors.Is(err2, ttldb.ErrClosed) {
 			return fmt.Errorf("after Close: Count %v, Stats %v, want ErrClosed", err, err2)
 		}
 		return nil
 	}
 	live := len(h.m.docs)
-	n, err := h.c.Count(ttldb.Query{})
+	n, err := h.c.Count(bg, ttldb.Query{})
 	if err != nil || n != live {
 		return fmt.Errorf("Count(Query{}) = %d, %v; model has %d live documents (R4)", n, err, live)
 	}
-	st, err := h.c.Stats()
+	st, err := h.c.Stats(bg)
 	if err != nil || st.Live != live {
 		return fmt.Errorf("Stats() = %+v, %v; model has %d live documents", st, err, live)
 	}
@@ -1887,7 +1887,7 @@ func (h *modelHarness) checkInvariants() error {
 	}
 	if h.byKey {
 		for _, k := range h.m.list(nil, nil, nil) {
-			got, err := h.c.Get(h.pkGo(k.pk), k.id)
+			got, err := h.c.Get(bg, h.pkGo(k.pk), k.id)
 			if err != nil {
 				return fmt.Errorf("Get(%v) of a live document: %v", k, err)
 			}
@@ -2215,3 +2215,6 @@ func TestModel(t *testing.T) {
 		}
 	}
 }
+
+// bg is the context of the model's calls (R16 is not what it tests).
+var bg = context.Background()

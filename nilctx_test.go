@@ -2,33 +2,79 @@ package ttldb
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"iter"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-// TestNilContextIsAnError: every exported method that takes a
-// context.Context, given nil, returns ErrInvalidOption, whose text names
-// the mistake, and changes nothing, where it used to panic (README: no
-// input panics). The methods are found by reflection, so that a new one
-// cannot be missed, and the package's source is read for any exported
-// function or method of another type that takes one, which the test would
-// not call.
-func TestNilContextIsAnError(t *testing.T) { // R10, R16 (the calls that take a context)
+// TestContextsAreChecked: every exported method that takes a
+// context.Context (of Collection, Typed and Cursor), given nil, returns
+// ErrInvalidOption, whose text names the method and the mistake; given one
+// that is done, canceled or past its deadline, it returns that context's
+// error (errors.Is), whatever else is wrong with the call. Either way it
+// changes nothing, in memory or on disk. The methods are found by
+// reflection, so that a new one cannot be missed, and the package's source
+// is read for any exported function or method that takes one, which the
+// test would not call.
+func TestContextsAreChecked(t *testing.T) { // R10, R16
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel2()
+	cases := []struct {
+		name string
+		ctx  context.Context
+		want func(t *testing.T, method string, err error)
+	}{
+		{"nil", nil, func(t *testing.T, method string, err error) {
+			require.ErrorIs(t, err, ErrInvalidOption, method)
+			op := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(method, "Collection."), "Typed."), "JSON")
+			require.ErrorContains(t, err, op+" with a nil context.Context: pass context.Background()")
+		}},
+		{"canceled", canceled, func(t *testing.T, method string, err error) {
+			require.ErrorIs(t, err, context.Canceled, method)
+		}},
+		{"past its deadline", expired, func(t *testing.T, method string, err error) {
+			require.ErrorIs(t, err, context.DeadlineExceeded, method)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			called := checkEveryContextMethod(t, tc.ctx, tc.want)
+			require.Subset(t, called, []string{"Collection.Get", "Collection.Compact", "Collection.WatchFeed", "Cursor.Next", "Typed.Get"})
+			require.Equal(t, declaredContextMethods(t), called, "the exported functions that take a context.Context, and those the test called")
+		})
+	}
+}
+
+// checkEveryContextMethod calls each exported method of a durable
+// collection, a typed view of it and a cursor on it that takes a
+// context.Context with ctx, checks its one error with want and that
+// nothing changed, and returns the names of the methods called, sorted.
+func checkEveryContextMethod(t *testing.T, ctx context.Context, want func(t *testing.T, method string, err error)) []string {
 	dir := t.TempDir()
-	c, err := NewCollection("nilctx", "/pk", &Options{Dir: dir, ManualSweep: true})
+	c, err := NewCollection("ctx", "/pk", &Options{Dir: dir, ManualSweep: true})
 	require.NoError(t, err)
 	defer c.Close()
 	mustCreate(t, c, `{"id":"a","pk":"p","n":1}`)
+	typed, err := NewTyped[struct {
+		ID string `json:"id"`
+		PK string `json:"pk"`
+	}](c)
+	require.NoError(t, err)
+	cur, err := c.OpenQuery(bg, SQL{Text: "SELECT * FROM c"})
+	require.NoError(t, err)
+	defer cur.Close()
 	files := func() []string {
 		names, err := os.ReadDir(dir)
 		require.NoError(t, err)
@@ -36,61 +82,87 @@ func TestNilContextIsAnError(t *testing.T) { // R10, R16 (the calls that take a 
 		for _, e := range names {
 			info, err := e.Info()
 			require.NoError(t, err)
-			out = append(out, e.Name()+" "+info.ModTime().String())
+			out = append(out, fmt.Sprint(e.Name(), " ", info.ModTime(), " ", info.Size()))
 		}
 		return out
 	}
 	ctxType := reflect.TypeFor[context.Context]()
 	var called []string
-	ct := reflect.TypeOf(c)
-	for i := range ct.NumMethod() {
-		m := ct.Method(i)
-		args := []reflect.Value{reflect.ValueOf(c)}
-		takes := false
-		for j := 1; j < m.Type.NumIn(); j++ {
-			in := m.Type.In(j)
-			switch {
-			case in == ctxType:
-				takes = true
-				args = append(args, reflect.Zero(in))
-			case in.Kind() == reflect.String:
-				args = append(args, reflect.ValueOf("/n").Convert(in)) // a valid index path
-			default:
-				args = append(args, reflect.Zero(in))
-			}
+	for _, recv := range []any{c, typed, cur} {
+		rt := reflect.TypeOf(recv)
+		typeName := rt.Elem().Name()
+		if i := strings.IndexByte(typeName, '['); i >= 0 {
+			typeName = typeName[:i] // Typed[...]
 		}
-		if !takes {
-			continue
-		}
-		called = append(called, "Collection."+m.Name)
-		before, beforeFiles := state(t, c), files()
-		var errs []error
-		require.NotPanics(t, func() {
-			out := m.Func.Call(args)
-			require.NotEmpty(t, out, m.Name)
-			switch r := out[len(out)-1].Interface().(type) {
-			case error:
-				errs = append(errs, r)
-			case nil:
-				errs = append(errs, nil)
-			case iter.Seq2[Change, error]:
-				for _, err := range r {
-					errs = append(errs, err)
+		for i := range rt.NumMethod() {
+			m := rt.Method(i)
+			args := []reflect.Value{reflect.ValueOf(recv)}
+			takes := false
+			for j := 1; j < m.Type.NumIn(); j++ {
+				in := m.Type.In(j)
+				switch {
+				case in == ctxType:
+					takes = true
+					if ctx == nil {
+						args = append(args, reflect.Zero(in))
+					} else {
+						args = append(args, reflect.ValueOf(ctx))
+					}
+				case in.Kind() == reflect.String:
+					args = append(args, reflect.ValueOf("/n").Convert(in)) // a valid index path
+				case in.Kind() == reflect.Int:
+					args = append(args, reflect.ValueOf(1).Convert(in))
+				case m.Type.IsVariadic() && j == m.Type.NumIn()-1:
+					// no options
+				default:
+					args = append(args, reflect.Zero(in))
 				}
-			default:
-				t.Fatalf("%s returns %T: teach the test to read it", m.Name, r)
 			}
-		}, m.Name)
-		require.Len(t, errs, 1, "%s: one error, and nothing else", m.Name)
-		require.ErrorIs(t, errs[0], ErrInvalidOption, m.Name)
-		require.ErrorContains(t, errs[0], m.Name+" with a nil context.Context: pass context.Background()")
-		require.Equal(t, before, state(t, c), m.Name)
-		require.Equal(t, beforeFiles, files(), m.Name)
+			if !takes {
+				continue
+			}
+			name := typeName + "." + m.Name
+			called = append(called, name)
+			before, beforeFiles := state(t, c), files()
+			var errs []error
+			require.NotPanics(t, func() {
+				errs = resultErrors(t, name, m.Func.Call(args))
+			}, name)
+			require.Len(t, errs, 1, "%s: one error, and nothing else", name)
+			want(t, name, errs[0])
+			require.Equal(t, before, state(t, c), name)
+			require.Equal(t, beforeFiles, files(), name)
+		}
 	}
-	require.Subset(t, called, []string{"Collection.Compact", "Collection.CreateIndex", "Collection.WatchFeed"})
+	slices.Sort(called)
+	return called
+}
 
-	// Every exported function and method of the package's source that
-	// takes a context.Context is one of those called.
+// resultErrors returns the errors a call returned: its last result, or,
+// for an iterator, the errors it yields.
+func resultErrors(t *testing.T, name string, out []reflect.Value) []error {
+	require.NotEmpty(t, out, name)
+	last := out[len(out)-1]
+	if last.Kind() == reflect.Func && last.Type().NumIn() == 1 && last.Type().In(0).Kind() == reflect.Func {
+		var errs []error
+		yield := last.Type().In(0)
+		last.Call([]reflect.Value{reflect.MakeFunc(yield, func(args []reflect.Value) []reflect.Value {
+			err, _ := args[len(args)-1].Interface().(error)
+			errs = append(errs, err)
+			return []reflect.Value{reflect.ValueOf(true)}
+		})})
+		return errs
+	}
+	err, ok := last.Interface().(error)
+	if !ok && !last.IsNil() {
+		t.Fatalf("%s returns %s: teach the test to read it", name, last.Type())
+	}
+	return []error{err}
+}
+
+// declaredContextMethods returns the exported functions and methods of the
+// package's source that take a context.Context, as Type.Method, sorted.
+func declaredContextMethods(t *testing.T) []string {
 	var declared []string
 	sources, err := filepath.Glob("*.go")
 	require.NoError(t, err)
@@ -111,18 +183,20 @@ func TestNilContextIsAnError(t *testing.T) { // R10, R16 (the calls that take a 
 				if star, ok := recv.(*ast.StarExpr); ok {
 					recv = star.X
 				}
-				if id, ok := recv.(*ast.Ident); ok && id.IsExported() {
-					name = id.Name + "." + name
-				} else {
+				if ix, ok := recv.(*ast.IndexExpr); ok {
+					recv = ix.X // Typed[T]
+				}
+				id, ok := recv.(*ast.Ident)
+				if !ok || !id.IsExported() {
 					continue // a method of an unexported type
 				}
+				name = id.Name + "." + name
 			}
 			declared = append(declared, name)
 		}
 	}
 	slices.Sort(declared)
-	slices.Sort(called)
-	require.Equal(t, called, declared, "the exported functions that take a context.Context, and those the test called with nil")
+	return declared
 }
 
 // takesContext reports whether a parameter list holds a context.Context.

@@ -2,7 +2,9 @@ package ttldb
 
 import (
 	"cmp"
+	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -190,7 +192,7 @@ func (o *keyOrder) built() bool { return o.tree != nil }
 // (BenchmarkKeyOrderBuildUnderWriters); before the help it never ended.
 //
 // Errors: [ErrClosed].
-func (c *Collection) needOrder(op string) error {
+func (c *Collection) needOrder(ctx context.Context, op string) error {
 	if c.prim.order.ready.Load() {
 		return nil // the caller takes the lock and checks for Close, which alone clears the order
 	}
@@ -207,7 +209,11 @@ func (c *Collection) needOrder(op string) error {
 		case o.build != nil:
 			b := o.build
 			c.mu.Unlock()
-			<-b.done
+			select {
+			case <-b.done:
+			case <-ctx.Done(): // the build goes on for the calls that wait for it still
+				return fmt.Errorf("ttldb: %s: %w", op, ctx.Err())
+			}
 			continue
 		}
 		b := &orderBuild{done: make(chan struct{})}

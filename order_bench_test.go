@@ -121,11 +121,11 @@ func measureOrderBuild(b *testing.B, n, writers int, limit time.Duration) orderB
 				}
 				k := n + w*100_000_000 + i
 				doc, old := benchDoc(k), benchDoc(r.IntN(n))
-				timed(func() error { _, err := c.Upsert(doc); return err })
-				timed(func() error { _, err := c.Upsert(old); return err })
+				timed(func() error { _, err := c.Upsert(bg, doc); return err })
+				timed(func() error { _, err := c.Upsert(bg, old); return err })
 				if i >= 1000 {
 					pk, id := StringKey(fmt.Sprint("p", (k-1000)%100)), fmt.Sprintf("key:%010d", k-1000)
-					timed(func() error { return c.Delete(pk, id) })
+					timed(func() error { return c.Delete(bg, pk, id) })
 				}
 			}
 		})
@@ -162,7 +162,7 @@ func measureOrderBuild(b *testing.B, n, writers int, limit time.Duration) orderB
 	defer func() { orderHook, orderHoldHook = nil, nil }()
 	b.StartTimer()
 	go func() {
-		_, err := c.List(Query{Limit: 10})
+		_, err := c.List(bg, Query{Limit: 10})
 		listed <- err
 	}()
 	select {

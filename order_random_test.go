@@ -39,19 +39,19 @@ func orderOps(t *testing.T, c *Collection, clk *atomicClock, r *rand.Rand, n int
 		id := fmt.Sprint("k", r.IntN(400))
 		switch r.IntN(12) {
 		case 0, 1:
-			_, err := c.Create([]byte(doc(pk, id)))
+			_, err := c.Create(bg, []byte(doc(pk, id)))
 			ok(err)
 		case 2, 3:
-			_, err := c.Upsert([]byte(doc(pk, id)))
+			_, err := c.Upsert(bg, []byte(doc(pk, id)))
 			ok(err)
 		case 4:
-			_, err := c.Replace([]byte(doc(pk, id)))
+			_, err := c.Replace(bg, []byte(doc(pk, id)))
 			ok(err)
 		case 5:
-			_, err := c.Touch(StringKey(pk), id)
+			_, err := c.Touch(bg, StringKey(pk), id)
 			ok(err)
 		case 6, 7:
-			ok(c.Delete(StringKey(pk), id))
+			ok(c.Delete(bg, StringKey(pk), id))
 		case 8, 9:
 			b := NewBatch(StringKey(pk))
 			for range 1 + r.IntN(8) {
@@ -67,16 +67,16 @@ func orderOps(t *testing.T, c *Collection, clk *atomicClock, r *rand.Rand, n int
 					b.Read(id)
 				}
 			}
-			_, err := c.ExecuteBatch(b)
+			_, err := c.ExecuteBatch(bg, b)
 			ok(err)
 		case 10:
 			clk.Advance(time.Duration(r.IntN(3000)) * time.Millisecond)
 			if manual {
-				_, err := c.Sweep()
+				_, err := c.Sweep(bg)
 				ok(err)
 			}
 		case 11:
-			ok(c.SetDefaultTTL([]DefaultTTL{TTLNoDefault(), TTLSeconds(2), TTLSeconds(20)}[r.IntN(3)]))
+			ok(c.SetDefaultTTL(bg, []DefaultTTL{TTLNoDefault(), TTLSeconds(2), TTLSeconds(20)}[r.IntN(3)]))
 		}
 	}
 }
@@ -115,7 +115,7 @@ func TestKeyOrderBuildRandomWriters(t *testing.T) {
 			holds++
 			if holds%3 == 1 { // a call that needs the order while it is built
 				waiters.Go(func() {
-					_, err := c.List(Query{Limit: 3})
+					_, err := c.List(bg, Query{Limit: 3})
 					if err != nil {
 						t.Error(err)
 					}
@@ -131,7 +131,7 @@ func TestKeyOrderBuildRandomWriters(t *testing.T) {
 			c.mu.RUnlock()
 			orderOps(t, c, clk, r, r.IntN(2*perHold+1), manual, false)
 		}
-		_, err = c.List(Query{Limit: 5})
+		_, err = c.List(bg, Query{Limit: 5})
 		orderHook, orderHoldHook = nil, nil
 		require.NoError(t, err)
 		waiters.Wait()
@@ -212,13 +212,13 @@ func TestKeyOrderBuildRandomConcurrent(t *testing.T) {
 				pk := StringKey("p1")
 				switch i {
 				case 0:
-					_, err = c.List(Query{Limit: 5})
+					_, err = c.List(bg, Query{Limit: 5})
 				case 1:
-					_, err = c.Count(Query{Partition: &pk})
+					_, err = c.Count(bg, Query{Partition: &pk})
 				case 2:
 					err = c.CreateIndex(context.Background(), "/n")
 					if err == nil {
-						err = c.DropIndex("/n")
+						err = c.DropIndex(bg, "/n")
 					}
 				}
 				if err != nil && !(closeAt > 0 && errors.Is(err, ErrClosed)) {
@@ -256,7 +256,7 @@ func TestKeyOrderBuildRandomConcurrent(t *testing.T) {
 // settle sweeps what is due, so that the background sweeper, if any, has
 // nothing left to change while checkInvariants counts (the clock stands).
 func settle(t *testing.T, c *Collection) {
-	_, err := c.Sweep()
+	_, err := c.Sweep(bg)
 	require.NoError(t, err)
 }
 

@@ -104,7 +104,7 @@ func listIDs(t *testing.T, c *Collection) []string {
 	var ids []string
 	q := Query{Limit: 7}
 	for {
-		p, err := c.List(q)
+		p, err := c.List(bg, q)
 		require.NoError(t, err)
 		for _, d := range p.Documents {
 			ids = append(ids, d.ID())
@@ -120,9 +120,9 @@ func listIDs(t *testing.T, c *Collection) []string {
 // first listing builds it, and every change after keeps it (R4, R5).
 func TestKeyOrderOnDemand(t *testing.T) {
 	c, clk := orderFixture(t, 300)
-	require.NoError(t, c.Delete(StringKey("p1"), "d0001"))
+	require.NoError(t, c.Delete(bg, StringKey("p1"), "d0001"))
 	clk.Advance(5 * time.Second)
-	n, err := c.Sweep()
+	n, err := c.Sweep(bg)
 	require.NoError(t, err)
 	require.Equal(t, 100, n)
 	_ = mustGet(t, c, StringKey("p2"), "d0002")
@@ -141,10 +141,10 @@ func TestKeyOrderOnDemand(t *testing.T) {
 
 	// Kept from now on: creates, deletes, sweeps.
 	mustCreate(t, c, `{"id":"new","pk":"p0","ttl":5}`)
-	require.NoError(t, c.Delete(StringKey("p4"), "d0004"))
+	require.NoError(t, c.Delete(bg, StringKey("p4"), "d0004"))
 	checkInvariants(t, c)
 	clk.Advance(5 * time.Second)
-	_, err = c.Sweep()
+	_, err = c.Sweep(bg)
 	require.NoError(t, err)
 	checkInvariants(t, c)
 	require.Len(t, listIDs(t, c), 198) // new expired; d0004 deleted
@@ -162,16 +162,16 @@ func TestKeyOrderBuildMeetsWrites(t *testing.T) {
 		}
 		ran = true
 		mustCreate(t, c, `{"id":"during","pk":"p9","ttl":-1}`)
-		require.NoError(t, c.Delete(StringKey("p1"), "d0001"))
+		require.NoError(t, c.Delete(bg, StringKey("p1"), "d0001"))
 		mustCreate(t, c, `{"id":"d0001","pk":"p1","ttl":-1}`) // a new entry for the deleted key
-		require.NoError(t, c.Delete(StringKey("p2"), "d0002"))
+		require.NoError(t, c.Delete(bg, StringKey("p2"), "d0002"))
 		clk.Advance(5 * time.Second)
-		_, err := c.Upsert([]byte(`{"id":"d0003","pk":"p3","ttl":-1}`)) // over an expired document
+		_, err := c.Upsert(bg, []byte(`{"id":"d0003","pk":"p3","ttl":-1}`)) // over an expired document
 		require.NoError(t, err)
-		_, err = c.Sweep()
+		_, err = c.Sweep(bg)
 		require.NoError(t, err)
 		mustCreate(t, c, `{"id":"gone","pk":"p9","ttl":-1}`)
-		require.NoError(t, c.Delete(StringKey("p9"), "gone")) // created and deleted during the build
+		require.NoError(t, c.Delete(bg, StringKey("p9"), "gone")) // created and deleted during the build
 	}
 	t.Cleanup(func() { orderHook = nil })
 	ids := listIDs(t, c)
@@ -206,7 +206,7 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 			counts := make([]int, 4)
 			for i := range counts {
 				wg.Go(func() {
-					p, err := c.List(Query{})
+					p, err := c.List(bg, Query{})
 					require.NoError(t, err)
 					counts[i] = len(p.Documents)
 				})
@@ -226,10 +226,10 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 			}
 		}
 		t.Cleanup(func() { orderHook = nil })
-		_, err := c.List(Query{})
+		_, err := c.List(bg, Query{})
 		require.ErrorIs(t, err, ErrClosed)
 		pk := StringKey("p1")
-		_, err = c.Count(Query{Partition: &pk})
+		_, err = c.Count(bg, Query{Partition: &pk})
 		require.ErrorIs(t, err, ErrClosed)
 		require.False(t, c.prim.order.built())
 		require.Nil(t, c.prim.order.build)
@@ -248,14 +248,14 @@ func TestKeyOrderBuildUnderLoad(t *testing.T) {
 			for range 3000 {
 				id := fmt.Sprintf("w%04d", r.IntN(500))
 				if r.IntN(3) == 0 {
-					err := c.Delete(StringKey("pw"), id)
+					err := c.Delete(bg, StringKey("pw"), id)
 					if err != nil && !errors.Is(err, ErrNotFound) {
 						t.Error(err)
 						return
 					}
 					continue
 				}
-				if _, err := c.Upsert([]byte(`{"id":"` + id + `","pk":"pw"}`)); err != nil {
+				if _, err := c.Upsert(bg, []byte(`{"id":"`+id+`","pk":"pw"}`)); err != nil {
 					t.Error(err)
 					return
 				}
@@ -265,7 +265,7 @@ func TestKeyOrderBuildUnderLoad(t *testing.T) {
 	for range 3 {
 		wg.Go(func() {
 			for range 5 {
-				if _, err := c.List(Query{Limit: 10}); err != nil {
+				if _, err := c.List(bg, Query{Limit: 10}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -274,9 +274,9 @@ func TestKeyOrderBuildUnderLoad(t *testing.T) {
 	}
 	wg.Wait()
 	checkInvariants(t, c)
-	n, err := c.Count(Query{Filter: func(Document) bool { return true }})
+	n, err := c.Count(bg, Query{Filter: func(Document) bool { return true }})
 	require.NoError(t, err)
-	st, err := c.Stats()
+	st, err := c.Stats(bg)
 	require.NoError(t, err)
 	require.Equal(t, st.Live, n)
 }
@@ -309,7 +309,7 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 		}
 	}
 	t.Cleanup(func() { orderHook, orderHoldHook = nil, nil })
-	_, err = c.List(Query{Limit: 1})
+	_, err = c.List(bg, Query{Limit: 1})
 	require.NoError(t, err)
 	require.Greater(t, len(reads), 1, "the key map is read in more than one hold")
 	require.LessOrEqual(t, slices.Max(reads), orderReadSlots+maxKeyGroups*groupSlots, "a hold reads at most its budget and one table")
@@ -345,7 +345,7 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 			created++
 		}
 		for range perRound / 3 {
-			require.NoError(t, c.Delete(StringKey("pn"), fmt.Sprintf("new%06d", deleted)))
+			require.NoError(t, c.Delete(bg, StringKey("pn"), fmt.Sprintf("new%06d", deleted)))
 			deleted++
 		}
 	}
@@ -385,7 +385,7 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 		}
 	}
 	t.Cleanup(func() { orderHook, orderHoldHook = nil, nil })
-	_, err := c.List(Query{Limit: 10})
+	_, err := c.List(bg, Query{Limit: 10})
 	require.NoError(t, err)
 	require.Greater(t, readHolds, 1)
 	require.GreaterOrEqual(t, backlog, 3000, "the changes made during the read and the sort")

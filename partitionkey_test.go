@@ -24,18 +24,18 @@ func TestPartitionKeys(t *testing.T) { // R10
 	for doc, pk := range docs {
 		d := mustCreate(t, c, doc)
 		require.Equal(t, pk, d.PartitionKey(), doc)
-		got, err := c.Get(pk, "x")
+		got, err := c.Get(bg, pk, "x")
 		require.NoError(t, err, doc)
 		require.Equal(t, d.JSON(), got.JSON())
 	}
-	n, _ := c.Count(Query{})
+	n, _ := c.Count(bg, Query{})
 	require.Equal(t, len(docs), n, "the same id in different partitions is a different document")
 
 	// 7 and 7.0 are one partition; a missing path is the none partition,
 	// whatever stands in its place.
-	_, err := c.Create([]byte(`{"id":"x","tenant":{"id":7.0}}`))
+	_, err := c.Create(bg, []byte(`{"id":"x","tenant":{"id":7.0}}`))
 	require.ErrorIs(t, err, ErrConflict)
-	_, err = c.Create([]byte(`{"id":"x","tenant":"flat"}`))
+	_, err = c.Create(bg, []byte(`{"id":"x","tenant":"flat"}`))
 	require.ErrorIs(t, err, ErrConflict)
 
 	k, err := PartitionKeyOf(7)

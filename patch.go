@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -227,13 +228,16 @@ func (c *Collection) applyPatch(old *doc, ops []patch.Op) (*doc, error) {
 // string, an incr of a non-number...); [ErrInvalidTTL], [ErrTooLarge] or
 // [ErrInvalidDocument] for a result that breaks R2 or R10; and the errors
 // of Delete. An error changes nothing.
-func (c *Collection) Patch(pk PartitionKey, id string, ops []PatchOp, opts ...WriteOption) (Document, error) {
-	return c.patch(pk, id, ops, opts, nil)
+func (c *Collection) Patch(ctx context.Context, pk PartitionKey, id string, ops []PatchOp, opts ...WriteOption) (Document, error) {
+	return c.patch(ctx, pk, id, ops, opts, nil)
 }
 
 // patch is Patch, refusing a patched document that fits does not accept
 // (for [Typed.Patch]: one that does not decode into its type).
-func (c *Collection) patch(pk PartitionKey, id string, ops []PatchOp, opts []WriteOption, fits func(*doc) error) (Document, error) {
+func (c *Collection) patch(ctx context.Context, pk PartitionKey, id string, ops []PatchOp, opts []WriteOption, fits func(*doc) error) (Document, error) {
+	if err := checkContext(ctx, "Patch"); err != nil {
+		return Document{}, err
+	}
 	if c.unusable() {
 		return Document{}, c.errClosed("Patch")
 	}
@@ -241,7 +245,7 @@ func (c *Collection) patch(pk PartitionKey, id string, ops []PatchOp, opts []Wri
 	if err != nil {
 		return Document{}, err
 	}
-	return c.modify("Patch", pk, id, opts, func(e *entry, h uint64, now int64) (*doc, error) {
+	return c.modify(ctx, "Patch", pk, id, opts, func(e *entry, h uint64, now int64) (*doc, error) {
 		d, err := c.applyPatch(e.doc(), compiled)
 		if err != nil {
 			return nil, err

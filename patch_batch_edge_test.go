@@ -49,9 +49,9 @@ func TestPatchReadsTheClockOnce(t *testing.T) { // R4, R14
 	c, err := NewCollection("tick", "/pk", &Options{DefaultTTL: TTLNoDefault(), Now: clk.Now, ManualSweep: true})
 	require.NoError(t, err)
 	defer c.Close()
-	old, err := c.Create([]byte(`{"id":"x","pk":"p","ttl":2}`))
+	old, err := c.Create(bg, []byte(`{"id":"x","pk":"p","ttl":2}`))
 	require.NoError(t, err)
-	d, err := c.Patch(StringKey("p"), "x", []PatchOp{PatchSet("/n", 1)})
+	d, err := c.Patch(bg, StringKey("p"), "x", []PatchOp{PatchSet("/n", 1)})
 	if err == nil {
 		require.Less(t, d.TS(), old.TS()+2,
 			"the patch was stamped at %d, when the document it patched (_ts %d, ttl 2) had expired (R4)", d.TS(), old.TS())
@@ -76,9 +76,9 @@ func TestBatchHelpsTheSweeperPerWrite(t *testing.T) { // R5, R14
 	for i := range 50 {
 		b.Upsert([]byte(fmt.Sprintf(`{"id":"new%d","pk":"p"}`, i)))
 	}
-	_, err = c.ExecuteBatch(b)
+	_, err = c.ExecuteBatch(bg, b)
 	require.NoError(t, err)
-	st, err := c.Stats()
+	st, err := c.Stats(bg)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, st.Swept, uint64(2*50), "50 writes in a batch helped the sweeper as %d writes", st.Swept/2)
 }
@@ -101,8 +101,8 @@ func TestReadOnlyBatchChangesNothing(t *testing.T) { // R5, R14
 	lsn := c.LastLSN()
 	b := NewBatch(StringKey("p"))
 	b.Read("r")
-	_, err = c.ExecuteBatch(b)
-	st, serr := c.Stats()
+	_, err = c.ExecuteBatch(bg, b)
+	st, serr := c.Stats(bg)
 	<-c.sweeping
 	require.NoError(t, err)
 	require.Equal(t, lsn, c.LastLSN(), "a batch of reads deleted documents")
@@ -122,11 +122,11 @@ func TestPatchResultErrorsNameTheDocument(t *testing.T) { // R10, R14
 		PatchSet("/d", json.RawMessage(strings.Repeat("[", 130)+strings.Repeat("]", 130))),
 		PatchSet("/u", json.RawMessage("\"\xff\"")),
 	} {
-		_, err := c.Patch(StringKey("p"), "x", []PatchOp{op})
+		_, err := c.Patch(bg, StringKey("p"), "x", []PatchOp{op})
 		require.Error(t, err)
 		require.Contains(t, err.Error(), `"x"`, "the error of %v names the document patched: %v", op, err)
 	}
-	_, err := c.Patch(StringKey("p"), "x", []PatchOp{PatchSet("/u", json.RawMessage("\"\xff\""))})
+	_, err := c.Patch(bg, StringKey("p"), "x", []PatchOp{PatchSet("/u", json.RawMessage("\"\xff\""))})
 	require.ErrorIs(t, err, ErrInvalidPatch, "a value that is not valid JSON is a malformed operation: %v", err)
 }
 
@@ -143,10 +143,10 @@ func TestTypedPatchThatWouldNotDecodeChangesNothing(t *testing.T) { // R14
 	c, _ := newTestCollection(t, "/pk", TTLOff())
 	tc, err := NewTyped[typedCounter](c)
 	require.NoError(t, err)
-	_, err = tc.Create(typedCounter{ID: "x", PK: "p", N: 1})
+	_, err = tc.Create(bg, typedCounter{ID: "x", PK: "p", N: 1})
 	require.NoError(t, err)
 	lsn := c.LastLSN()
-	_, err = tc.Patch(StringKey("p"), "x", []PatchOp{PatchIncrement("/m", 1), PatchSet("/n", "one")})
+	_, err = tc.Patch(bg, StringKey("p"), "x", []PatchOp{PatchIncrement("/m", 1), PatchSet("/n", "one")})
 	if err != nil {
 		require.Equal(t, lsn, c.LastLSN(), "Typed.Patch returned %q, and the patch was applied: %s", err, mustGet(t, c, StringKey("p"), "x").Body())
 	}

@@ -126,7 +126,7 @@ func TestPatchOperations(t *testing.T) { // R14
 			c, _ := newTestCollection(t, "/pk", DefaultTTL{})
 			before := mustCreate(t, c, patchBase)
 			was := state(t, c)
-			got, err := c.Patch(StringKey("a"), "p1", tc.ops)
+			got, err := c.Patch(bg, StringKey("a"), "p1", tc.ops)
 			if tc.err != nil {
 				require.ErrorIs(t, err, tc.err)
 				require.Equal(t, was, state(t, c), "a failed patch changed something")
@@ -168,7 +168,7 @@ func TestPatchErrorsNameTheFault(t *testing.T) { // R14
 		{[]PatchOp{PatchSet("/pk", "b")}, []string{"partition key", "/pk"}},
 		{[]PatchOp{PatchSet("/tags/x", 1)}, []string{`"x" is not an array index`}},
 	} {
-		_, err := c.Patch(StringKey("a"), "p1", tc.ops)
+		_, err := c.Patch(bg, StringKey("a"), "p1", tc.ops)
 		require.ErrorIs(t, err, ErrInvalidPatch)
 		for _, w := range tc.want {
 			require.Contains(t, err.Error(), w)
@@ -186,30 +186,30 @@ func TestPatchIsAWrite(t *testing.T) { // R2, R4, R6, R11, R14
 		require.NoError(t, err)
 		defer c.Close()
 		pk := StringKey("a")
-		d0, err := c.Create([]byte(`{"id":"x","pk":"a","n":1}`))
+		d0, err := c.Create(bg, []byte(`{"id":"x","pk":"a","n":1}`))
 		require.NoError(t, err)
 
 		time.Sleep(8 * time.Second)
-		d1, err := c.Patch(pk, "x", []PatchOp{PatchIncrement("/n", 1)}, IfMatch(d0.ETag()))
+		d1, err := c.Patch(bg, pk, "x", []PatchOp{PatchIncrement("/n", 1)}, IfMatch(d0.ETag()))
 		require.NoError(t, err)
 		require.Equal(t, d0.TS()+8, d1.TS(), "a patch restarts the countdown (R6)")
-		_, err = c.Patch(pk, "x", []PatchOp{PatchIncrement("/n", 1)}, IfMatch(d0.ETag()))
+		_, err = c.Patch(bg, pk, "x", []PatchOp{PatchIncrement("/n", 1)}, IfMatch(d0.ETag()))
 		require.ErrorIs(t, err, ErrPreconditionFailed)
 
 		time.Sleep(9 * time.Second) // 17 s after the create, 9 after the patch
 		mustGet(t, c, pk, "x")
-		d2, err := c.Patch(pk, "x", []PatchOp{PatchSet("/ttl", 2)})
+		d2, err := c.Patch(bg, pk, "x", []PatchOp{PatchSet("/ttl", 2)})
 		require.NoError(t, err)
 		require.Equal(t, `{"id":"x","pk":"a","n":2,"ttl":2}`, d2.Body())
 		time.Sleep(2 * time.Second)
-		_, err = c.Get(pk, "x")
+		_, err = c.Get(bg, pk, "x")
 		require.ErrorIs(t, err, ErrNotFound, "a patched ttl of 2 s: gone at _ts + 2 (R4)")
-		_, err = c.Patch(pk, "x", []PatchOp{PatchSet("/ttl", -1)})
+		_, err = c.Patch(bg, pk, "x", []PatchOp{PatchSet("/ttl", -1)})
 		require.ErrorIs(t, err, ErrNotFound, "an expired document cannot be patched back to life (R4)")
-		_, err = c.Patch(pk, "nope", []PatchOp{PatchSet("/a", 1)})
+		_, err = c.Patch(bg, pk, "nope", []PatchOp{PatchSet("/a", 1)})
 		require.ErrorIs(t, err, ErrNotFound)
 
-		page, err := c.ReadFeed(FeedQuery{Mode: AllVersionsAndDeletes})
+		page, err := c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes})
 		require.NoError(t, err)
 		var ops []string
 		for _, ch := range page.Changes {
@@ -226,21 +226,21 @@ func TestPatchNestedPartitionKey(t *testing.T) { // R14
 	mustCreate(t, c, `{"id":"x","tenant":{"id":"t1","name":"acme"}}`)
 	pk := StringKey("t1")
 	for _, p := range []string{"/tenant", "/tenant/id"} {
-		_, err := c.Patch(pk, "x", []PatchOp{PatchSet(p, "t2")})
+		_, err := c.Patch(bg, pk, "x", []PatchOp{PatchSet(p, "t2")})
 		require.ErrorIs(t, err, ErrInvalidPatch, p)
-		_, err = c.Patch(pk, "x", []PatchOp{PatchRemove(p)})
+		_, err = c.Patch(bg, pk, "x", []PatchOp{PatchRemove(p)})
 		require.ErrorIs(t, err, ErrInvalidPatch, p)
 	}
-	d, err := c.Patch(pk, "x", []PatchOp{PatchSet("/tenant/name", "acme2")})
+	d, err := c.Patch(bg, pk, "x", []PatchOp{PatchSet("/tenant/name", "acme2")})
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"x","tenant":{"id":"t1","name":"acme2"}}`, d.Body())
 
 	// A collection partitioned by /id: the id is the partition key.
 	c2, _ := newTestCollection(t, "/id", DefaultTTL{})
 	mustCreate(t, c2, `{"id":"y","v":1}`)
-	_, err = c2.Patch(StringKey("y"), "y", []PatchOp{PatchSet("/id", "z")})
+	_, err = c2.Patch(bg, StringKey("y"), "y", []PatchOp{PatchSet("/id", "z")})
 	require.ErrorIs(t, err, ErrInvalidPatch)
-	d, err = c2.Patch(StringKey("y"), "y", []PatchOp{PatchIncrement("/v", 1)})
+	d, err = c2.Patch(bg, StringKey("y"), "y", []PatchOp{PatchIncrement("/v", 1)})
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"y","v":2}`, d.Body())
 }
@@ -256,7 +256,7 @@ func TestPatchConcurrentIncrements(t *testing.T) { // R14
 		go func() {
 			var err error
 			for range each {
-				if _, e := c.Patch(StringKey("a"), "n", []PatchOp{PatchIncrement("/n", 1)}); e != nil {
+				if _, e := c.Patch(bg, StringKey("a"), "n", []PatchOp{PatchIncrement("/n", 1)}); e != nil {
 					err = errors.Join(err, e)
 				}
 			}
@@ -275,12 +275,12 @@ func TestTypedPatch(t *testing.T) { // R14
 	c, _ := newTestCollection(t, "/CustomerId", TTLSeconds(3600))
 	orders, err := NewTyped[salesOrder](c)
 	require.NoError(t, err)
-	_, err = orders.Create(salesOrder{ID: "SO1", CustomerID: "c1", Total: 9.5})
+	_, err = orders.Create(bg, salesOrder{ID: "SO1", CustomerID: "c1", Total: 9.5})
 	require.NoError(t, err)
-	it, err := orders.Patch(StringKey("c1"), "SO1", []PatchOp{PatchIncrementFloat("/total", 0.5), PatchSet("/ttl", 60)})
+	it, err := orders.Patch(bg, StringKey("c1"), "SO1", []PatchOp{PatchIncrementFloat("/total", 0.5), PatchSet("/ttl", 60)})
 	require.NoError(t, err)
 	sixty := 60
 	require.Equal(t, salesOrder{ID: "SO1", CustomerID: "c1", Total: 10, TTL: &sixty}, it.Value)
-	_, err = orders.Patch(StringKey("c1"), "SO1", []PatchOp{PatchSet("/CustomerId", "c2")})
+	_, err = orders.Patch(bg, StringKey("c1"), "SO1", []PatchOp{PatchSet("/CustomerId", "c2")})
 	require.ErrorIs(t, err, ErrInvalidPatch)
 }

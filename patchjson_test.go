@@ -142,7 +142,7 @@ func TestPatchJSONLikeConstructors(t *testing.T) { // R14
 			}
 			c, _ := newTestCollection(t, "/pk", DefaultTTL{})
 			mustCreate(t, c, patchBase)
-			got, err := c.Patch(StringKey("a"), "p1", ops)
+			got, err := c.Patch(bg, StringKey("a"), "p1", ops)
 			if tc.err != nil {
 				require.ErrorIs(t, err, tc.err, "%s", text)
 				return
@@ -177,7 +177,7 @@ func TestPatchJSONIncr(t *testing.T) { // R14
 		for _, ops := range [][]PatchOp{ops, {tc.op}} {
 			c, _ := newTestCollection(t, "/pk", DefaultTTL{})
 			mustCreate(t, c, doc)
-			got, err := c.Patch(StringKey("a"), "p1", ops)
+			got, err := c.Patch(bg, StringKey("a"), "p1", ops)
 			if tc.want == "" {
 				require.ErrorIs(t, err, ErrInvalidPatch, tc.text)
 				continue

@@ -865,15 +865,15 @@ func TestPatchReferenceKnownAnswers(t *testing.T) {
 			t.Errorf("case %d %v: the reference says %s, want %s", i, tc.ops, got, tc.want)
 		}
 		c := fzCollection(t, "/pk", TTLNoDefault())
-		created, err := c.CreateJSON([]byte(tc.doc))
+		created, err := c.CreateJSON(bg, []byte(tc.doc))
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := c.Patch(StringKey("p"), "a", RefOps(tc.ops))
+		d, err := c.Patch(bg, StringKey("p"), "a", RefOps(tc.ops))
 		got = d.Body()
 		if err != nil {
 			got = fzPatchSentinel(t, "Patch", err).Error()
-			if now, _ := c.Get(StringKey("p"), "a"); now.JSON() != created.JSON() {
+			if now, _ := c.Get(bg, StringKey("p"), "a"); now.JSON() != created.JSON() {
 				t.Errorf("case %d %v: Patch failed, but the document changed to %s", i, tc.ops, now.JSON())
 			}
 		}
@@ -895,10 +895,10 @@ func TestPatchReferenceKnownAnswers(t *testing.T) {
 func TestPatchIncrementNeverRoundsAnInteger(t *testing.T) {
 	for _, by := range []int64{1, 0, -1} {
 		c := fzCollection(t, "/pk", TTLOff())
-		if _, err := c.CreateJSON([]byte(`{"id":"a","n":12345678901234567890}`)); err != nil {
+		if _, err := c.CreateJSON(bg, []byte(`{"id":"a","n":12345678901234567890}`)); err != nil {
 			t.Fatal(err)
 		}
-		d, err := c.Patch(NoPartitionKey(), "a", []PatchOp{PatchIncrement("/n", by)})
+		d, err := c.Patch(bg, NoPartitionKey(), "a", []PatchOp{PatchIncrement("/n", by)})
 		switch {
 		case errors.Is(err, ErrInvalidPatch):
 		case err != nil:

@@ -1,6 +1,9 @@
 package ttldb
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // keyBuffer is large enough for most keys, so that building one for a
 // lookup does not allocate.
@@ -47,8 +50,12 @@ func (c *Collection) live(key []byte, now int64) (*entry, uint64) {
 // or none of it (R14).
 //
 // Errors: [ErrNotFound] when there is none or it has expired (R4);
-// [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
-func (c *Collection) Get(pk PartitionKey, id string) (Document, error) {
+// [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed];
+// those of a context that is nil or done (see [Collection]).
+func (c *Collection) Get(ctx context.Context, pk PartitionKey, id string) (Document, error) {
+	if err := checkContext(ctx, "Get"); err != nil {
+		return Document{}, err
+	}
 	if c.unusable() {
 		return Document{}, c.errClosed("Get")
 	}
@@ -98,9 +105,10 @@ func (c *Collection) lookup(key []byte) (d *doc, open bool) {
 //
 // Errors: [ErrNotFound] when there is none or it has expired (R4);
 // [ErrPreconditionFailed] when an [IfMatch] etag differs;
-// [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed].
-func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
-	_, err := c.modify("Delete", pk, id, opts, func(e *entry, _ uint64, now int64) (*doc, error) {
+// [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed];
+// those of a context that is nil or done (see [Collection]).
+func (c *Collection) Delete(ctx context.Context, pk PartitionKey, id string, opts ...WriteOption) error {
+	_, err := c.modify(ctx, "Delete", pk, id, opts, func(e *entry, _ uint64, now int64) (*doc, error) {
 		c.remove(e, now)
 		return nil, nil
 	})
@@ -112,8 +120,8 @@ func (c *Collection) Delete(pk PartitionKey, id string, opts ...WriteOption) err
 // O(log n + size of the document) and returns the document as stored.
 //
 // Errors: those of Delete.
-func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
-	return c.modify("Touch", pk, id, opts, func(e *entry, h uint64, now int64) (*doc, error) {
+func (c *Collection) Touch(ctx context.Context, pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
+	return c.modify(ctx, "Touch", pk, id, opts, func(e *entry, h uint64, now int64) (*doc, error) {
 		old := e.doc()
 		d := newDoc(old.key(), old.at, old.body(), old.ttl, 0, 0)
 		c.stamp(d, now)
@@ -126,7 +134,10 @@ func (c *Collection) Touch(pk PartitionKey, id string, opts ...WriteOption) (Doc
 // the write's condition, at now: the instant the document was found live
 // at, which the change must use too (one reading of the clock per call). An
 // error of change must come before it changes anything.
-func (c *Collection) modify(op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64, now int64) (*doc, error)) (_ Document, err error) {
+func (c *Collection) modify(ctx context.Context, op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64, now int64) (*doc, error)) (_ Document, err error) {
+	if err := checkContext(ctx, op); err != nil {
+		return Document{}, err
+	}
 	if c.unusable() {
 		return Document{}, c.errClosed(op)
 	}

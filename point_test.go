@@ -15,14 +15,14 @@ func TestReadsDoNotAllocate(t *testing.T) {
 	mustCreate(t, c, want)
 	var body string
 	require.Zero(t, testing.AllocsPerRun(100, func() {
-		d, err := c.Get(StringKey("k"), "k")
+		d, err := c.Get(bg, StringKey("k"), "k")
 		if err != nil {
 			panic(err)
 		}
 		body = d.Body()
 	}), "Get and Body")
 	require.Equal(t, want, body)
-	d, _ := c.Get(StringKey("k"), "k")
+	d, _ := c.Get(bg, StringKey("k"), "k")
 	buf := make([]byte, 0, 512)
 	require.Zero(t, testing.AllocsPerRun(100, func() { buf = d.AppendJSON(buf[:0]) }), "AppendJSON into room")
 	require.Equal(t, d.JSON(), string(buf))
@@ -64,8 +64,8 @@ func TestGetIsLinearizable(t *testing.T) { // R4, R6, R7
 		doc    string
 		change func(c *Collection) error
 	}{
-		{"Touch", TTLNoDefault(), `{"id":"a","pk":"p","ttl":10}`, func(c *Collection) error { _, err := c.Touch(StringKey("p"), "a"); return err }},
-		{"SetDefaultTTL", TTLSeconds(10), `{"id":"a","pk":"p"}`, func(c *Collection) error { return c.SetDefaultTTL(TTLSeconds(100)) }},
+		{"Touch", TTLNoDefault(), `{"id":"a","pk":"p","ttl":10}`, func(c *Collection) error { _, err := c.Touch(bg, StringKey("p"), "a"); return err }},
+		{"SetDefaultTTL", TTLSeconds(10), `{"id":"a","pk":"p"}`, func(c *Collection) error { return c.SetDefaultTTL(bg, TTLSeconds(100)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := new(hookClock)
@@ -73,7 +73,7 @@ func TestGetIsLinearizable(t *testing.T) { // R4, R6, R7
 			c, err := NewCollection("c", "/pk", &Options{ManualSweep: true, Now: clk.Now, DefaultTTL: tc.def})
 			require.NoError(t, err)
 			defer c.Close()
-			_, err = c.UpsertJSON([]byte(tc.doc))
+			_, err = c.UpsertJSON(bg, []byte(tc.doc))
 			require.NoError(t, err)
 			clk.now.Store(1009) // live until 1010
 			var changed error
@@ -84,7 +84,7 @@ func TestGetIsLinearizable(t *testing.T) { // R4, R6, R7
 				clk.now.Store(1010)
 			}
 			clk.hook.Store(&hook)
-			_, err = c.Get(StringKey("p"), "a")
+			_, err = c.Get(bg, StringKey("p"), "a")
 			require.NoError(t, changed)
 			require.NoError(t, err, "live at every instant of the call: renewed at 1009, due after 1010")
 		})

@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"context"
 	"encoding/json"
 	"iter"
 )
@@ -48,8 +49,11 @@ type QueryPlan struct {
 // [*QueryError]) or parameters that do not fit it; [ErrInvalidOption] for
 // a negative MaxItems; [ErrInvalidContinuation] for a token this collection
 // did not issue for this query; [ErrInvalidPartitionKey]; [ErrClosed].
-func (c *Collection) Query(q SQL) (QueryPage, error) {
-	r, err := c.startQuery("Query", q)
+func (c *Collection) Query(ctx context.Context, q SQL) (QueryPage, error) {
+	if err := checkContext(ctx, "Query"); err != nil {
+		return QueryPage{}, err
+	}
+	r, err := c.startQuery(ctx, "Query", q)
 	if err != nil {
 		return QueryPage{}, err
 	}
@@ -88,10 +92,14 @@ func (c *Collection) Query(q SQL) (QueryPage, error) {
 // Query, or [ErrClosed] when the collection is closed during the
 // iteration) is yielded once, with nil, and ends the iteration. A result is
 // valid until the next one is yielded: keep a copy.
-func (c *Collection) QueryAll(q SQL) iter.Seq2[json.RawMessage, error] {
+func (c *Collection) QueryAll(ctx context.Context, q SQL) iter.Seq2[json.RawMessage, error] {
 	return func(yield func(json.RawMessage, error) bool) {
+		if err := checkContext(ctx, "QueryAll"); err != nil {
+			yield(nil, err)
+			return
+		}
 		q.MaxItems = 0
-		r, err := c.startQuery("QueryAll", q)
+		r, err := c.startQuery(ctx, "QueryAll", q)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -122,8 +130,11 @@ func (c *Collection) QueryAll(q SQL) iter.Seq2[json.RawMessage, error] {
 // listing has (see [Collection.List]).
 //
 // Errors: those of Query.
-func (c *Collection) Explain(q SQL) (QueryPlan, error) {
-	r, err := c.startQuery("Explain", q)
+func (c *Collection) Explain(ctx context.Context, q SQL) (QueryPlan, error) {
+	if err := checkContext(ctx, "Explain"); err != nil {
+		return QueryPlan{}, err
+	}
+	r, err := c.startQuery(ctx, "Explain", q)
 	if err != nil {
 		return QueryPlan{}, err
 	}

@@ -35,7 +35,7 @@ func edgeCollection(t testing.TB, docs []string, paths ...string) (*Collection, 
 // edgeRun returns a query's results, as strings, from one page.
 func edgeRun(t testing.TB, c *Collection, q SQL) ([]string, QueryPlan) {
 	t.Helper()
-	page, err := c.Query(q)
+	page, err := c.Query(bg, q)
 	require.NoError(t, err, q.Text)
 	out := []string{}
 	for _, r := range page.Results {
@@ -52,7 +52,7 @@ func edgePaged(t testing.TB, c *Collection, q SQL, size int) []string {
 	out := []string{}
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 5000)
-		page, err := c.Query(q)
+		page, err := c.Query(bg, q)
 		require.NoError(t, err, q.Text)
 		for _, r := range page.Results {
 			out = append(out, string(r))
@@ -94,7 +94,7 @@ func TestRefusedIndexesChangeNoDirectory(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalidOption)
 		c, err = NewCollection("d", "/pk", &Options{Dir: dir, ManualSweep: true})
 		require.NoError(t, err, "the refused open left the directory, and document x, unopenable")
-		_, err = c.Get(StringKey("p"), "x")
+		_, err = c.Get(bg, StringKey("p"), "x")
 		require.NoError(t, err)
 		require.Equal(t, []string{"/a"}, c.Indexes())
 		require.Empty(t, c.Recovery().Changed)
@@ -118,13 +118,13 @@ func TestDropIndexDuringBuildFreesThePath(t *testing.T) {
 			return
 		}
 		done = true
-		dropErr = c.DropIndex("/v")
+		dropErr = c.DropIndex(bg, "/v")
 		listed = c.Indexes()
 		createErr = c.CreateIndex(context.Background(), "/v")
 		if createErr == nil {
-			require.NoError(t, c.DropIndex("/v"))
+			require.NoError(t, c.DropIndex(bg, "/v"))
 		}
-		modeErr = c.SetIndexingMode(IndexingNone)
+		modeErr = c.SetIndexingMode(bg, IndexingNone)
 	}
 	t.Cleanup(func() { buildHook = nil })
 	err := c.CreateIndex(context.Background(), "/v")
@@ -402,7 +402,7 @@ func TestQueryEdgeExpiryInstantThroughEveryPlan(t *testing.T) {
 				} else {
 					require.Contains(t, got, `"short"`, "%s at _ts+t-1 (%v, %v)", text, def, idx)
 				}
-				page, err := c.Query(SQL{Text: text, MaxItems: 1})
+				page, err := c.Query(bg, SQL{Text: text, MaxItems: 1})
 				require.NoError(t, err)
 				if page.Continuation != "" && string(page.Results[0]) == `"keep"` {
 					tokens = append(tokens, SQL{Text: text, Continuation: page.Continuation})
@@ -416,7 +416,7 @@ func TestQueryEdgeExpiryInstantThroughEveryPlan(t *testing.T) {
 				} else {
 					require.NotContains(t, got, `"short"`, "%s at _ts+t (%v, %v)", text, def, idx)
 				}
-				for res, err := range c.QueryAll(SQL{Text: text}) {
+				for res, err := range c.QueryAll(bg, SQL{Text: text}) {
 					require.NoError(t, err)
 					require.NotEqual(t, `"short"`, string(res))
 				}
@@ -440,7 +440,7 @@ func TestQueryEdgeSystemPropertyIndexes(t *testing.T) {
 			mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p%d"}`, n, n%2))
 			clk.Advance(time.Second)
 		}
-		_, err := c.Touch(StringKey("p0"), "d0")
+		_, err := c.Touch(bg, StringKey("p0"), "d0")
 		require.NoError(t, err)
 		d1 := mustGet(t, c, StringKey("p1"), "d1")
 		for _, text := range []string{
@@ -477,7 +477,7 @@ func TestQueryEdgeIndexBuildsUnderLoad(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	for i := range 3000 {
-		_, err := c.Upsert(map[string]any{"id": fmt.Sprint(i), "pk": fmt.Sprint(i % 3), "v": i % 11, "ttl": 1 + i%4})
+		_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(i), "pk": fmt.Sprint(i % 3), "v": i % 11, "ttl": 1 + i%4})
 		require.NoError(t, err)
 	}
 	stop := make(chan struct{})
@@ -503,32 +503,32 @@ func TestQueryEdgeIndexBuildsUnderLoad(t *testing.T) {
 	}
 	worker(1, func(r *rand.Rand) error {
 		i := r.IntN(4000)
-		_, err := c.Upsert(map[string]any{"id": fmt.Sprint(i), "pk": fmt.Sprint(i % 3), "v": r.IntN(11), "ttl": 1 + r.IntN(4)})
+		_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(i), "pk": fmt.Sprint(i % 3), "v": r.IntN(11), "ttl": 1 + r.IntN(4)})
 		return err
 	})
 	worker(2, func(r *rand.Rand) error {
 		i := r.IntN(4000)
-		if err := c.Delete(StringKey(fmt.Sprint(i%3)), fmt.Sprint(i)); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := c.Delete(bg, StringKey(fmt.Sprint(i%3)), fmt.Sprint(i)); err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}
 		return nil
 	})
 	worker(3, func(r *rand.Rand) error {
 		clk.s.Add(int64(r.IntN(2)))
-		_, err := c.Sweep()
+		_, err := c.Sweep(bg)
 		return err
 	})
 	worker(4, func(r *rand.Rand) error {
-		for _, err := range c.QueryAll(SQL{Text: `SELECT VALUE c.v FROM c WHERE c.v >= 3 ORDER BY c.v DESC`}) {
+		for _, err := range c.QueryAll(bg, SQL{Text: `SELECT VALUE c.v FROM c WHERE c.v >= 3 ORDER BY c.v DESC`}) {
 			if err != nil {
 				return err
 			}
 		}
 		q := SQL{Text: `SELECT * FROM c WHERE c.v = 4`, MaxItems: 7}
-		page, err := c.Query(q)
+		page, err := c.Query(bg, q)
 		if err == nil && page.Continuation != "" {
 			q.Continuation = page.Continuation
-			_, err = c.Query(q)
+			_, err = c.Query(bg, q)
 		}
 		return err
 	})
@@ -536,13 +536,13 @@ func TestQueryEdgeIndexBuildsUnderLoad(t *testing.T) {
 		var dwg sync.WaitGroup
 		if round%3 == 0 {
 			dwg.Add(1)
-			go func() { defer dwg.Done(); _ = c.DropIndex("/v") }()
+			go func() { defer dwg.Done(); _ = c.DropIndex(bg, "/v") }()
 		}
 		if err := c.CreateIndex(context.Background(), "/v"); err != nil {
 			require.ErrorIs(t, err, ErrInvalidOption, "round %d", round)
 		}
 		dwg.Wait()
-		_ = c.DropIndex("/v")
+		_ = c.DropIndex(bg, "/v")
 	}
 	require.NoError(t, c.CreateIndex(context.Background(), "/v"))
 	close(stop)
@@ -562,10 +562,10 @@ func TestQueryEdgeCloseDuringQueries(t *testing.T) {
 		c, err := NewCollection("close", "/pk", &Options{DefaultTTL: TTLNoDefault(), ManualSweep: true, Indexes: []string{"/v"}})
 		require.NoError(t, err)
 		for i := range 2000 {
-			_, err := c.Upsert(map[string]any{"id": fmt.Sprint(i), "pk": fmt.Sprint(i % 3), "v": i % 11})
+			_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(i), "pk": fmt.Sprint(i % 3), "v": i % 11})
 			require.NoError(t, err)
 		}
-		cur, err := c.OpenQuery(SQL{Text: `SELECT * FROM c ORDER BY c.v DESC`})
+		cur, err := c.OpenQuery(bg, SQL{Text: `SELECT * FROM c ORDER BY c.v DESC`})
 		require.NoError(t, err)
 		errs := make(chan error, 1000)
 		check := func(err error) {
@@ -577,27 +577,27 @@ func TestQueryEdgeCloseDuringQueries(t *testing.T) {
 		run := func(f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() }
 		run(func() {
 			for range 50 {
-				_, err := cur.Next(10)
+				_, err := cur.Next(bg, 10)
 				if check(err); err != nil {
 					return
 				}
 			}
 		})
 		run(func() {
-			for _, err := range c.QueryAll(SQL{Text: `SELECT * FROM c WHERE c.v > 3`}) {
+			for _, err := range c.QueryAll(bg, SQL{Text: `SELECT * FROM c WHERE c.v > 3`}) {
 				check(err)
 			}
 		})
 		run(func() { check(c.CreateIndex(context.Background(), "/w")) })
 		run(func() {
 			for range 20 {
-				_, err := c.Query(SQL{Text: `SELECT * FROM c ORDER BY c.v`, MaxItems: 5})
+				_, err := c.Query(bg, SQL{Text: `SELECT * FROM c ORDER BY c.v`, MaxItems: 5})
 				check(err)
 			}
 		})
 		run(func() {
 			for i := range 200 {
-				_, err := c.Upsert(map[string]any{"id": fmt.Sprint(i), "pk": fmt.Sprint(i % 3), "v": i % 7})
+				_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(i), "pk": fmt.Sprint(i % 3), "v": i % 7})
 				check(err)
 			}
 		})
@@ -622,7 +622,7 @@ func TestQueryEdgeTokenTampering(t *testing.T) {
 	c, _ := edgeCollection(t, docs, "/v")
 	other, _ := edgeCollection(t, docs, "/v")
 	q := SQL{Text: `SELECT VALUE c.id FROM c WHERE c.v >= 1 ORDER BY c.v DESC`, MaxItems: 3}
-	page, err := c.Query(q)
+	page, err := c.Query(bg, q)
 	require.NoError(t, err)
 	tok := page.Continuation
 	raw, err := base64.RawURLEncoding.DecodeString(tok)
@@ -632,12 +632,12 @@ func TestQueryEdgeTokenTampering(t *testing.T) {
 			b := append([]byte(nil), raw...)
 			b[i] ^= bit
 			q.Continuation = base64.RawURLEncoding.EncodeToString(b)
-			_, err := c.Query(q)
+			_, err := c.Query(bg, q)
 			require.ErrorIs(t, err, ErrInvalidContinuation, "byte %d", i)
 		}
 		if i > 0 { // an empty token is no token: from the start
 			q.Continuation = base64.RawURLEncoding.EncodeToString(raw[:i])
-			_, err := c.Query(q)
+			_, err := c.Query(bg, q)
 			require.ErrorIs(t, err, ErrInvalidContinuation, "cut at %d", i)
 		}
 	}
@@ -652,10 +652,10 @@ func TestQueryEdgeTokenTampering(t *testing.T) {
 	} {
 		s := SQL{Text: q.Text, MaxItems: 3, Continuation: tok}
 		bad(&s)
-		_, err := c.Query(s)
+		_, err := c.Query(bg, s)
 		require.ErrorIs(t, err, ErrInvalidContinuation)
 	}
-	_, err = other.Query(SQL{Text: q.Text, Continuation: tok})
+	_, err = other.Query(bg, SQL{Text: q.Text, Continuation: tok})
 	require.ErrorIs(t, err, ErrInvalidContinuation)
 }
 
@@ -720,11 +720,11 @@ func TestQueryEdgePagesWithWritesBetween(t *testing.T) {
 		write := func() {
 			id, v, s := r.IntN(40), val(), val()
 			if r.IntN(5) == 0 {
-				both(func(c *Collection) { _ = c.Delete(StringKey(fmt.Sprint("p", id%3)), fmt.Sprint(id)) })
+				both(func(c *Collection) { _ = c.Delete(bg, StringKey(fmt.Sprint("p", id%3)), fmt.Sprint(id)) })
 				return
 			}
 			both(func(c *Collection) {
-				_, err := c.Upsert(map[string]any{"id": fmt.Sprint(id), "pk": fmt.Sprint("p", id%3), "v": v, "s": s})
+				_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(id), "pk": fmt.Sprint("p", id%3), "v": v, "s": s})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -747,11 +747,11 @@ func TestQueryEdgePagesWithWritesBetween(t *testing.T) {
 		qa, qb := SQL{Text: text, MaxItems: 1 + r.IntN(4)}, SQL{}
 		qb = qa
 		for pages := 0; pages < 100; pages++ {
-			pa, err := plain.Query(qa)
+			pa, err := plain.Query(bg, qa)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pb, err := indexed.Query(qb)
+			pb, err := indexed.Query(bg, qb)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -161,12 +161,12 @@ func TestQueryIndexOracle(t *testing.T) {
 		for range n {
 			switch r.IntN(6) {
 			case 0:
-				_ = c.Delete(StringKey([]string{"p", "q"}[r.IntN(2)]), fmt.Sprint(r.IntN(next+1)))
+				_ = c.Delete(bg, StringKey([]string{"p", "q"}[r.IntN(2)]), fmt.Sprint(r.IntN(next+1)))
 			case 1:
 				clk.Advance(time.Duration(r.IntN(4)) * time.Second)
 			case 2:
 				if r.IntN(4) == 0 {
-					_, err := c.Sweep()
+					_, err := c.Sweep(bg)
 					require.NoError(t, err)
 				}
 			default:
@@ -176,13 +176,13 @@ func TestQueryIndexOracle(t *testing.T) {
 				} else {
 					next++
 				}
-				_, err := c.Upsert(randDoc(r, id))
+				_, err := c.Upsert(bg, randDoc(r, id))
 				require.NoError(t, err)
 			}
 		}
 	}
 	run := func(q SQL) []string {
-		page, err := c.Query(q)
+		page, err := c.Query(bg, q)
 		require.NoError(t, err, "%s %v", q.Text, q.Params)
 		out := make([]string, len(page.Results))
 		for i, res := range page.Results {
@@ -207,7 +207,7 @@ func TestQueryIndexOracle(t *testing.T) {
 			require.NoError(t, c.CreateIndex(context.Background(), p))
 		}
 		for i, q := range qs {
-			page, err := c.Query(q)
+			page, err := c.Query(bg, q)
 			require.NoError(t, err)
 			used[page.Plan.Index]++
 			if page.Plan.Ordered {
@@ -220,7 +220,7 @@ func TestQueryIndexOracle(t *testing.T) {
 			pq.MaxItems = size
 			for pages := 0; ; pages++ {
 				require.Less(t, pages, 1000)
-				page, err := c.Query(pq)
+				page, err := c.Query(bg, pq)
 				require.NoError(t, err)
 				for _, res := range page.Results {
 					paged = append(paged, string(res))
@@ -244,7 +244,7 @@ func TestQueryIndexOracle(t *testing.T) {
 			oracle[i] = run(qs[i])
 		}
 		for _, p := range c.Indexes() {
-			require.NoError(t, c.DropIndex(p))
+			require.NoError(t, c.DropIndex(bg, p))
 		}
 		for i, q := range qs {
 			require.Equal(t, oracle[i], run(q), "round %d, after writes: %s %v", round, q.Text, q.Params)

@@ -90,7 +90,7 @@ func TestQueryTable(t *testing.T) {
 	for _, idx := range [][]string{nil, {"/status", "/total", "/id", "/region", "/user/name", "/email", "/flag", "/tags", "/odd key"}} {
 		c, _ := newQueryCollection(t, idx...)
 		for _, tc := range cases {
-			page, err := c.Query(SQL{Text: tc.sql, Params: tc.params})
+			page, err := c.Query(bg, SQL{Text: tc.sql, Params: tc.params})
 			require.NoError(t, err, tc.sql)
 			require.Equal(t, tc.want, resultIDs(t, page.Results), "%s (indexes %v, plan %+v)", tc.sql, idx, page.Plan)
 			require.Empty(t, page.Continuation)
@@ -120,18 +120,18 @@ func TestQueryPlan(t *testing.T) {
 		{`SELECT * FROM c WHERE c.status = "open" ORDER BY c.total`, "/status", false},
 		{`SELECT * FROM c WHERE c.status = "open" OR c.total = 3`, "", false},
 	} {
-		plan, err := c.Explain(SQL{Text: tc.sql})
+		plan, err := c.Explain(bg, SQL{Text: tc.sql})
 		require.NoError(t, err)
 		require.Equal(t, tc.index, plan.Index, tc.sql)
 		require.Equal(t, tc.ordered, plan.Ordered, tc.sql)
-		page, err := c.Query(SQL{Text: tc.sql})
+		page, err := c.Query(bg, SQL{Text: tc.sql})
 		require.NoError(t, err)
 		require.Equal(t, plan.Index, page.Plan.Index)
 		require.GreaterOrEqual(t, page.Plan.Examined, page.Plan.Matched)
 		require.Equal(t, len(page.Results), page.Plan.Matched, tc.sql)
 	}
 	// An equality reads only its value's documents.
-	page, err := c.Query(SQL{Text: `SELECT * FROM c WHERE c.status = "closed"`})
+	page, err := c.Query(bg, SQL{Text: `SELECT * FROM c WHERE c.status = "closed"`})
 	require.NoError(t, err)
 	require.Equal(t, 1, page.Plan.Examined)
 }
@@ -153,10 +153,10 @@ func TestQueryPages(t *testing.T) {
 		{Text: `SELECT VALUE c.id FROM c WHERE c.status = "open" ORDER BY c.id DESC OFFSET 1 LIMIT 2`},
 		{Text: `SELECT TOP 5 c.id FROM c ORDER BY c.user.name`},
 	} {
-		whole, err := c.Query(q)
+		whole, err := c.Query(bg, q)
 		require.NoError(t, err)
 		var streamed []string
-		for res, err := range c.QueryAll(q) {
+		for res, err := range c.QueryAll(bg, q) {
 			require.NoError(t, err)
 			streamed = append(streamed, string(res))
 		}
@@ -166,7 +166,7 @@ func TestQueryPages(t *testing.T) {
 			pq.MaxItems = size
 			for pages := 0; ; pages++ {
 				require.Less(t, pages, 20)
-				page, err := c.Query(pq)
+				page, err := c.Query(bg, pq)
 				require.NoError(t, err, q.Text)
 				require.LessOrEqual(t, len(page.Results), size)
 				got = append(got, page.Results...)
@@ -180,7 +180,7 @@ func TestQueryPages(t *testing.T) {
 		}
 		require.Equal(t, len(whole.Results), len(streamed))
 	}
-	first, err := c.Query(SQL{Text: `SELECT * FROM c WHERE c.total > @n`, Params: map[string]any{"n": 0}, MaxItems: 1})
+	first, err := c.Query(bg, SQL{Text: `SELECT * FROM c WHERE c.total > @n`, Params: map[string]any{"n": 0}, MaxItems: 1})
 	require.NoError(t, err)
 	require.NotEmpty(t, first.Continuation)
 	for _, other := range []SQL{
@@ -190,12 +190,12 @@ func TestQueryPages(t *testing.T) {
 		{Text: `SELECT * FROM c`},
 	} {
 		other.Continuation = first.Continuation
-		_, err := c.Query(other)
+		_, err := c.Query(bg, other)
 		require.ErrorIs(t, err, ErrInvalidContinuation, other.Text)
 	}
-	_, err = c.List(Query{Continuation: first.Continuation})
+	_, err = c.List(bg, Query{Continuation: first.Continuation})
 	require.ErrorIs(t, err, ErrInvalidContinuation)
-	_, err = c.Query(SQL{Text: `SELECT * FROM c`, Continuation: "garbage"})
+	_, err = c.Query(bg, SQL{Text: `SELECT * FROM c`, Continuation: "garbage"})
 	require.ErrorIs(t, err, ErrInvalidContinuation)
 }
 
@@ -212,7 +212,7 @@ func TestQueryExpiryThroughIndexes(t *testing.T) {
 		mustCreate(t, c, `{"id":"long","status":"a","n":2,"ttl":100}`)
 		mustCreate(t, c, `{"id":"never","status":"a","n":3}`)
 		ids := func(sql string) []string {
-			page, err := c.Query(SQL{Text: sql})
+			page, err := c.Query(bg, SQL{Text: sql})
 			require.NoError(t, err)
 			return resultIDs(t, page.Results)
 		}
@@ -230,7 +230,7 @@ func TestQueryExpiryThroughIndexes(t *testing.T) {
 		require.Equal(t, []string{`"long"`, `"never"`}, ids(queries[1]))
 		require.Equal(t, []string{`"never"`, `"long"`}, ids(queries[2]))
 		require.Equal(t, []string{"2"}, ids(`SELECT VALUE COUNT(1) FROM c WHERE c.status = "a"`))
-		_, err := c.Sweep()
+		_, err := c.Sweep(bg)
 		require.NoError(t, err)
 		require.Equal(t, []string{`"long"`, `"never"`}, ids(queries[1]))
 		underRLock(&c.mu, func() {
@@ -248,7 +248,7 @@ func TestQueryErrors(t *testing.T) {
 	c, _ := newQueryCollection(t, "/status")
 	before := state(t, c)
 	var qe *QueryError
-	_, err := c.Query(SQL{Text: `SELECT * FROM c WHERE`})
+	_, err := c.Query(bg, SQL{Text: `SELECT * FROM c WHERE`})
 	require.ErrorIs(t, err, ErrInvalidQuery)
 	require.ErrorAs(t, err, &qe)
 	require.Equal(t, 21, qe.Offset)
@@ -258,7 +258,7 @@ func TestQueryErrors(t *testing.T) {
 		`SELECT c.status, COUNT(1) FROM c GROUP BY c.status`,
 		`SELECT * FROM c WHERE udf.f(c.x)`,
 	} {
-		_, err := c.Query(SQL{Text: sql})
+		_, err := c.Query(bg, SQL{Text: sql})
 		require.ErrorAs(t, err, &qe, sql)
 		require.True(t, qe.Unsupported, sql)
 		require.Contains(t, err.Error(), "not supported", sql)
@@ -274,30 +274,30 @@ func TestQueryErrors(t *testing.T) {
 		{Text: `SELECT TOP @n * FROM c`, Params: map[string]any{"n": -1}},
 		{Prepared: &Prepared{}},
 	} {
-		_, err := c.Query(q)
+		_, err := c.Query(bg, q)
 		require.ErrorIs(t, err, ErrInvalidQuery, "%+v", q)
 	}
-	_, err = c.Query(SQL{Text: `SELECT * FROM c`, MaxItems: -1})
+	_, err = c.Query(bg, SQL{Text: `SELECT * FROM c`, MaxItems: -1})
 	require.ErrorIs(t, err, ErrInvalidOption)
 	bad := PartitionKey{kind: 99}
-	_, err = c.Query(SQL{Text: `SELECT * FROM c`, Partition: &bad})
+	_, err = c.Query(bg, SQL{Text: `SELECT * FROM c`, Partition: &bad})
 	require.ErrorIs(t, err, ErrInvalidPartitionKey)
 	for _, p := range []string{"", "status", "/a//b", "/a~2"} {
 		require.ErrorIs(t, c.CreateIndex(context.Background(), p), ErrInvalidOption, p)
 	}
 	require.ErrorIs(t, c.CreateIndex(context.Background(), "/status"), ErrInvalidOption, "twice")
-	require.ErrorIs(t, c.DropIndex("/nope"), ErrNotFound)
-	require.ErrorIs(t, c.SetIndexingMode(IndexingNone), ErrInvalidOption, "indexes need indexing")
+	require.ErrorIs(t, c.DropIndex(bg, "/nope"), ErrNotFound)
+	require.ErrorIs(t, c.SetIndexingMode(bg, IndexingNone), ErrInvalidOption, "indexes need indexing")
 	require.Equal(t, before, state(t, c))
 	_, err = NewCollection("t", "/pk", &Options{Indexes: []string{"/a", "/a"}})
 	require.ErrorIs(t, err, ErrInvalidOption)
 	_, err = NewCollection("t", "/pk", &Options{Indexes: []string{"/a"}, Indexing: IndexingNone})
 	require.ErrorIs(t, err, ErrInvalidOption)
 	require.NoError(t, c.Close())
-	_, err = c.Query(SQL{Text: `SELECT * FROM c`})
+	_, err = c.Query(bg, SQL{Text: `SELECT * FROM c`})
 	require.ErrorIs(t, err, ErrClosed)
 	require.ErrorIs(t, c.CreateIndex(context.Background(), "/x"), ErrClosed)
-	require.ErrorIs(t, c.DropIndex("/status"), ErrClosed)
+	require.ErrorIs(t, c.DropIndex(bg, "/status"), ErrClosed)
 }
 
 // R13: a prepared query runs many times with other parameters, and
@@ -314,7 +314,7 @@ func TestPreparedAndTyped(t *testing.T) {
 	tc, err := NewTyped[row](c)
 	require.NoError(t, err)
 	for s, want := range map[string][]string{"open": {"inv-1", "ord-1", "ord-2", "ord-4"}, "closed": {"ord-3"}, "none": {}} {
-		rows, tok, err := tc.Query(SQL{Prepared: p, Params: map[string]any{"s": s}})
+		rows, tok, err := tc.Query(bg, SQL{Prepared: p, Params: map[string]any{"s": s}})
 		require.NoError(t, err)
 		require.Empty(t, tok)
 		got := []string{}
@@ -324,7 +324,7 @@ func TestPreparedAndTyped(t *testing.T) {
 		require.Equal(t, want, got, s)
 	}
 	n := 0
-	for r, err := range tc.QueryAll(SQL{Prepared: p, Params: map[string]any{"s": "open"}}) {
+	for r, err := range tc.QueryAll(bg, SQL{Prepared: p, Params: map[string]any{"s": "open"}}) {
 		require.NoError(t, err)
 		require.NotEmpty(t, r.ID)
 		n++
@@ -332,7 +332,7 @@ func TestPreparedAndTyped(t *testing.T) {
 	require.Equal(t, 4, n)
 	ts, err := NewTyped[map[string]int](c)
 	require.NoError(t, err)
-	_, _, err = ts.Query(SQL{Text: `SELECT c.id FROM c`})
+	_, _, err = ts.Query(bg, SQL{Text: `SELECT c.id FROM c`})
 	require.ErrorIs(t, err, ErrInvalidDocument)
 }
 
@@ -344,7 +344,7 @@ func TestCreateIndexWhileWriting(t *testing.T) {
 	defer c.Close()
 	const n = 3000
 	for i := range n {
-		_, err := c.Upsert(map[string]any{"id": fmt.Sprint(i), "pk": "p", "v": i % 7})
+		_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(i), "pk": "p", "v": i % 7})
 		require.NoError(t, err)
 	}
 	done := make(chan error)
@@ -353,11 +353,11 @@ func TestCreateIndexWhileWriting(t *testing.T) {
 			var err error
 			switch i % 3 {
 			case 0:
-				_, err = c.Upsert(map[string]any{"id": fmt.Sprint(i), "pk": "p", "v": 100 + i%5})
+				_, err = c.Upsert(bg, map[string]any{"id": fmt.Sprint(i), "pk": "p", "v": 100 + i%5})
 			case 1:
-				err = c.Delete(StringKey("p"), fmt.Sprint(i))
+				err = c.Delete(bg, StringKey("p"), fmt.Sprint(i))
 			default:
-				_, err = c.Upsert(map[string]any{"id": fmt.Sprint(n + i), "pk": "p", "v": i % 7})
+				_, err = c.Upsert(bg, map[string]any{"id": fmt.Sprint(n + i), "pk": "p", "v": i % 7})
 			}
 			if err != nil {
 				done <- err
@@ -371,7 +371,7 @@ func TestCreateIndexWhileWriting(t *testing.T) {
 	require.Equal(t, []string{"/v"}, c.Indexes())
 	checkIndexAgrees(t, c)
 	query := func(v int) QueryPage {
-		page, err := c.Query(SQL{Text: `SELECT VALUE c.id FROM c WHERE c.v = @v ORDER BY c.id`, Params: map[string]any{"v": v}})
+		page, err := c.Query(bg, SQL{Text: `SELECT VALUE c.id FROM c WHERE c.v = @v ORDER BY c.id`, Params: map[string]any{"v": v}})
 		require.NoError(t, err)
 		return page
 	}
@@ -381,7 +381,7 @@ func TestCreateIndexWhileWriting(t *testing.T) {
 		require.Equal(t, "/v", page.Plan.Index)
 		withIndex = append(withIndex, page.Results)
 	}
-	require.NoError(t, c.DropIndex("/v"))
+	require.NoError(t, c.DropIndex(bg, "/v"))
 	require.Empty(t, c.Indexes())
 	for v := range 110 {
 		page := query(v)
@@ -427,14 +427,14 @@ func TestIndexesSurviveReopen(t *testing.T) {
 	c := open("/a")
 	require.NoError(t, c.CreateIndex(context.Background(), "/b"))
 	require.NoError(t, c.CreateIndex(context.Background(), "/c"))
-	require.NoError(t, c.DropIndex("/b"))
-	_, err := c.Upsert(map[string]any{"id": "1", "pk": "p", "a": 1, "c": "x"})
+	require.NoError(t, c.DropIndex(bg, "/b"))
+	_, err := c.Upsert(bg, map[string]any{"id": "1", "pk": "p", "a": 1, "c": "x"})
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
 	c = open()
 	require.Equal(t, []string{"/a", "/c"}, c.Indexes())
 	checkIndexAgrees(t, c)
-	page, err := c.Query(SQL{Text: `SELECT VALUE c.id FROM c WHERE c.c = "x"`})
+	page, err := c.Query(bg, SQL{Text: `SELECT VALUE c.id FROM c WHERE c.c = "x"`})
 	require.NoError(t, err)
 	require.Equal(t, "/c", page.Plan.Index)
 	require.Equal(t, []string{`"1"`}, resultIDs(t, page.Results))
@@ -457,13 +457,13 @@ func TestCursorReadsOneSnapshot(t *testing.T) {
 	for _, idx := range [][]string{nil, {"/total"}} {
 		c, clk := newQueryCollection(t, idx...)
 		q := SQL{Text: `SELECT c.id, c.total FROM c WHERE IS_DEFINED(c.total) ORDER BY c.total DESC`}
-		want, err := c.Query(q)
+		want, err := c.Query(bg, q)
 		require.NoError(t, err)
-		cur, err := c.OpenQuery(q)
+		cur, err := c.OpenQuery(bg, q)
 		require.NoError(t, err)
 		var got []json.RawMessage
 		for i := 0; ; i++ {
-			page, err := cur.Next(3)
+			page, err := cur.Next(bg, 3)
 			require.NoError(t, err)
 			got = append(got, page...)
 			if len(page) < 3 {
@@ -471,32 +471,32 @@ func TestCursorReadsOneSnapshot(t *testing.T) {
 			}
 			// Between pages: a replace that moves a document to the front,
 			// a delete, a create, and an expiry.
-			_, err = c.Upsert(map[string]any{"id": "ord-3", "pk": "us", "total": 1e9})
+			_, err = c.Upsert(bg, map[string]any{"id": "ord-3", "pk": "us", "total": 1e9})
 			require.NoError(t, err)
 			if i == 0 {
-				require.NoError(t, c.Delete(StringKey("ap"), "inv-3"))
+				require.NoError(t, c.Delete(bg, StringKey("ap"), "inv-3"))
 			}
-			_, err = c.Upsert(map[string]any{"id": fmt.Sprint("new-", i), "pk": "eu", "total": 50, "ttl": 1})
+			_, err = c.Upsert(bg, map[string]any{"id": fmt.Sprint("new-", i), "pk": "eu", "total": 50, "ttl": 1})
 			require.NoError(t, err)
 			clk.Advance(time.Second)
 		}
 		require.Equal(t, want.Results, got)
-		empty, err := cur.Next(1)
+		empty, err := cur.Next(bg, 1)
 		require.NoError(t, err)
 		require.Empty(t, empty)
 		require.NoError(t, cur.Close())
 		require.NoError(t, cur.Close())
-		_, err = cur.Next(1)
+		_, err = cur.Next(bg, 1)
 		require.ErrorIs(t, err, ErrClosed)
-		_, err = cur.Next(0)
+		_, err = cur.Next(bg, 0)
 		require.ErrorIs(t, err, ErrInvalidOption)
 
-		cur, err = c.OpenQuery(SQL{Text: `SELECT * FROM c`})
+		cur, err = c.OpenQuery(bg, SQL{Text: `SELECT * FROM c`})
 		require.NoError(t, err)
-		_, err = cur.Next(1)
+		_, err = cur.Next(bg, 1)
 		require.NoError(t, err)
 		require.NoError(t, c.Close())
-		_, err = cur.Next(100)
+		_, err = cur.Next(bg, 100)
 		require.ErrorIs(t, err, ErrClosed)
 		require.NoError(t, cur.Close())
 	}
@@ -511,22 +511,22 @@ func TestIndexBuildCatchesUp(t *testing.T) {
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
 	const n = 5 * buildEvery
 	for i := range n {
-		_, err := c.Upsert(map[string]any{"id": fmt.Sprint(i), "pk": "p", "v": i % 10})
+		_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(i), "pk": "p", "v": i % 10})
 		require.NoError(t, err)
 	}
 	calls := 0
 	buildHook = func(read int) {
 		calls++
 		for _, id := range []int{read - 1, read + 1, n - read} { // behind, ahead of the build, and far
-			_, err := c.Upsert(map[string]any{"id": fmt.Sprint(id), "pk": "p", "v": 100 + calls})
+			_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(id), "pk": "p", "v": 100 + calls})
 			require.NoError(t, err)
 		}
-		require.NoError(t, c.Delete(StringKey("p"), fmt.Sprint(read-2)))
-		_, err := c.Upsert(map[string]any{"id": fmt.Sprint("new-", read), "pk": "p", "v": 7})
+		require.NoError(t, c.Delete(bg, StringKey("p"), fmt.Sprint(read-2)))
+		_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint("new-", read), "pk": "p", "v": 7})
 		require.NoError(t, err)
 		if calls == 2 { // deleted, then created again: a new entry for an old key
-			require.NoError(t, c.Delete(StringKey("p"), "3"))
-			_, err := c.Upsert(map[string]any{"id": "3", "pk": "p", "v": 3})
+			require.NoError(t, c.Delete(bg, StringKey("p"), "3"))
+			_, err := c.Upsert(bg, map[string]any{"id": "3", "pk": "p", "v": 3})
 			require.NoError(t, err)
 		}
 	}
@@ -562,17 +562,17 @@ func TestCursorDropsWhatExpires(t *testing.T) {
 			}
 			mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p","v":%d,"ttl":%d}`, i, 4-i, ttl))
 		}
-		cur, err := c.OpenQuery(SQL{Text: tc.text})
+		cur, err := c.OpenQuery(bg, SQL{Text: tc.text})
 		require.NoError(t, err)
-		first, err := cur.Next(1)
+		first, err := cur.Next(bg, 1)
 		require.NoError(t, err)
 		require.Equal(t, []string{`"d0"`}, resultIDs(t, first), tc.text)
 		clk.Advance(9 * time.Second) // _ts + t - 1: d1 is live
-		second, err := cur.Next(1)
+		second, err := cur.Next(bg, 1)
 		require.NoError(t, err)
 		require.Equal(t, []string{`"d1"`}, resultIDs(t, second), tc.text)
 		clk.Advance(time.Second) // _ts + t: d3 has expired
-		rest, err := cur.Next(10)
+		rest, err := cur.Next(bg, 10)
 		require.NoError(t, err)
 		require.Equal(t, []string{`"d2"`, `"d4"`}, resultIDs(t, rest), "%s: d3 expired while the cursor was open", tc.text)
 		require.NoError(t, cur.Close())

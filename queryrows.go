@@ -57,7 +57,7 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 		return remaining != 0
 	})
 	if closed {
-		return "", r.c.errClosed(r.op)
+		return "", r.s.stopped(r.op)
 	}
 	return token, nil
 }
@@ -91,7 +91,7 @@ func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 		return true
 	})
 	if closed {
-		return r.c.errClosed(r.op)
+		return r.s.stopped(r.op)
 	}
 	if offset == 0 && !r.resume {
 		fn(r.b.AppendAggregate(r.out[:0], n))
@@ -196,7 +196,7 @@ func (r *queryRun) indexRows(fn func(d *doc) bool) (closed bool) {
 		goOn := true
 		ascend(r.tree, rg, func(it secItem) bool {
 			d := r.s.doc(it.e)
-			if d == nil {
+			if r.steps++; d == nil || r.s.halted(r.steps) {
 				closed = true
 				return false
 			}
@@ -227,7 +227,7 @@ func (r *queryRun) orderedRows(fn func(d *doc, sk []byte) bool) (closed bool) {
 			return true
 		}
 		d := r.s.doc(it.e)
-		if d == nil {
+		if r.steps++; d == nil || r.s.halted(r.steps) {
 			closed = true
 			return false
 		}

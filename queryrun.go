@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"hash/fnv"
 	"slices"
@@ -36,13 +37,14 @@ type queryRun struct {
 	desc    bool                   // ties in ORDER BY go by key, descending
 	plan    QueryPlan
 
-	tag [etagLen]byte
-	out []byte
+	tag   [etagLen]byte
+	out   []byte
+	steps int // index items read, for snapshot.halted
 }
 
 // startQuery checks q, takes a snapshot, and picks how to read it. The
 // caller releases r.s.
-func (c *Collection) startQuery(op string, q SQL) (*queryRun, error) {
+func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRun, error) {
 	if c.unusable() {
 		return nil, c.errClosed(op)
 	}
@@ -79,7 +81,7 @@ func (c *Collection) startQuery(op string, q SQL) (*queryRun, error) {
 	filt, ord := r.candidates()
 	for filt.x == nil && ord.x == nil && !c.prim.order.built() { // a scan, which reads the key order
 		c.mu.Unlock()
-		if err := c.needOrder(op); err != nil {
+		if err := c.needOrder(ctx, op); err != nil {
 			return nil, err
 		}
 		c.lock()
@@ -102,6 +104,7 @@ func (c *Collection) startQuery(op string, q SQL) (*queryRun, error) {
 		r.s = c.openView()
 	}
 	c.mu.Unlock()
+	r.s.ctx = ctx
 	r.choose(filt, ord, filtTree, ordTree)
 	return r, nil
 }

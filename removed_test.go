@@ -46,7 +46,7 @@ func TestRemovedDirectoryFails(t *testing.T) { // R12
 			removeAll()
 			acked := 0
 			for i := range 50 {
-				if _, err = c.Create([]byte(fmt.Sprintf(`{"id":"after%d","pk":"p"}`, i))); err != nil {
+				if _, err = c.Create(bg, []byte(fmt.Sprintf(`{"id":"after%d","pk":"p"}`, i))); err != nil {
 					break
 				}
 				acked++
@@ -54,9 +54,9 @@ func TestRemovedDirectoryFails(t *testing.T) { // R12
 			if policy == SyncAlways {
 				require.Zero(t, acked, msg+": nothing acknowledged after the removal")
 				requireFailedRemoved(t, err, msg+": the first write after")
-				_, err = c.Get(StringKey("p"), "0")
+				_, err = c.Get(bg, StringKey("p"), "0")
 				requireFailedRemoved(t, err, msg+": every later call")
-				_, err = c.Create([]byte(`{"id":"later","pk":"p"}`))
+				_, err = c.Create(bg, []byte(`{"id":"later","pk":"p"}`))
 				requireFailedRemoved(t, err, msg+": every later call")
 			} else {
 				require.Equal(t, 50, acked, msg+": written, as the policy says")
@@ -80,9 +80,9 @@ func TestRemovedDirectoryFailsWithinASecond(t *testing.T) { // R12
 		require.NoError(t, os.RemoveAll(dir))
 		time.Sleep(1500 * time.Millisecond)
 		synctest.Wait()
-		_, err = c.Get(StringKey("p"), "0")
+		_, err = c.Get(bg, StringKey("p"), "0")
 		requireFailedRemoved(t, err, "a read after the sync of the second: the collection is closed")
-		_, err = c.Create([]byte(`{"id":"after","pk":"p"}`))
+		_, err = c.Create(bg, []byte(`{"id":"after","pk":"p"}`))
 		requireFailedRemoved(t, err, "a write")
 		requireFailedRemoved(t, c.Close(), "Close")
 	})

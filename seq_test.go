@@ -31,13 +31,13 @@ func TestWriteSequenceIsTotal(t *testing.T) { // R11
 				var err error
 				switch i % 4 {
 				case 0:
-					d, err = c.UpsertJSON([]byte(`{"id":` + id + `,"pk":"p","w":` + fmt.Sprint(w) + `}`))
+					d, err = c.UpsertJSON(bg, []byte(`{"id":`+id+`,"pk":"p","w":`+fmt.Sprint(w)+`}`))
 				case 1:
-					d, err = c.Touch(StringKey("p"), id[1:len(id)-1])
+					d, err = c.Touch(bg, StringKey("p"), id[1:len(id)-1])
 				case 2:
-					d, err = c.CreateJSON([]byte(`{"id":"w` + fmt.Sprint(w, "-", i) + `","pk":"p"}`))
+					d, err = c.CreateJSON(bg, []byte(`{"id":"w`+fmt.Sprint(w, "-", i)+`","pk":"p"}`))
 				case 3:
-					_, err = c.UpsertJSON([]byte(`{"id":` + id + `,"pk":"p","ttl":0}`)) // refused: takes no number
+					_, err = c.UpsertJSON(bg, []byte(`{"id":`+id+`,"pk":"p","ttl":0}`)) // refused: takes no number
 					if !errors.Is(err, ErrInvalidTTL) {
 						wrong[w] = fmt.Errorf("ttl 0: %v, want ErrInvalidTTL", err)
 					}

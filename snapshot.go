@@ -1,6 +1,8 @@
 package ttldb
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -26,6 +28,7 @@ type snapshot struct {
 	tree *btree.BTreeG[*entry]
 	lim  limits
 	seq  uint64
+	ctx  context.Context // the context of the call reading it (R16); nil: none
 }
 
 // versions are the older documents of entries written while snapshots are
@@ -102,8 +105,8 @@ func (v *versions) prune() {
 
 // snapshot takes a snapshot in O(1), once the key order is built (the
 // first snapshot builds it: see needOrder). Release it when done.
-func (c *Collection) snapshot(op string) (snapshot, error) {
-	if err := c.needOrder(op); err != nil {
+func (c *Collection) snapshot(ctx context.Context, op string) (snapshot, error) {
+	if err := c.needOrder(ctx, op); err != nil {
 		return snapshot{}, err
 	}
 	c.lock() // Clone writes to the tree's copy-on-write state
@@ -111,7 +114,32 @@ func (c *Collection) snapshot(op string) (snapshot, error) {
 	if c.unusable() {
 		return snapshot{}, c.errClosed(op)
 	}
-	return c.openSnapshot(), nil
+	s := c.openSnapshot()
+	s.ctx = ctx
+	return s, nil
+}
+
+// ctxCheckEvery is how many documents a read of a snapshot steps over
+// between two looks at its caller's context: a read stops within that many
+// documents of its context's end (R16), and the looks cost nothing
+// measurable.
+const ctxCheckEvery = 256
+
+// halted reports whether the context of the call reading the snapshot is
+// done, looking at it only when n, the caller's count of the documents it
+// stepped over, is a multiple of ctxCheckEvery.
+func (s snapshot) halted(n int) bool {
+	return n%ctxCheckEvery == 0 && s.ctx != nil && s.ctx.Err() != nil
+}
+
+// stopped returns the error of a read of the snapshot that could not go on:
+// its context's error if that is done (see halted), and otherwise
+// [ErrClosed], as a version it needed is gone with the collection.
+func (s snapshot) stopped(op string) error {
+	if s.ctx != nil && s.ctx.Err() != nil {
+		return fmt.Errorf("ttldb: %s: %w", op, s.ctx.Err())
+	}
+	return s.c.errClosed(op)
 }
 
 // openSnapshot takes a snapshot in O(1). Call with mu held, the key order
@@ -176,13 +204,19 @@ func (s snapshot) doc(e *entry) *doc {
 
 // scan calls fn for each live document of p, in key order, until fn returns
 // false. closed is true when it stopped at a document whose version it
-// could not find: it reports ErrClosed rather than skip it silently.
+// could not find, or as its context ended (see halted): the caller reports
+// stopped's error rather than end silently.
 func (s snapshot) scan(p plan, fn func(*doc) bool) (closed bool) {
 	from := pivot(p.prefix)
 	if p.resume {
 		from = pivot(p.after)
 	}
+	n := 0
 	s.tree.AscendGreaterOrEqual(from, func(e *entry) bool {
+		if n++; s.halted(n) {
+			closed = true
+			return false
+		}
 		key := e.key()
 		switch {
 		case !strings.HasPrefix(key, p.prefix):

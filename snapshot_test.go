@@ -29,29 +29,29 @@ func TestSnapshotKeepsVersions(t *testing.T) { // R4
 			out = append(out, d.Body())
 		}
 	}
-	first, stop1 := iter.Pull2(c.All(Query{}))
+	first, stop1 := iter.Pull2(c.All(bg, Query{}))
 	defer stop1()
 	d, err, ok := first()
 	require.True(t, ok)
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"a","v":0}`, d.Body())
 
-	_, err = c.Upsert([]byte(`{"id":"b","v":1}`))
+	_, err = c.Upsert(bg, []byte(`{"id":"b","v":1}`))
 	require.NoError(t, err)
-	_, err = c.Replace([]byte(`{"id":"b","v":2}`))
+	_, err = c.Replace(bg, []byte(`{"id":"b","v":2}`))
 	require.NoError(t, err)
-	require.NoError(t, c.Delete(NoPartitionKey(), "c"))
-	_, err = c.Touch(NoPartitionKey(), "d")
+	require.NoError(t, c.Delete(bg, NoPartitionKey(), "c"))
+	_, err = c.Touch(bg, NoPartitionKey(), "d")
 	require.NoError(t, err)
 	mustCreate(t, c, `{"id":"f","v":1}`)
 
-	second, stop2 := iter.Pull2(c.All(Query{}))
+	second, stop2 := iter.Pull2(c.All(bg, Query{}))
 	defer stop2()
 	d, _, _ = second() // the second listing starts: a
 	require.Equal(t, `{"id":"a","v":0}`, d.Body())
-	_, err = c.Upsert([]byte(`{"id":"b","v":3}`))
+	_, err = c.Upsert(bg, []byte(`{"id":"b","v":3}`))
 	require.NoError(t, err)
-	require.NoError(t, c.Delete(NoPartitionKey(), "f"))
+	require.NoError(t, c.Delete(bg, NoPartitionKey(), "f"))
 
 	require.Equal(t, []string{`{"id":"b","v":0}`, `{"id":"c","v":0}`, `{"id":"d","v":0}`, `{"id":"e","v":0}`}, bodies(first),
 		"the first listing: as before any write")
@@ -63,10 +63,10 @@ func TestSnapshotKeepsVersions(t *testing.T) { // R4
 	})
 
 	// With no listing open, writes keep nothing.
-	_, err = c.Upsert([]byte(`{"id":"b","v":4}`))
+	_, err = c.Upsert(bg, []byte(`{"id":"b","v":4}`))
 	require.NoError(t, err)
 	underRLock(&c.ver.mu, func() { require.Nil(t, c.ver.kept) })
-	page, err := c.List(Query{})
+	page, err := c.List(bg, Query{})
 	require.NoError(t, err)
 	require.Len(t, page.Documents, 4)
 	require.Equal(t, `{"id":"b","v":4}`, page.Documents[1].Body())
@@ -82,7 +82,7 @@ func TestKeptVersionsAreBounded(t *testing.T) { // R4, R15
 		mustCreate(t, c, fmt.Sprintf(`{"id":"k%d","pk":"p"}`, i))
 	}
 	open := func() (func() (Document, error, bool), func()) {
-		next, stop := iter.Pull2(c.All(Query{}))
+		next, stop := iter.Pull2(c.All(bg, Query{}))
 		_, err, ok := next() // the snapshot is taken
 		require.True(t, ok)
 		require.NoError(t, err)
@@ -99,7 +99,7 @@ func TestKeptVersionsAreBounded(t *testing.T) { // R4, R15
 		}
 		prevStop()
 		prevNext, prevStop = next, stop
-		_, err := c.UpsertJSON(fmt.Appendf(nil, `{"id":"k%d","pk":"p","v":%d}`, round%10, round))
+		_, err := c.UpsertJSON(bg, fmt.Appendf(nil, `{"id":"k%d","pk":"p","v":%d}`, round%10, round))
 		require.NoError(t, err)
 		c.ver.mu.RLock()
 		kept := 0

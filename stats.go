@@ -1,6 +1,9 @@
 package ttldb
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Stats describes a collection at one instant.
 type Stats struct {
@@ -22,7 +25,12 @@ type Stats struct {
 // not yet deleted fell due (b seconds in all), under the read lock.
 //
 // Errors: [ErrClosed].
-func (c *Collection) Stats() (Stats, error) { return c.census("Stats") }
+func (c *Collection) Stats(ctx context.Context) (Stats, error) {
+	if err := checkContext(ctx, "Stats"); err != nil {
+		return Stats{}, err
+	}
+	return c.census("Stats")
+}
 
 // census returns the collection's [Stats], all read at one instant, under
 // the read lock: the expired documents are counted by the seconds they fell

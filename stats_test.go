@@ -19,7 +19,7 @@ func TestStatsAddUp(t *testing.T) {
 		st := e.counts()
 		require.Equal(t, stored, st.Live+st.Expired, "Live + Expired")
 		require.Equal(t, swept, st.Swept, "Swept")
-		n, err := e.c.Count(Query{})
+		n, err := e.c.Count(bg, Query{})
 		require.NoError(t, err)
 		require.Equal(t, st.Live, n, "Count")
 	}
@@ -33,12 +33,12 @@ func TestStatsAddUp(t *testing.T) {
 	require.Equal(t, sweepCounts{Live: 3, Expired: 3}, e.counts())
 	check(0)
 
-	require.NoError(t, e.c.Delete(sweepPK, "d"))
+	require.NoError(t, e.c.Delete(bg, sweepPK, "d"))
 	stored--
 	check(0)
 
 	e.create("a", "10") // replaces the expired a: not swept
-	_, err := e.c.Upsert(sweepDoc("f", "-1"))
+	_, err := e.c.Upsert(bg, sweepDoc("f", "-1"))
 	require.NoError(t, err)
 	require.Equal(t, sweepCounts{Live: 4, Expired: 1}, e.counts())
 	check(0)

@@ -1,6 +1,8 @@
 package ttldb
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"time"
 )
@@ -19,8 +21,14 @@ import (
 // background sweeper waits for no sync.
 //
 // Errors: [ErrClosed].
-func (c *Collection) Sweep() (int, error) {
-	n, err := c.sweep(nil)
+func (c *Collection) Sweep(ctx context.Context) (int, error) {
+	if err := checkContext(ctx, "Sweep"); err != nil {
+		return 0, err
+	}
+	n, err := c.sweep(func() bool { return ctx.Err() != nil })
+	if err == nil && ctx.Err() != nil { // stopped between two batches
+		err = fmt.Errorf("ttldb: Sweep: %w", ctx.Err())
+	}
 	if err == nil && c.j != nil && c.j.policy == SyncAlways {
 		if err = c.j.syncAll(); err != nil {
 			err = c.fail(err)
@@ -29,10 +37,11 @@ func (c *Collection) Sweep() (int, error) {
 	return n, err
 }
 
-// sweep deletes batches until none is due or stop is closed. Sweeps run
-// one at a time: a Sweep call beside the background sweeper waits for it,
-// so that a foreground call waits for one batch, not for one of each.
-func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
+// sweep deletes batches until none is due or stopped, asked between two
+// batches, says to stop. Sweeps run one at a time: a Sweep call beside the
+// background sweeper waits for it, so that a foreground call waits for one
+// batch, not for one of each.
+func (c *Collection) sweep(stopped func() bool) (int, error) {
 	if c.unusable() {
 		return 0, c.errClosed("Sweep")
 	}
@@ -49,10 +58,8 @@ func (c *Collection) sweep(stop <-chan struct{}) (int, error) {
 		if !more {
 			break
 		}
-		select {
-		case <-stop:
+		if stopped() {
 			return total, nil
-		default:
 		}
 		c.yield(seen)
 	}
@@ -134,7 +141,7 @@ func (c *Collection) run() {
 		var ring <-chan time.Time
 		if ok {
 			if wait <= 0 {
-				if _, err := c.sweep(c.stop); err != nil {
+				if _, err := c.sweep(c.stopping); err != nil {
 					return
 				}
 				select {
@@ -153,7 +160,7 @@ func (c *Collection) run() {
 		case <-c.wake:
 			timer.Stop()
 		case <-ring:
-			if _, err := c.sweep(c.stop); err != nil {
+			if _, err := c.sweep(c.stopping); err != nil {
 				return
 			}
 		}
@@ -202,5 +209,15 @@ func (c *Collection) poke() {
 	select {
 	case c.wake <- struct{}{}:
 	default:
+	}
+}
+
+// stopping reports whether Close has asked the sweeper to stop.
+func (c *Collection) stopping() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
 	}
 }

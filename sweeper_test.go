@@ -58,7 +58,7 @@ func newSweepEnv(t *testing.T, opts Options) *sweepEnv {
 // create stores sweepDoc(id, ttl) and returns it.
 func (e *sweepEnv) create(id, ttl string) Document {
 	e.t.Helper()
-	d, err := e.c.Create(sweepDoc(id, ttl))
+	d, err := e.c.Create(bg, sweepDoc(id, ttl))
 	require.NoError(e.t, err, "Create %s", id)
 	return d
 }
@@ -74,7 +74,7 @@ func (e *sweepEnv) createN(prefix string, n int, ttl string) {
 func (e *sweepEnv) requireLive(ids ...string) {
 	e.t.Helper()
 	for _, id := range ids {
-		_, err := e.c.Get(sweepPK, id)
+		_, err := e.c.Get(bg, sweepPK, id)
 		require.NoError(e.t, err, "Get %s", id)
 	}
 }
@@ -82,14 +82,14 @@ func (e *sweepEnv) requireLive(ids ...string) {
 func (e *sweepEnv) requireGone(ids ...string) {
 	e.t.Helper()
 	for _, id := range ids {
-		_, err := e.c.Get(sweepPK, id)
+		_, err := e.c.Get(bg, sweepPK, id)
 		require.ErrorIs(e.t, err, ErrNotFound, "Get %s", id)
 	}
 }
 
 func (e *sweepEnv) counts() sweepCounts {
 	e.t.Helper()
-	st, err := e.c.Stats()
+	st, err := e.c.Stats(bg)
 	require.NoError(e.t, err)
 	return sweepCounts{Live: st.Live, Expired: st.Expired, Swept: st.Swept}
 }
@@ -98,7 +98,7 @@ func (e *sweepEnv) counts() sweepCounts {
 func (e *sweepEnv) requireCounts(want sweepCounts) {
 	e.t.Helper()
 	require.Equal(e.t, want, e.counts(), "Stats")
-	n, err := e.c.Count(Query{})
+	n, err := e.c.Count(bg, Query{})
 	require.NoError(e.t, err)
 	require.Equal(e.t, want.Live, n, "Count")
 }
@@ -106,7 +106,7 @@ func (e *sweepEnv) requireCounts(want sweepCounts) {
 // sweep calls Sweep and checks how many documents it deleted.
 func (e *sweepEnv) sweep(want int) {
 	e.t.Helper()
-	n, err := e.c.Sweep()
+	n, err := e.c.Sweep(bg)
 	require.NoError(e.t, err)
 	require.Equal(e.t, want, n, "Sweep")
 }
@@ -339,7 +339,7 @@ func TestSweeperIdleWhileTTLOff(t *testing.T) {
 			synctest.Wait()
 			require.Equal(t, start+10, e.plan())
 
-			require.NoError(t, e.c.SetDefaultTTL(TTLOff()))
+			require.NoError(t, e.c.SetDefaultTTL(bg, TTLOff()))
 			synctest.Wait()
 			require.Equal(t, int64(math.MaxInt64), e.plan(), "no timer while TTL is off")
 			time.Sleep(time.Hour)
@@ -360,7 +360,7 @@ func TestSweepAfterTTLTurnedOff(t *testing.T) {
 	clock.advance(10)
 	e.requireCounts(sweepCounts{Expired: 3})
 
-	require.NoError(t, e.c.SetDefaultTTL(TTLOff()))
+	require.NoError(t, e.c.SetDefaultTTL(bg, TTLOff()))
 	e.requireGone("x0", "x1", "x2")
 	e.requireCounts(sweepCounts{Expired: 3})
 	e.sweep(0)
@@ -369,7 +369,7 @@ func TestSweepAfterTTLTurnedOff(t *testing.T) {
 	e.sweep(0)
 	e.requireCounts(sweepCounts{Live: 1, Expired: 3})
 
-	require.NoError(t, e.c.SetDefaultTTL(TTLNoDefault()))
+	require.NoError(t, e.c.SetDefaultTTL(bg, TTLNoDefault()))
 	e.requireGone("x0", "x1", "x2")
 	e.sweep(3)
 	e.requireCounts(sweepCounts{Live: 1, Swept: 3})
@@ -397,7 +397,7 @@ func TestSweeperWokenByTurningTTLOn(t *testing.T) {
 				e.requireCounts(sweepCounts{Live: 6})
 
 				on := time.Now()
-				require.NoError(t, e.c.SetDefaultTTL(tc.def))
+				require.NoError(t, e.c.SetDefaultTTL(bg, tc.def))
 				synctest.Wait()
 				require.Equal(t, on, time.Now(), "swept without any time passing")
 				want := sweepCounts{Live: 1, Swept: 5} // R3: under n, "inherit" expire too
@@ -432,10 +432,10 @@ func TestSweepHoldIsBounded(t *testing.T) { // R5
 	require.True(t, more)
 	require.Positive(t, n)
 	require.Less(t, n, expired, "the batch ended early, after %v", held)
-	total, err := c.Sweep()
+	total, err := c.Sweep(bg)
 	require.NoError(t, err)
 	require.Equal(t, expired-n, total)
-	st, _ := c.Stats()
+	st, _ := c.Stats(bg)
 	require.Zero(t, st.Expired)
 }
 
@@ -480,10 +480,10 @@ func TestWritesHelpTheSweeper(t *testing.T) { // R5
 			e.create(fmt.Sprint("new", i), "")
 		}
 		e.requireCounts(sweepCounts{Live: 31, Expired: 40, Swept: 60})
-		_, err := e.c.Touch(sweepPK, "keep")
+		_, err := e.c.Touch(bg, sweepPK, "keep")
 		require.NoError(t, err)
 		e.requireCounts(sweepCounts{Live: 31, Expired: 38, Swept: 62})
-		require.NoError(t, e.c.SetDefaultTTL(TTLOff())) // R5: nothing is deleted while TTL is off
+		require.NoError(t, e.c.SetDefaultTTL(bg, TTLOff())) // R5: nothing is deleted while TTL is off
 		e.create("off", "")
 		e.requireCounts(sweepCounts{Live: 32, Expired: 38, Swept: 62})
 	})
@@ -493,7 +493,7 @@ func TestWritesHelpTheSweeper(t *testing.T) { // R5
 	mustCreate(t, c, `{"id":"a","ttl":1}`)
 	clk.Advance(2 * time.Second)
 	mustCreate(t, c, `{"id":"b"}`)
-	st, err := c.Stats()
+	st, err := c.Stats(bg)
 	require.NoError(t, err)
 	require.Equal(t, Stats{Live: 1, Expired: 1}, st)
 }

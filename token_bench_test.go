@@ -16,7 +16,7 @@ func BenchmarkPageByToken(b *testing.B) {
 	}
 	defer c.Close()
 	for i := range 100 {
-		if _, err := c.Create(fmt.Appendf(nil, `{"id":"d%03d","pk":"p%d","n":%d}`, i, i%2, i)); err != nil {
+		if _, err := c.Create(bg, fmt.Appendf(nil, `{"id":"d%03d","pk":"p%d","n":%d}`, i, i%2, i)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -26,19 +26,19 @@ func BenchmarkPageByToken(b *testing.B) {
 		page func(tok string) (string, error)
 	}{
 		{"list", func(tok string) (string, error) {
-			page, err := c.List(Query{Limit: 1, Continuation: tok})
+			page, err := c.List(bg, Query{Limit: 1, Continuation: tok})
 			return page.Continuation, err
 		}},
 		{"list_partition", func(tok string) (string, error) {
-			page, err := c.List(Query{Partition: &p, Limit: 1, Continuation: tok})
+			page, err := c.List(bg, Query{Partition: &p, Limit: 1, Continuation: tok})
 			return page.Continuation, err
 		}},
 		{"query", func(tok string) (string, error) {
-			page, err := c.Query(SQL{Text: "SELECT * FROM c WHERE c.n >= @n", Params: map[string]any{"@n": 0}, MaxItems: 1, Continuation: tok})
+			page, err := c.Query(bg, SQL{Text: "SELECT * FROM c WHERE c.n >= @n", Params: map[string]any{"@n": 0}, MaxItems: 1, Continuation: tok})
 			return page.Continuation, err
 		}},
 		{"feed", func(tok string) (string, error) {
-			page, err := c.ReadFeed(FeedQuery{Limit: 1, Continuation: tok})
+			page, err := c.ReadFeed(bg, FeedQuery{Limit: 1, Continuation: tok})
 			return page.Continuation, err
 		}},
 	} {

@@ -13,6 +13,7 @@ package ttldb
 // not collide with those of the other test files of the package.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -155,7 +156,7 @@ func mxNewCollection(t *testing.T, def DefaultTTL, sweeper bool) *Collection {
 // mxCreate creates a document and returns it.
 func mxCreate(t *testing.T, c *Collection, id, pk string, ttl mxTTL) Document {
 	t.Helper()
-	d, err := c.Create(mxDoc(id, pk, ttl))
+	d, err := c.Create(bg, mxDoc(id, pk, ttl))
 	require.NoError(t, err, "Create %s", id)
 	return d
 }
@@ -188,7 +189,7 @@ func mxListIDs(t *testing.T, c *Collection, q Query) []string {
 	t.Helper()
 	var docs []Document
 	for {
-		page, err := c.List(q)
+		page, err := c.List(bg, q)
 		require.NoError(t, err)
 		docs = append(docs, page.Documents...)
 		if page.Continuation == "" {
@@ -202,7 +203,7 @@ func mxListIDs(t *testing.T, c *Collection, q Query) []string {
 func mxAllIDs(t *testing.T, c *Collection, q Query) []string {
 	t.Helper()
 	var docs []Document
-	for d, err := range c.All(q) {
+	for d, err := range c.All(bg, q) {
 		require.NoError(t, err)
 		docs = append(docs, d)
 	}
@@ -212,7 +213,7 @@ func mxAllIDs(t *testing.T, c *Collection, q Query) []string {
 // mxCount counts q.
 func mxCount(t *testing.T, c *Collection, q Query) int {
 	t.Helper()
-	n, err := c.Count(q)
+	n, err := c.Count(bg, q)
 	require.NoError(t, err)
 	return n
 }
@@ -220,7 +221,7 @@ func mxCount(t *testing.T, c *Collection, q Query) int {
 // mxStats returns the collection's Stats.
 func mxStats(t *testing.T, c *Collection) Stats {
 	t.Helper()
-	st, err := c.Stats()
+	st, err := c.Stats(bg)
 	require.NoError(t, err)
 	return st
 }
@@ -243,7 +244,7 @@ func mxRequireVisible(t *testing.T, c *Collection, all, want []string, when stri
 	want = append([]string{}, want...)
 	slices.Sort(want)
 	for _, id := range all {
-		_, err := c.Get(mxC1, id)
+		_, err := c.Get(bg, mxC1, id)
 		if slices.Contains(want, id) {
 			require.NoError(t, err, "%s: Get %s", when, id)
 		} else {
@@ -330,7 +331,7 @@ func mxSetUp(t *testing.T, cell mxCell, sweeper bool) mxFixture {
 	t.Helper()
 	c := mxNewCollection(t, cell.set.def, sweeper)
 	body := mxDoc(mxID, "c1", cell.ttl)
-	written, err := c.Create(body)
+	written, err := c.Create(bg, body)
 	require.NoError(t, err)
 	start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 	require.Equal(t, start, written.TS(), "a write at the start of the bubble has _ts = its start second")
@@ -363,7 +364,7 @@ type mxProbe struct {
 // mxRequireGone checks that Get does not find the document under test.
 func mxRequireGone(t *testing.T, f mxFixture) {
 	t.Helper()
-	_, err := f.c.Get(mxC1, mxID)
+	_, err := f.c.Get(bg, mxC1, mxID)
 	require.ErrorIs(t, err, ErrNotFound)
 }
 
@@ -373,7 +374,7 @@ func mxRequireStamped(t *testing.T, f mxFixture, got Document) {
 	t.Helper()
 	require.Equal(t, mxNow(), got.TS(), "_ts of the new write")
 	require.NotEqual(t, f.written.ETag(), got.ETag(), "_etag of the new write")
-	cur, err := f.c.Get(mxC1, mxID)
+	cur, err := f.c.Get(bg, mxC1, mxID)
 	require.NoError(t, err)
 	require.Equal(t, got.ETag(), cur.ETag(), "Get returns the new write")
 	require.Equal(t, got.TS(), cur.TS())
@@ -437,7 +438,7 @@ func mxProbes() []mxProbe {
 	ifMatch := func(f mxFixture) WriteOption { return IfMatch(f.written.ETag()) }
 	return []mxProbe{
 		{"Get", func(t *testing.T, f mxFixture, alive bool) {
-			got, err := f.c.Get(mxC1, mxID)
+			got, err := f.c.Get(bg, mxC1, mxID)
 			if !alive {
 				require.ErrorIs(t, err, ErrNotFound)
 				return
@@ -446,17 +447,17 @@ func mxProbes() []mxProbe {
 			require.Equal(t, f.written.ETag(), got.ETag())
 			require.Equal(t, f.written.TS(), got.TS())
 		}},
-		mxRewrite("Replace", func(f mxFixture) (Document, error) { return f.c.Replace(f.body) }),
-		mxRewrite("Replace/IfMatch", func(f mxFixture) (Document, error) { return f.c.Replace(f.body, ifMatch(f)) }),
-		mxRewrite("Upsert/IfMatch", func(f mxFixture) (Document, error) { return f.c.Upsert(f.body, ifMatch(f)) }),
-		mxRewrite("Touch", func(f mxFixture) (Document, error) { return f.c.Touch(mxC1, mxID) }),
-		mxRemove("Delete", func(f mxFixture) error { return f.c.Delete(mxC1, mxID) }),
-		mxRemove("Delete/IfMatch", func(f mxFixture) error { return f.c.Delete(mxC1, mxID, ifMatch(f)) }),
+		mxRewrite("Replace", func(f mxFixture) (Document, error) { return f.c.Replace(bg, f.body) }),
+		mxRewrite("Replace/IfMatch", func(f mxFixture) (Document, error) { return f.c.Replace(bg, f.body, ifMatch(f)) }),
+		mxRewrite("Upsert/IfMatch", func(f mxFixture) (Document, error) { return f.c.Upsert(bg, f.body, ifMatch(f)) }),
+		mxRewrite("Touch", func(f mxFixture) (Document, error) { return f.c.Touch(bg, mxC1, mxID) }),
+		mxRemove("Delete", func(f mxFixture) error { return f.c.Delete(bg, mxC1, mxID) }),
+		mxRemove("Delete/IfMatch", func(f mxFixture) error { return f.c.Delete(bg, mxC1, mxID, ifMatch(f)) }),
 		{"Create", func(t *testing.T, f mxFixture, alive bool) {
-			got, err := f.c.Create(f.body)
+			got, err := f.c.Create(bg, f.body)
 			if alive {
 				require.ErrorIs(t, err, ErrConflict)
-				cur, err := f.c.Get(mxC1, mxID)
+				cur, err := f.c.Get(bg, mxC1, mxID)
 				require.NoError(t, err)
 				require.Equal(t, f.written.ETag(), cur.ETag(), "a refused Create changes nothing")
 				return
@@ -468,7 +469,7 @@ func mxProbes() []mxProbe {
 		{"Upsert", func(t *testing.T, f mxFixture, alive bool) {
 			// Alive, Upsert replaces; gone, it creates (R4). Either way the
 			// returned document is a new write that Get sees.
-			got, err := f.c.Upsert(f.body)
+			got, err := f.c.Upsert(bg, f.body)
 			require.NoError(t, err)
 			mxRequireStamped(t, f, got)
 			mxRequireStored(t, f)
@@ -498,7 +499,7 @@ func mxProbes() []mxProbe {
 			default: // ManualSweep: hidden but still stored until Sweep
 				require.Equal(t, 1, st.Expired, "Stats.Expired")
 				require.Equal(t, uint64(0), st.Swept, "Stats.Swept")
-				n, err := f.c.Sweep()
+				n, err := f.c.Sweep(bg)
 				require.NoError(t, err)
 				require.Equal(t, 1, n, "Sweep deletes the expired document")
 				mxRequireGone(t, f)
@@ -698,7 +699,7 @@ func (s mxScenario) run(t *testing.T, sweeper bool) {
 			check(applied, "")
 			for applied < len(s.changes) && s.changes[applied].at == at {
 				to := s.changes[applied].to
-				require.NoError(t, c.SetDefaultTTL(to.def))
+				require.NoError(t, c.SetDefaultTTL(bg, to.def))
 				synctest.Wait()
 				require.Equal(t, to.def, c.DefaultTTL())
 				applied++
@@ -798,7 +799,7 @@ func TestR7MatrixExpiredStaysGone(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c := mxNewCollection(t, tc.start, false)
 				body := mxDoc(mxID, "c1", tc.ttl)
-				written, err := c.Create(body)
+				written, err := c.Create(bg, body)
 				require.NoError(t, err)
 				var want []string
 				if tc.alive {
@@ -806,7 +807,7 @@ func TestR7MatrixExpiredStaysGone(t *testing.T) {
 				}
 				mxSleepUntil(t, written.TS()+tc.at)
 				for _, def := range tc.then {
-					require.NoError(t, c.SetDefaultTTL(def))
+					require.NoError(t, c.SetDefaultTTL(bg, def))
 					mxRequireVisible(t, c, []string{mxID}, want, "after DefaultTTL became "+def.String())
 				}
 				mxSleepUntil(t, written.TS()+mxFar)
@@ -814,14 +815,14 @@ func TestR7MatrixExpiredStaysGone(t *testing.T) {
 				if tc.alive {
 					return
 				}
-				_, err = c.Replace(body)
+				_, err = c.Replace(bg, body)
 				require.ErrorIs(t, err, ErrNotFound, "Replace")
-				_, err = c.Touch(mxC1, mxID)
+				_, err = c.Touch(bg, mxC1, mxID)
 				require.ErrorIs(t, err, ErrNotFound, "Touch")
-				_, err = c.Upsert(body, IfMatch(written.ETag()))
+				_, err = c.Upsert(bg, body, IfMatch(written.ETag()))
 				require.ErrorIs(t, err, ErrNotFound, "Upsert with IfMatch")
-				require.ErrorIs(t, c.Delete(mxC1, mxID), ErrNotFound, "Delete")
-				got, err := c.Create(body)
+				require.ErrorIs(t, c.Delete(bg, mxC1, mxID), ErrNotFound, "Delete")
+				got, err := c.Create(bg, body)
 				require.NoError(t, err, "Create over the expired document")
 				require.Equal(t, mxNow(), got.TS())
 				mxRequireVisible(t, c, []string{mxID}, []string{mxID}, "after Create")
@@ -845,17 +846,17 @@ func TestR8MatrixIndexingNone(t *testing.T) {
 		mxCreate(t, plain, ids[0], "c1", mxTTL{"own=10", "10"})
 		mxCreate(t, plain, ids[1], "c1", mxAbsent)
 		for _, def := range []DefaultTTL{TTLNoDefault(), TTLSeconds(5), TTLSeconds(100)} {
-			require.ErrorIs(t, plain.SetDefaultTTL(def), ErrInvalidOption, "SetDefaultTTL(%v) with IndexingNone", def)
+			require.ErrorIs(t, plain.SetDefaultTTL(bg, def), ErrInvalidOption, "SetDefaultTTL(%v) with IndexingNone", def)
 			require.Equal(t, TTLOff(), plain.DefaultTTL(), "a refused SetDefaultTTL changes nothing")
 			require.Equal(t, IndexingNone, plain.IndexingMode())
 		}
 		mxSleepUntil(t, mxNow()+20)
 		mxRequireVisible(t, plain, ids, ids, "TTL is still off 20s later")
-		require.NoError(t, plain.SetDefaultTTL(TTLOff()), "off is allowed with IndexingNone")
+		require.NoError(t, plain.SetDefaultTTL(bg, TTLOff()), "off is allowed with IndexingNone")
 
 		withTTL := mxNewCollection(t, TTLSeconds(10), false)
 		d := mxCreate(t, withTTL, mxID, "c1", mxAbsent)
-		require.ErrorIs(t, withTTL.SetIndexingMode(IndexingNone), ErrInvalidOption)
+		require.ErrorIs(t, withTTL.SetIndexingMode(bg, IndexingNone), ErrInvalidOption)
 		require.Equal(t, IndexingConsistent, withTTL.IndexingMode())
 		require.Equal(t, TTLSeconds(10), withTTL.DefaultTTL())
 		mxSleepUntil(t, d.TS()+9)
@@ -918,10 +919,10 @@ func TestR6MatrixDocumentTTLChanges(t *testing.T) {
 		name  string
 		write func(c *Collection, body []byte, old Document) (Document, error)
 	}{
-		{"Replace", func(c *Collection, body []byte, _ Document) (Document, error) { return c.Replace(body) }},
-		{"Upsert", func(c *Collection, body []byte, _ Document) (Document, error) { return c.Upsert(body) }},
+		{"Replace", func(c *Collection, body []byte, _ Document) (Document, error) { return c.Replace(bg, body) }},
+		{"Upsert", func(c *Collection, body []byte, _ Document) (Document, error) { return c.Upsert(bg, body) }},
 		{"Replace/IfMatch", func(c *Collection, body []byte, old Document) (Document, error) {
-			return c.Replace(body, IfMatch(old.ETag()))
+			return c.Replace(bg, body, IfMatch(old.ETag()))
 		}},
 	}
 	for _, tc := range cases {
@@ -953,7 +954,7 @@ func TestR6MatrixTouch(t *testing.T) {
 				c := mxNewCollection(t, cell.set.def, false)
 				old := mxCreate(t, c, mxID, "c1", cell.ttl)
 				mxSleepUntil(t, old.TS()+mxWriteAt)
-				got, err := c.Touch(mxC1, mxID)
+				got, err := c.Touch(bg, mxC1, mxID)
 				require.NoError(t, err)
 				require.Equal(t, old.TS()+mxWriteAt, got.TS(), "Touch sets _ts anew")
 				require.NotEqual(t, old.ETag(), got.ETag(), "Touch sets _etag anew")
@@ -991,12 +992,12 @@ func TestR3R6R7MatrixSalesOrders(t *testing.T) {
 			return []byte(b + "}")
 		}
 		days30 := mxTTL{"30 days", strconv.FormatInt(30*day, 10)}
-		write := func(op func(any, ...WriteOption) (Document, error), id string, ttl mxTTL) {
+		write := func(op func(context.Context, any, ...WriteOption) (Document, error), id string, ttl mxTTL) {
 			t.Helper()
-			_, err := op(order(id, ttl))
+			_, err := op(bg, order(id, ttl))
 			require.NoError(t, err, "write %s", id)
 		}
-		create := func(doc any, _ ...WriteOption) (Document, error) { return c.Create(doc) }
+		create := func(ctx context.Context, doc any, _ ...WriteOption) (Document, error) { return c.Create(ctx, doc) }
 		at := func(days int64, offset int64) { mxSleepUntil(t, start+days*day+offset) }
 		all := []string{"A", "B", "C", "D"}
 		visible := func(when string, want ...string) {
@@ -1031,7 +1032,7 @@ func TestR3R6R7MatrixSalesOrders(t *testing.T) {
 		visible("day 90: D's inherited 90 days are over", "C")
 
 		at(100, 0)
-		require.NoError(t, c.SetDefaultTTL(TTLOff())) // R7
+		require.NoError(t, c.SetDefaultTTL(bg, TTLOff())) // R7
 		visible("day 100, TTL off: the expired orders stay gone", "C")
 
 		at(130, 0)
@@ -1039,7 +1040,7 @@ func TestR3R6R7MatrixSalesOrders(t *testing.T) {
 		mxSleepUntil(t, start+mxFar)
 		visible("ten years later", "C")
 
-		require.NoError(t, c.SetDefaultTTL(TTLSeconds(90*day))) // R7: at once
+		require.NoError(t, c.SetDefaultTTL(bg, TTLSeconds(90*day))) // R7: at once
 		visible("TTL back on, C's 90 days from day 40 are long over")
 	})
 }
@@ -1068,9 +1069,9 @@ func TestR2MatrixStoredTTL(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c := mxNewCollection(t, TTLNoDefault(), false)
 				written := mxCreate(t, c, mxID, "c1", mxTTL{tc.raw, tc.raw})
-				got, err := c.Get(mxC1, mxID)
+				got, err := c.Get(bg, mxC1, mxID)
 				require.NoError(t, err)
-				listed, err := c.List(Query{})
+				listed, err := c.List(bg, Query{})
 				require.NoError(t, err)
 				require.Len(t, listed.Documents, 1)
 				for name, d := range map[string]Document{"Create": written, "Get": got, "List": listed.Documents[0]} {
@@ -1092,15 +1093,15 @@ func TestR2MatrixStoredTTL(t *testing.T) {
 			c := mxNewCollection(t, TTLSeconds(100), false)
 			written := mxCreate(t, c, mxID, "c1", mxAbsent)
 			mxSleepUntil(t, written.TS()+10)
-			touched, err := c.Touch(mxC1, mxID)
+			touched, err := c.Touch(bg, mxC1, mxID)
 			require.NoError(t, err)
 			mxSleepUntil(t, written.TS()+20)
-			replaced, err := c.Replace(mxDoc(mxID, "c1", mxAbsent))
+			replaced, err := c.Replace(bg, mxDoc(mxID, "c1", mxAbsent))
 			require.NoError(t, err)
-			got, err := c.Get(mxC1, mxID)
+			got, err := c.Get(bg, mxC1, mxID)
 			require.NoError(t, err)
 			docs := map[string]Document{"Create": written, "Touch": touched, "Replace": replaced, "Get": got}
-			for d, err := range c.All(Query{}) {
+			for d, err := range c.All(bg, Query{}) {
 				require.NoError(t, err)
 				docs["All"] = d
 			}

@@ -85,7 +85,7 @@ func TestTTLDuration(t *testing.T) { // R1
 		require.ErrorContains(t, err, tc.want)
 		require.ErrorContains(t, err, "(R1)")
 		c, _ := newTestCollection(t, "/pk", TTLSeconds(5))
-		require.ErrorIs(t, c.SetDefaultTTL(def), ErrInvalidTTL)
+		require.ErrorIs(t, c.SetDefaultTTL(bg, def), ErrInvalidTTL)
 		require.Equal(t, TTLSeconds(5), c.DefaultTTL(), "a refused setting changes nothing")
 	}
 }
@@ -100,17 +100,17 @@ func TestTTLUnitHints(t *testing.T) { // R1, R2
 
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
 	thirtyDaysInMillis := int64(30 * 24 * time.Hour / time.Millisecond)
-	require.ErrorContains(t, c.SetDefaultTTL(TTLSeconds(thirtyDaysInMillis)), "2592000000 looks like milliseconds: TTL counts seconds (2592000)")
-	require.ErrorContains(t, c.SetDefaultTTL(TTLSeconds(thirtyDaysInMillis+1)), "(R1)")
-	require.NotContains(t, c.SetDefaultTTL(TTLSeconds(thirtyDaysInMillis+1)).Error(), "looks like")
+	require.ErrorContains(t, c.SetDefaultTTL(bg, TTLSeconds(thirtyDaysInMillis)), "2592000000 looks like milliseconds: TTL counts seconds (2592000)")
+	require.ErrorContains(t, c.SetDefaultTTL(bg, TTLSeconds(thirtyDaysInMillis+1)), "(R1)")
+	require.NotContains(t, c.SetDefaultTTL(bg, TTLSeconds(thirtyDaysInMillis+1)).Error(), "looks like")
 
-	_, err = c.Create([]byte(`{"id":"a","ttl":1800000000000}`))
+	_, err = c.Create(bg, []byte(`{"id":"a","ttl":1800000000000}`))
 	require.ErrorIs(t, err, ErrInvalidTTL)
 	require.ErrorContains(t, err, "(R2); 1800000000000 looks like a time.Duration in nanoseconds (30m0s)")
-	_, err = c.Create([]byte(`{"id":"a","ttl":0}`))
+	_, err = c.Create(bg, []byte(`{"id":"a","ttl":0}`))
 	require.ErrorIs(t, err, ErrInvalidTTL)
 	require.NotContains(t, err.Error(), "looks like")
-	n, err := c.Count(Query{})
+	n, err := c.Count(bg, Query{})
 	require.NoError(t, err)
 	require.Zero(t, n, "refused writes store nothing")
 }

@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -209,18 +210,20 @@ func (t *Typed[T]) Collection() *Collection { return t.c }
 // wrote, the write is done all the same, and the error, wrapping
 // [ErrInvalidDocument], says so beside the Item of the stored document. The
 // same holds for Replace and Upsert.
-func (t *Typed[T]) Create(v T) (Item[T], error) { return t.written(v)(t.c.Create(v)) }
+func (t *Typed[T]) Create(ctx context.Context, v T) (Item[T], error) {
+	return t.written(v)(t.c.Create(ctx, v))
+}
 
 // Replace replaces the live document with v's key, as [Collection.Replace]
 // does. Errors: those of [Collection.Replace].
-func (t *Typed[T]) Replace(v T, opts ...WriteOption) (Item[T], error) {
-	return t.written(v)(t.c.Replace(v, opts...))
+func (t *Typed[T]) Replace(ctx context.Context, v T, opts ...WriteOption) (Item[T], error) {
+	return t.written(v)(t.c.Replace(ctx, v, opts...))
 }
 
 // Upsert replaces or creates the document with v's key, as
 // [Collection.Upsert] does. Errors: those of [Collection.Upsert].
-func (t *Typed[T]) Upsert(v T, opts ...WriteOption) (Item[T], error) {
-	return t.written(v)(t.c.Upsert(v, opts...))
+func (t *Typed[T]) Upsert(ctx context.Context, v T, opts ...WriteOption) (Item[T], error) {
+	return t.written(v)(t.c.Upsert(ctx, v, opts...))
 }
 
 // written makes the [Item] of a write of v: v itself, or v decoded again from
@@ -247,8 +250,8 @@ func (t *Typed[T]) written(v T) func(Document, error) (Item[T], error) {
 // It costs [Collection.Get] plus encoding/json's decoding of the stored text.
 // Errors: those of [Collection.Get], and [ErrInvalidDocument] when the document
 // does not decode into a T.
-func (t *Typed[T]) Get(pk PartitionKey, id string) (Item[T], error) {
-	d, err := t.c.Get(pk, id)
+func (t *Typed[T]) Get(ctx context.Context, pk PartitionKey, id string) (Item[T], error) {
+	d, err := t.c.Get(ctx, pk, id)
 	if err != nil {
 		return Item[T]{}, err
 	}
@@ -256,14 +259,14 @@ func (t *Typed[T]) Get(pk PartitionKey, id string) (Item[T], error) {
 }
 
 // Delete deletes the live document, as [Collection.Delete] does.
-func (t *Typed[T]) Delete(pk PartitionKey, id string, opts ...WriteOption) error {
-	return t.c.Delete(pk, id, opts...)
+func (t *Typed[T]) Delete(ctx context.Context, pk PartitionKey, id string, opts ...WriteOption) error {
+	return t.c.Delete(ctx, pk, id, opts...)
 }
 
 // Touch renews the live document's _ts and _etag, as [Collection.Touch]
 // does, and returns it decoded.
-func (t *Typed[T]) Touch(pk PartitionKey, id string, opts ...WriteOption) (Item[T], error) {
-	d, err := t.c.Touch(pk, id, opts...)
+func (t *Typed[T]) Touch(ctx context.Context, pk PartitionKey, id string, opts ...WriteOption) (Item[T], error) {
+	d, err := t.c.Touch(ctx, pk, id, opts...)
 	if err != nil {
 		return Item[T]{}, err
 	}
@@ -273,8 +276,8 @@ func (t *Typed[T]) Touch(pk PartitionKey, id string, opts ...WriteOption) (Item[
 // Patch is [Collection.Patch], returning the patched document decoded. A
 // patch whose result would not decode into T is refused, with
 // [ErrInvalidDocument], and changes nothing.
-func (t *Typed[T]) Patch(pk PartitionKey, id string, ops []PatchOp, opts ...WriteOption) (Item[T], error) {
-	d, err := t.c.patch(pk, id, ops, opts, func(d *doc) error {
+func (t *Typed[T]) Patch(ctx context.Context, pk PartitionKey, id string, ops []PatchOp, opts ...WriteOption) (Item[T], error) {
+	d, err := t.c.patch(ctx, pk, id, ops, opts, func(d *doc) error {
 		var v T
 		if err := d.decode(&v, false); err != nil {
 			return fmt.Errorf("%w (the document as the patch would leave it; nothing changed)", err)
@@ -295,9 +298,9 @@ func (t *Typed[T]) ExpiresAt(it Item[T]) (at time.Time, ok bool) { return t.c.Ex
 // snapshot, as [Collection.All] does; q.Filter sees the stored [Document]. A
 // document that does not decode yields its error ([ErrInvalidDocument]) with
 // the zero [Item] and ends the iteration, as other errors do.
-func (t *Typed[T]) All(q Query) iter.Seq2[Item[T], error] {
+func (t *Typed[T]) All(ctx context.Context, q Query) iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {
-		for d, err := range t.c.All(q) {
+		for d, err := range t.c.All(ctx, q) {
 			var it Item[T]
 			if err == nil {
 				it, err = t.item(d)
@@ -311,8 +314,8 @@ func (t *Typed[T]) All(q Query) iter.Seq2[Item[T], error] {
 
 // List returns one page of the documents q selects, decoded, and the
 // continuation for the next page, as [Collection.List] does.
-func (t *Typed[T]) List(q Query) (items []Item[T], continuation string, err error) {
-	page, err := t.c.List(q)
+func (t *Typed[T]) List(ctx context.Context, q Query) (items []Item[T], continuation string, err error) {
+	page, err := t.c.List(ctx, q)
 	if err != nil {
 		return nil, "", err
 	}
@@ -334,8 +337,8 @@ func (t *Typed[T]) List(q Query) (items []Item[T], continuation string, err erro
 //
 // Errors: those of [Collection.Query]; [ErrInvalidDocument], wrapping
 // encoding/json's error, for a result that does not decode into T.
-func (t *Typed[T]) Query(q SQL) (results []T, continuation string, err error) {
-	page, err := t.c.Query(q)
+func (t *Typed[T]) Query(ctx context.Context, q SQL) (results []T, continuation string, err error) {
+	page, err := t.c.Query(ctx, q)
 	if err != nil {
 		return nil, "", err
 	}
@@ -352,9 +355,9 @@ func (t *Typed[T]) Query(q SQL) (results []T, continuation string, err error) {
 // one snapshot, as [Collection.QueryAll] does. A result that does not
 // decode yields its error ([ErrInvalidDocument]) with the zero T and ends
 // the iteration, as other errors do.
-func (t *Typed[T]) QueryAll(q SQL) iter.Seq2[T, error] {
+func (t *Typed[T]) QueryAll(ctx context.Context, q SQL) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		for res, err := range t.c.QueryAll(q) {
+		for res, err := range t.c.QueryAll(ctx, q) {
 			var v T
 			if err == nil {
 				err = decodeResult(res, &v)

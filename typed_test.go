@@ -30,14 +30,14 @@ func TestTypedRoundTrip(t *testing.T) { // R2, R3, R4
 	two := 2
 	short := salesOrder{ID: "SO05", CustomerID: "c1", Total: 9.5, TTL: &two}
 	long := salesOrder{ID: "SO06", CustomerID: "c1", Total: 12}
-	created, err := orders.Create(short)
+	created, err := orders.Create(bg, short)
 	require.NoError(t, err)
 	require.Equal(t, short, created.Value)
 	require.Equal(t, `{"id":"SO05","CustomerId":"c1","total":9.5,"ttl":2}`, created.Body())
-	_, err = orders.Create(long)
+	_, err = orders.Create(bg, long)
 	require.NoError(t, err)
 
-	got, err := orders.Get(StringKey("c1"), "SO06")
+	got, err := orders.Get(bg, StringKey("c1"), "SO06")
 	require.NoError(t, err)
 	require.Equal(t, long, got.Value, "an absent ttl reads back as nil: it inherits")
 	require.Equal(t, `{"id":"SO06","CustomerId":"c1","total":12}`, got.Body(), "the default is never written in (R2)")
@@ -46,7 +46,7 @@ func TestTypedRoundTrip(t *testing.T) { // R2, R3, R4
 	_, own := got.TTL()
 	require.False(t, own)
 
-	got, err = orders.Get(StringKey("c1"), "SO05")
+	got, err = orders.Get(bg, StringKey("c1"), "SO05")
 	require.NoError(t, err)
 	require.Equal(t, short, got.Value)
 	ttl, own := got.TTL()
@@ -61,25 +61,25 @@ func TestTypedRoundTrip(t *testing.T) { // R2, R3, R4
 	require.Equal(t, time.Unix(1_000_000+3600, 0), at, "the DefaultTTL")
 
 	clk.Advance(2 * time.Second) // SO05 expires at _ts + 2 (R4)
-	_, err = orders.Get(StringKey("c1"), "SO05")
+	_, err = orders.Get(bg, StringKey("c1"), "SO05")
 	require.ErrorIs(t, err, ErrNotFound)
-	touched, err := orders.Touch(StringKey("c1"), "SO06", IfMatch(got.ETag()), IfMatch(created.ETag()))
+	touched, err := orders.Touch(bg, StringKey("c1"), "SO06", IfMatch(got.ETag()), IfMatch(created.ETag()))
 	require.ErrorIs(t, err, ErrPreconditionFailed)
 	require.Zero(t, touched)
-	touched, err = orders.Touch(StringKey("c1"), "SO06")
+	touched, err = orders.Touch(bg, StringKey("c1"), "SO06")
 	require.NoError(t, err)
 	require.Equal(t, long, touched.Value)
 	require.Equal(t, int64(1_000_002), touched.TS())
 
 	long.Total = 13
-	replaced, err := orders.Replace(long, IfMatch(touched.ETag()))
+	replaced, err := orders.Replace(bg, long, IfMatch(touched.ETag()))
 	require.NoError(t, err)
 	require.Equal(t, long, replaced.Value)
-	upserted, err := orders.Upsert(salesOrder{ID: "SO07", CustomerID: "c2"})
+	upserted, err := orders.Upsert(bg, salesOrder{ID: "SO07", CustomerID: "c2"})
 	require.NoError(t, err)
 	require.Equal(t, "SO07", upserted.ID())
-	require.NoError(t, orders.Delete(StringKey("c2"), "SO07", IfMatch(upserted.ETag())))
-	_, err = orders.Get(StringKey("c2"), "SO07")
+	require.NoError(t, orders.Delete(bg, StringKey("c2"), "SO07", IfMatch(upserted.ETag())))
+	_, err = orders.Get(bg, StringKey("c2"), "SO07")
 	require.ErrorIs(t, err, ErrNotFound)
 }
 
@@ -95,11 +95,11 @@ func TestTypedSystemProperties(t *testing.T) { // R10
 	c, _ := newTestCollection(t, "/id", TTLOff())
 	docs, err := NewTyped[withSystem](c)
 	require.NoError(t, err)
-	w, err := docs.Create(withSystem{ID: "a", TS: 7, ETag: "mine"})
+	w, err := docs.Create(bg, withSystem{ID: "a", TS: 7, ETag: "mine"})
 	require.NoError(t, err)
 	require.Equal(t, withSystem{ID: "a", TS: 1_000_000, ETag: w.ETag()}, w.Value)
 	require.Equal(t, `{"id":"a"}`, w.Body())
-	g, err := docs.Get(StringKey("a"), "a")
+	g, err := docs.Get(bg, StringKey("a"), "a")
 	require.NoError(t, err)
 	require.Equal(t, w.Value, g.Value)
 }
@@ -112,36 +112,36 @@ func TestTypedListing(t *testing.T) {
 	orders, err := NewTyped[*salesOrder](c)
 	require.NoError(t, err)
 	for _, id := range []string{"b", "a", "c"} {
-		_, err := orders.Create(&salesOrder{ID: id, CustomerID: "c1", Total: 1})
+		_, err := orders.Create(bg, &salesOrder{ID: id, CustomerID: "c1", Total: 1})
 		require.NoError(t, err)
 	}
 	var ids []string
-	for it, err := range orders.All(Query{}) {
+	for it, err := range orders.All(bg, Query{}) {
 		require.NoError(t, err)
 		ids = append(ids, it.Value.ID)
 		require.Equal(t, it.ID(), it.Value.ID)
 	}
 	require.Equal(t, []string{"a", "b", "c"}, ids)
-	items, next, err := orders.List(Query{Limit: 2})
+	items, next, err := orders.List(bg, Query{Limit: 2})
 	require.NoError(t, err)
 	require.Len(t, items, 2)
 	require.Equal(t, "b", items[1].Value.ID)
-	items, next, err = orders.List(Query{Limit: 2, Continuation: next})
+	items, next, err = orders.List(bg, Query{Limit: 2, Continuation: next})
 	require.NoError(t, err)
 	require.Len(t, items, 1)
 	require.Empty(t, next)
 
 	mustCreate(t, c, `{"id":"d","CustomerId":"c1","total":"not a number"}`)
 	var errs []error
-	for _, err := range orders.All(Query{}) {
+	for _, err := range orders.All(bg, Query{}) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 4, "a, b, c, then the error, which ends the iteration")
 	require.ErrorIs(t, errs[3], ErrInvalidDocument)
 	require.ErrorContains(t, errs[3], `decode document "d" into *ttldb.salesOrder`)
-	_, _, err = orders.List(Query{})
+	_, _, err = orders.List(bg, Query{})
 	require.ErrorIs(t, err, ErrInvalidDocument)
-	_, err = orders.Get(StringKey("c1"), "d")
+	_, err = orders.Get(bg, StringKey("c1"), "d")
 	require.ErrorIs(t, err, ErrInvalidDocument)
 }
 
@@ -194,7 +194,7 @@ func TestNewTypedRefusesMistakes(t *testing.T) { // R2, R10
 	}
 	v, err := NewTyped[withEmbedded](c)
 	require.NoError(t, err)
-	it, err := v.Create(withEmbedded{embedded: embedded{ID: "e"}})
+	it, err := v.Create(bg, withEmbedded{embedded: embedded{ID: "e"}})
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"e"}`, it.Body())
 
@@ -203,7 +203,7 @@ func TestNewTypedRefusesMistakes(t *testing.T) { // R2, R10
 	require.ErrorIs(t, err, ErrClosed)
 	_, err = NewTyped[salesOrder](nil)
 	require.ErrorIs(t, err, ErrClosed)
-	_, err = v.Get(StringKey("e"), "e")
+	_, err = v.Get(bg, StringKey("e"), "e")
 	require.ErrorIs(t, err, ErrClosed)
 }
 
@@ -236,7 +236,7 @@ func TestNewTypedFollowsEncodingJSON(t *testing.T) { // R2, R10
 	}
 	v, err := NewTyped[outerPointerTTL](c)
 	require.NoError(t, err)
-	it, err := v.Create(outerPointerTTL{zeroBase: zeroBase{ID: "p"}})
+	it, err := v.Create(bg, outerPointerTTL{zeroBase: zeroBase{ID: "p"}})
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"p"}`, it.Body())
 
@@ -299,17 +299,17 @@ func TestTypedSystemFieldTypes(t *testing.T) { // R10
 	}
 	l, err := NewTyped[loose](c)
 	require.NoError(t, err)
-	got, err := l.Create(loose{ID: "l"})
+	got, err := l.Create(bg, loose{ID: "l"})
 	require.NoError(t, err)
 	require.Equal(t, json.Number("1000000"), got.Value.TS)
 	require.Equal(t, got.ETag(), got.Value.ETag)
 
 	f, err := NewTyped[failsToDecode](c)
 	require.NoError(t, err)
-	it, err := f.Create(failsToDecode{ID: "f"})
+	it, err := f.Create(bg, failsToDecode{ID: "f"})
 	require.ErrorIs(t, err, ErrInvalidDocument)
 	require.ErrorContains(t, err, "the document was stored (_ts 1000000), but does not decode back into its type")
 	require.Equal(t, "f", it.ID(), "the Item holds the stored document")
-	_, err = c.Get(NoPartitionKey(), "f")
+	_, err = c.Get(bg, NoPartitionKey(), "f")
 	require.NoError(t, err)
 }

@@ -93,12 +93,14 @@ func TestCompactionWalk(t *testing.T) { // R12
 			}
 			switch i % 4 {
 			case 0, 1:
-				require.NoError(t, c.Delete(key(i)))
+				pk, id := key(i)
+				require.NoError(t, c.Delete(bg, pk, id))
 			case 2:
-				_, err := c.Upsert([]byte(doc(i, "second")))
+				_, err := c.Upsert(bg, []byte(doc(i, "second")))
 				require.NoError(t, err)
 			case 3: // deleted and created again: a new entry
-				require.NoError(t, c.Delete(key(i)))
+				pk, id := key(i)
+				require.NoError(t, c.Delete(bg, pk, id))
 				mustCreate(t, c, doc(i, "again"))
 			}
 			changed++
@@ -113,12 +115,12 @@ func TestCompactionWalk(t *testing.T) { // R12
 			}
 		case 3: // and their deletes, to shrink them
 			for i := range n {
-				require.NoError(t, c.Delete(StringKey("p2"), fmt.Sprint("more", i)))
+				require.NoError(t, c.Delete(bg, StringKey("p2"), fmt.Sprint("more", i)))
 			}
 		}
 		if holds == 2 { // the documents with ttl 5 expire, and go
 			clk.Advance(10 * time.Second)
-			swept, err := c.Sweep()
+			swept, err := c.Sweep(bg)
 			require.NoError(t, err)
 			require.Greater(t, swept, n/20)
 		}
@@ -207,7 +209,7 @@ func walkRandom(t *testing.T, seed uint64, feedOff bool) {
 		return 0
 	}
 	for i := range n {
-		_, err := c.Upsert(doc(i, "first", ttl(4)))
+		_, err := c.Upsert(bg, doc(i, "first", ttl(4)))
 		require.NoError(t, err)
 	}
 	clk.Advance(5 * time.Second) // some expired, not swept
@@ -223,13 +225,13 @@ func walkRandom(t *testing.T, seed uint64, feedOff bool) {
 			pk, id := key(i)
 			switch r.IntN(12) {
 			case 0, 1:
-				_ = c.Delete(pk, id)
+				_ = c.Delete(bg, pk, id)
 			case 2, 3:
-				_, _ = c.Upsert(doc(i, fmt.Sprint("up", holds), ttl(3)))
+				_, _ = c.Upsert(bg, doc(i, fmt.Sprint("up", holds), ttl(3)))
 			case 4:
-				_, _ = c.Touch(pk, id)
+				_, _ = c.Touch(bg, pk, id)
 			case 5:
-				_, _ = c.Patch(pk, id, []PatchOp{PatchSet("/note", fmt.Sprint("patched", holds))})
+				_, _ = c.Patch(bg, pk, id, []PatchOp{PatchSet("/note", fmt.Sprint("patched", holds))})
 			case 6, 7:
 				b := NewBatch(pk)
 				if r.IntN(2) == 0 {
@@ -239,21 +241,21 @@ func walkRandom(t *testing.T, seed uint64, feedOff bool) {
 					b.Upsert(doc(i, "batch", 0))
 					b.Delete(id)
 				}
-				_, _ = c.ExecuteBatch(b)
+				_, _ = c.ExecuteBatch(bg, b)
 			case 8:
 				for range 300 {
 					made++
-					_, _ = c.Create(fmt.Appendf(nil, `{"id":"x%d","pk":"p1"}`, made))
+					_, _ = c.Create(bg, fmt.Appendf(nil, `{"id":"x%d","pk":"p1"}`, made))
 				}
 			case 9:
 				clk.Advance(time.Duration(1+r.IntN(3)) * time.Second)
-				_, err := c.Sweep()
+				_, err := c.Sweep(bg)
 				require.NoError(t, err)
 			case 10:
-				_, err := c.List(Query{Limit: 5})
+				_, err := c.List(bg, Query{Limit: 5})
 				require.NoError(t, err)
 			case 11:
-				_, _ = c.Replace(doc(i, "replaced", 0))
+				_, _ = c.Replace(bg, doc(i, "replaced", 0))
 			}
 		}
 	}
@@ -284,7 +286,7 @@ func TestCompactionWalkCountsDocuments(t *testing.T) { // R12
 		hc.prim.walk = nil // the walk loses track of removals
 		hc.mu.Unlock()
 		for i := range 5000 {
-			_ = c.Delete(StringKey("p"), fmt.Sprintf("k%04d", i))
+			_ = c.Delete(bg, StringKey("p"), fmt.Sprintf("k%04d", i))
 		}
 	}
 	t.Cleanup(func() { walkHook = nil })
@@ -327,16 +329,16 @@ func TestCompactionBesideWriters(t *testing.T) { // R12
 				pk, id := StringKey(fmt.Sprint("p", i%10)), fmt.Sprintf("k%06d", i)
 				switch r.IntN(5) { // errors are expected: a key not there
 				case 0:
-					_ = c.Delete(pk, id)
+					_ = c.Delete(bg, pk, id)
 				case 1, 2:
-					_, _ = c.Upsert(fmt.Appendf(nil, `{"id":%q,"pk":"p%d","v":%d}`, id, i%10, r.IntN(1000)))
+					_, _ = c.Upsert(bg, fmt.Appendf(nil, `{"id":%q,"pk":"p%d","v":%d}`, id, i%10, r.IntN(1000)))
 				case 3:
-					_, _ = c.Touch(pk, id)
+					_, _ = c.Touch(bg, pk, id)
 				case 4:
 					b := NewBatch(pk)
 					b.Delete(id)
 					b.Create(fmt.Appendf(nil, `{"id":%q,"pk":"p%d","b":1}`, id, i%10))
-					_, _ = c.ExecuteBatch(b)
+					_, _ = c.ExecuteBatch(bg, b)
 				}
 			}
 		})

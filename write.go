@@ -1,6 +1,9 @@
 package ttldb
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // WriteOption makes a write conditional. The zero value adds no condition.
 type WriteOption struct {
@@ -44,9 +47,12 @@ var intakeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // Errors: [ErrConflict] when a live document has the same partition key and
 // id (an expired one is replaced, R4); [ErrInvalidDocument], [ErrTooLarge],
 // [ErrInvalidID], [ErrInvalidPartitionKey] or [ErrInvalidTTL] for bad input,
-// which changes nothing; [ErrClosed]. It takes O(log n + size of doc). For
+// which changes nothing; [ErrClosed]; those of a context that is nil or done
+// (see [Collection]). It takes O(log n + size of doc). For
 // JSON text in a []byte, [Collection.CreateJSON] saves an allocation.
-func (c *Collection) Create(doc any) (Document, error) { return c.writeAny(create, doc, nil) }
+func (c *Collection) Create(ctx context.Context, doc any) (Document, error) {
+	return c.writeAny(ctx, create, doc, nil)
+}
 
 // Replace replaces a live document with doc, which names it by its id and
 // partition key. It takes the input and costs of Create.
@@ -54,38 +60,43 @@ func (c *Collection) Create(doc any) (Document, error) { return c.writeAny(creat
 // Errors: [ErrNotFound] when no live document has the key (R4);
 // [ErrPreconditionFailed] when an [IfMatch] etag differs; and the input errors
 // of Create.
-func (c *Collection) Replace(doc any, opts ...WriteOption) (Document, error) {
-	return c.writeAny(replace, doc, opts)
+func (c *Collection) Replace(ctx context.Context, doc any, opts ...WriteOption) (Document, error) {
+	return c.writeAny(ctx, replace, doc, opts)
 }
 
 // Upsert replaces the live document with doc's key, or creates it when
 // there is none (or it has expired, R4). With [IfMatch] it acts as Replace:
 // there must be a live document with that etag. It takes the input and
 // costs of Create, and returns its errors but [ErrConflict].
-func (c *Collection) Upsert(doc any, opts ...WriteOption) (Document, error) {
-	return c.writeAny(upsert, doc, opts)
+func (c *Collection) Upsert(ctx context.Context, doc any, opts ...WriteOption) (Document, error) {
+	return c.writeAny(ctx, upsert, doc, opts)
 }
 
 // CreateJSON is [Collection.Create] for JSON text, which it reads and does
 // not keep. Passing a []byte to Create converts it to an interface, which
 // allocates; CreateJSON's only allocation, when it succeeds, is the stored
 // document.
-func (c *Collection) CreateJSON(doc []byte) (Document, error) { return c.write(create, doc, nil) }
+func (c *Collection) CreateJSON(ctx context.Context, doc []byte) (Document, error) {
+	return c.write(ctx, create, doc, nil)
+}
 
 // ReplaceJSON is [Collection.Replace] for JSON text, with the one
 // allocation of CreateJSON.
-func (c *Collection) ReplaceJSON(doc []byte, opts ...WriteOption) (Document, error) {
-	return c.write(replace, doc, opts)
+func (c *Collection) ReplaceJSON(ctx context.Context, doc []byte, opts ...WriteOption) (Document, error) {
+	return c.write(ctx, replace, doc, opts)
 }
 
 // UpsertJSON is [Collection.Upsert] for JSON text, with the one allocation
 // of CreateJSON.
-func (c *Collection) UpsertJSON(doc []byte, opts ...WriteOption) (Document, error) {
-	return c.write(upsert, doc, opts)
+func (c *Collection) UpsertJSON(ctx context.Context, doc []byte, opts ...WriteOption) (Document, error) {
+	return c.write(ctx, upsert, doc, opts)
 }
 
 // writeAny writes what a caller passed as any, once it is JSON text.
-func (c *Collection) writeAny(kind writeKind, v any, opts []WriteOption) (Document, error) {
+func (c *Collection) writeAny(ctx context.Context, kind writeKind, v any, opts []WriteOption) (Document, error) {
+	if err := checkContext(ctx, kind.String()); err != nil {
+		return Document{}, err
+	}
 	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}
@@ -93,11 +104,19 @@ func (c *Collection) writeAny(kind writeKind, v any, opts []WriteOption) (Docume
 	if err != nil {
 		return Document{}, err
 	}
-	return c.write(kind, src, opts)
+	return c.writeText(kind, src, opts)
 }
 
-// write writes the JSON text src.
-func (c *Collection) write(kind writeKind, src []byte, opts []WriteOption) (_ Document, err error) {
+// write writes the JSON text src, for a call given ctx.
+func (c *Collection) write(ctx context.Context, kind writeKind, src []byte, opts []WriteOption) (Document, error) {
+	if err := checkContext(ctx, kind.String()); err != nil {
+		return Document{}, err
+	}
+	return c.writeText(kind, src, opts)
+}
+
+// writeText writes the JSON text src, once the call's context is checked.
+func (c *Collection) writeText(kind writeKind, src []byte, opts []WriteOption) (_ Document, err error) {
 	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}

@@ -22,7 +22,7 @@ func TestCreateGetRoundTrip(t *testing.T) { // R2, R10
 	require.True(t, ok)
 	require.Equal(t, 10, ttl)
 
-	got, err := c.Get(StringKey("c1"), "o1")
+	got, err := c.Get(bg, StringKey("c1"), "o1")
 	require.NoError(t, err)
 	require.Equal(t, d.JSON(), got.JSON())
 	require.Equal(t, d.JSON(), string(got.AppendJSON(nil)))
@@ -47,38 +47,38 @@ func TestCRUD(t *testing.T) { // R10
 	c, clk := newTestCollection(t, "/pk", TTLOff())
 	pk := StringKey("p")
 
-	_, err := c.Replace([]byte(`{"id":"a","pk":"p"}`))
+	_, err := c.Replace(bg, []byte(`{"id":"a","pk":"p"}`))
 	require.ErrorIs(t, err, ErrNotFound, "replace of an absent document")
 	a := mustCreate(t, c, `{"id":"a","pk":"p","v":1}`)
-	_, err = c.Create([]byte(`{"id":"a","pk":"p","v":2}`))
+	_, err = c.Create(bg, []byte(`{"id":"a","pk":"p","v":2}`))
 	require.ErrorIs(t, err, ErrConflict)
 	require.Contains(t, err.Error(), `"a"`)
 
 	clk.Advance(time.Second)
-	r, err := c.Replace([]byte(`{"id":"a","pk":"p","v":3}`))
+	r, err := c.Replace(bg, []byte(`{"id":"a","pk":"p","v":3}`))
 	require.NoError(t, err)
 	require.Contains(t, r.JSON(), `"v":3`)
 	require.Equal(t, a.TS()+1, r.TS())
 
-	u, err := c.Upsert([]byte(`{"id":"b","pk":"p"}`))
+	u, err := c.Upsert(bg, []byte(`{"id":"b","pk":"p"}`))
 	require.NoError(t, err, "upsert creates")
-	u2, err := c.Upsert([]byte(`{"id":"b","pk":"p","v":4}`))
+	u2, err := c.Upsert(bg, []byte(`{"id":"b","pk":"p","v":4}`))
 	require.NoError(t, err, "upsert replaces")
 	require.NotEqual(t, u.ETag(), u2.ETag())
 
 	clk.Advance(time.Second)
-	tch, err := c.Touch(pk, "a")
+	tch, err := c.Touch(bg, pk, "a")
 	require.NoError(t, err)
 	require.Equal(t, strings.Replace(r.JSON(), fmt.Sprintf(`"_ts":%d,"_etag":"%s"`, r.TS(), r.ETag()), fmt.Sprintf(`"_ts":%d,"_etag":"%s"`, tch.TS(), tch.ETag()), 1), tch.JSON())
 	require.Equal(t, r.TS()+1, tch.TS())
 
-	require.NoError(t, c.Delete(pk, "a"))
-	_, err = c.Get(pk, "a")
+	require.NoError(t, c.Delete(bg, pk, "a"))
+	_, err = c.Get(bg, pk, "a")
 	require.ErrorIs(t, err, ErrNotFound)
-	require.ErrorIs(t, c.Delete(pk, "a"), ErrNotFound)
-	_, err = c.Touch(pk, "a")
+	require.ErrorIs(t, c.Delete(bg, pk, "a"), ErrNotFound)
+	_, err = c.Touch(bg, pk, "a")
 	require.ErrorIs(t, err, ErrNotFound)
-	n, err := c.Count(Query{})
+	n, err := c.Count(bg, Query{})
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 }
@@ -90,9 +90,11 @@ func TestETags(t *testing.T) { // R10
 	d := mustCreate(t, c, `{"id":"a","pk":"p"}`)
 	seen[d.ETag()] = true
 	writes := []func(etag string) (Document, error){
-		func(e string) (Document, error) { return c.Replace([]byte(`{"id":"a","pk":"p","w":1}`), IfMatch(e)) },
-		func(e string) (Document, error) { return c.Upsert([]byte(`{"id":"a","pk":"p","w":2}`), IfMatch(e)) },
-		func(e string) (Document, error) { return c.Touch(pk, "a", IfMatch(e)) },
+		func(e string) (Document, error) {
+			return c.Replace(bg, []byte(`{"id":"a","pk":"p","w":1}`), IfMatch(e))
+		},
+		func(e string) (Document, error) { return c.Upsert(bg, []byte(`{"id":"a","pk":"p","w":2}`), IfMatch(e)) },
+		func(e string) (Document, error) { return c.Touch(bg, pk, "a", IfMatch(e)) },
 	}
 	for i, w := range writes {
 		before := state(t, c)
@@ -107,20 +109,20 @@ func TestETags(t *testing.T) { // R10
 		seen[next.ETag()] = true
 		d = next
 	}
-	require.ErrorIs(t, c.Delete(pk, "a", IfMatch("stale")), ErrPreconditionFailed)
-	require.NoError(t, c.Delete(pk, "a", IfMatch(d.ETag())))
+	require.ErrorIs(t, c.Delete(bg, pk, "a", IfMatch("stale")), ErrPreconditionFailed)
+	require.NoError(t, c.Delete(bg, pk, "a", IfMatch(d.ETag())))
 
 	// Conditional writes against a missing document: not found (R4).
-	_, err := c.Upsert([]byte(`{"id":"a","pk":"p"}`), IfMatch(d.ETag()))
+	_, err := c.Upsert(bg, []byte(`{"id":"a","pk":"p"}`), IfMatch(d.ETag()))
 	require.ErrorIs(t, err, ErrNotFound)
-	_, err = c.Replace([]byte(`{"id":"a","pk":"p"}`), IfMatch(d.ETag()))
+	_, err = c.Replace(bg, []byte(`{"id":"a","pk":"p"}`), IfMatch(d.ETag()))
 	require.ErrorIs(t, err, ErrNotFound)
-	require.ErrorIs(t, c.Delete(pk, "a", IfMatch(d.ETag())), ErrNotFound)
+	require.ErrorIs(t, c.Delete(bg, pk, "a", IfMatch(d.ETag())), ErrNotFound)
 
 	// The zero WriteOption adds no condition; the last IfMatch wins.
-	_, err = c.Upsert([]byte(`{"id":"a","pk":"p"}`), WriteOption{})
+	_, err = c.Upsert(bg, []byte(`{"id":"a","pk":"p"}`), WriteOption{})
 	require.NoError(t, err)
-	_, err = c.Touch(pk, "a", IfMatch("x"), IfMatch(""))
+	_, err = c.Touch(bg, pk, "a", IfMatch("x"), IfMatch(""))
 	require.ErrorIs(t, err, ErrPreconditionFailed)
 }
 
@@ -129,27 +131,27 @@ func TestETags(t *testing.T) { // R10
 // once: the stored document (R10).
 func TestRawJSONWrites(t *testing.T) { // R10
 	c, _ := newTestCollection(t, "/pk", TTLSeconds(60))
-	d, err := c.CreateJSON([]byte(`{"id":"a","pk":"p","v":1}`))
+	d, err := c.CreateJSON(bg, []byte(`{"id":"a","pk":"p","v":1}`))
 	require.NoError(t, err)
-	_, err = c.CreateJSON([]byte(`{"id":"a","pk":"p","v":2}`))
+	_, err = c.CreateJSON(bg, []byte(`{"id":"a","pk":"p","v":2}`))
 	require.ErrorIs(t, err, ErrConflict)
-	_, err = c.ReplaceJSON([]byte(`{"id":"a","pk":"p","v":3}`), IfMatch("stale"))
+	_, err = c.ReplaceJSON(bg, []byte(`{"id":"a","pk":"p","v":3}`), IfMatch("stale"))
 	require.ErrorIs(t, err, ErrPreconditionFailed)
-	r, err := c.ReplaceJSON([]byte(`{"id":"a","pk":"p","v":3}`), IfMatch(d.ETag()))
+	r, err := c.ReplaceJSON(bg, []byte(`{"id":"a","pk":"p","v":3}`), IfMatch(d.ETag()))
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"a","pk":"p","v":3}`, r.Body())
-	_, err = c.ReplaceJSON([]byte(`{"id":"b","pk":"p"}`))
+	_, err = c.ReplaceJSON(bg, []byte(`{"id":"b","pk":"p"}`))
 	require.ErrorIs(t, err, ErrNotFound)
-	_, err = c.UpsertJSON([]byte(`{"id":"b","pk":"p"}`))
+	_, err = c.UpsertJSON(bg, []byte(`{"id":"b","pk":"p"}`))
 	require.NoError(t, err)
-	_, err = c.UpsertJSON([]byte(`not json`))
+	_, err = c.UpsertJSON(bg, []byte(`not json`))
 	require.ErrorIs(t, err, ErrInvalidDocument)
-	_, err = c.CreateJSON(nil)
+	_, err = c.CreateJSON(bg, nil)
 	require.ErrorIs(t, err, ErrInvalidDocument)
 
 	doc := []byte(`{"id":"a","pk":"p","ttl":30,"note":"` + strings.Repeat("x", 150) + `"}`)
 	allocs := testing.AllocsPerRun(200, func() {
-		if _, err := c.UpsertJSON(doc); err != nil {
+		if _, err := c.UpsertJSON(bg, doc); err != nil {
 			panic(err)
 		}
 	})
@@ -157,11 +159,11 @@ func TestRawJSONWrites(t *testing.T) { // R10
 		require.Equal(t, 1.0, allocs, "an overwrite allocates its document only")
 	}
 	// With the background sweeper, which writes help, and the change feed.
-	bg, err := NewCollection("bg", "/pk", &Options{DefaultTTL: TTLSeconds(60)})
+	bgc, err := NewCollection("bg", "/pk", &Options{DefaultTTL: TTLSeconds(60)})
 	require.NoError(t, err)
-	defer bg.Close()
+	defer bgc.Close()
 	allocs = testing.AllocsPerRun(200, func() {
-		if _, err := bg.UpsertJSON(doc); err != nil {
+		if _, err := bgc.UpsertJSON(bg, doc); err != nil {
 			panic(err)
 		}
 	})
@@ -173,7 +175,7 @@ func TestRawJSONWrites(t *testing.T) { // R10
 	require.NoError(t, err)
 	defer dur.Close()
 	allocs = testing.AllocsPerRun(200, func() {
-		if _, err := dur.UpsertJSON(doc); err != nil {
+		if _, err := dur.UpsertJSON(bg, doc); err != nil {
 			panic(err)
 		}
 	})
@@ -181,6 +183,6 @@ func TestRawJSONWrites(t *testing.T) { // R10
 		require.Equal(t, 1.0, allocs, "an overwrite of a durable collection allocates its document only, log included")
 	}
 	require.NoError(t, c.Close())
-	_, err = c.UpsertJSON(doc)
+	_, err = c.UpsertJSON(bg, doc)
 	require.ErrorIs(t, err, ErrClosed)
 }

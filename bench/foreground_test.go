@@ -301,7 +301,7 @@ func readWholeFeed(c *ttldb.Collection, mode ttldb.FeedMode) (int, error) {
 	q := ttldb.FeedQuery{Mode: mode, Limit: feedPageLimit}
 	n, total := 0, 0
 	for {
-		page, err := c.ReadFeed(q)
+		page, err := c.ReadFeed(bg, q)
 		var trimmed *ttldb.TrimmedError
 		if n == 0 && q.Continuation == "" && errors.As(err, &trimmed) {
 			q.Continuation = trimmed.Continuation
@@ -350,12 +350,12 @@ func BenchmarkDefaultTTL(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
-			if err := c.SetDefaultTTL(settings[i&1]); err != nil {
+			if err := c.SetDefaultTTL(bg, settings[i&1]); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.StopTimer()
-		if got, err := c.Count(ttldb.Query{}); err != nil || got != n {
+		if got, err := c.Count(bg, ttldb.Query{}); err != nil || got != n {
 			b.Fatalf("Count = %d, %v; want %d", got, err, n)
 		}
 	})

@@ -112,7 +112,7 @@ func BenchmarkBatch(b *testing.B) {
 					buf = docs.Append(buf[:0], i)
 					batch.Upsert(buf)
 				}
-				out, err := c.ExecuteBatch(batch)
+				out, err := c.ExecuteBatch(bg, batch)
 				if err != nil || len(out) != batchOps {
 					b.Fatalf("ExecuteBatch: %d documents, %v", len(out), err)
 				}
@@ -127,7 +127,7 @@ func BenchmarkBatch(b *testing.B) {
 				g := r.intn(groups)
 				for i := g * batchOps; i < (g+1)*batchOps; i++ {
 					buf = docs.Append(buf[:0], i)
-					if _, err := c.UpsertJSON(buf); err != nil {
+					if _, err := c.UpsertJSON(bg, buf); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -154,7 +154,7 @@ func BenchmarkPatch(b *testing.B) {
 			b.ResetTimer()
 			for k := range b.N {
 				i := r.intn(n)
-				if _, err := c.Patch(keys[i/batchOps], ids[i], ops(k)); err != nil {
+				if _, err := c.Patch(bg, keys[i/batchOps], ids[i], ops(k)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -172,7 +172,7 @@ func BenchmarkPatch(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				buf = docs.Append(buf[:0], r.intn(n))
-				if _, err := c.ReplaceJSON(buf); err != nil {
+				if _, err := c.ReplaceJSON(bg, buf); err != nil {
 					b.Fatal(err)
 				}
 			}

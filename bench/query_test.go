@@ -382,7 +382,7 @@ func idItem(id string) int {
 // count without an index.
 func checkTTLDB(c *ttldb.Collection, d *queryDocs, q prepared, p *queryParams, checks int) error {
 	for k := range checks {
-		page, err := c.Query(ttldb.SQL{Prepared: q.eq, Params: p.eq[k]})
+		page, err := c.Query(bg, ttldb.SQL{Prepared: q.eq, Params: p.eq[k]})
 		if err != nil {
 			return err
 		}
@@ -393,7 +393,7 @@ func checkTTLDB(c *ttldb.Collection, d *queryDocs, q prepared, p *queryParams, c
 		if pl := page.Plan; pl.Index != "/status" {
 			return fmt.Errorf("%s: plan %+v, want the index /status", eqText, pl)
 		}
-		page, err = c.Query(ttldb.SQL{Prepared: q.rng, Params: p.rng[k]})
+		page, err = c.Query(bg, ttldb.SQL{Prepared: q.rng, Params: p.rng[k]})
 		if err != nil {
 			return err
 		}
@@ -420,7 +420,7 @@ func checkTTLDB(c *ttldb.Collection, d *queryDocs, q prepared, p *queryParams, c
 
 // ttldbCount runs a COUNT query and returns its count.
 func ttldbCount(c *ttldb.Collection, q *ttldb.Prepared, params map[string]any) (int, ttldb.QueryPlan, error) {
-	page, err := c.Query(ttldb.SQL{Prepared: q, Params: params})
+	page, err := c.Query(bg, ttldb.SQL{Prepared: q, Params: params})
 	if err != nil {
 		return 0, ttldb.QueryPlan{}, err
 	}
@@ -436,7 +436,7 @@ func ttldbCount(c *ttldb.Collection, q *ttldb.Prepared, params map[string]any) (
 // encoding/json, and apply the filter in Go.
 func decodeCount(c *ttldb.Collection, user string, qty float64, buf *[]byte) (int, error) {
 	n := 0
-	for d, err := range c.All(ttldb.Query{}) {
+	for d, err := range c.All(bg, ttldb.Query{}) {
 		if err != nil {
 			return 0, err
 		}
@@ -546,7 +546,7 @@ func BenchmarkQuery(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				i := r.intn(n)
-				doc, err := c.Get(pks[i/batchOps], ids[i])
+				doc, err := c.Get(bg, pks[i/batchOps], ids[i])
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -564,7 +564,7 @@ func BenchmarkQuery(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				page, err := c.Query(ttldb.SQL{Prepared: pq, Params: ps[r.intn(len(ps))]})
+				page, err := c.Query(bg, ttldb.SQL{Prepared: pq, Params: ps[r.intn(len(ps))]})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -730,7 +730,7 @@ func BenchmarkQueryIndex(b *testing.B) {
 				}
 				if v != 0 {
 					buf = d.Append(buf[:0], i, 0)
-					_, err = c.UpsertJSON(buf)
+					_, err = c.UpsertJSON(bg, buf)
 				}
 			}
 			if err != nil || b.Failed() {
@@ -747,7 +747,7 @@ func BenchmarkQueryIndex(b *testing.B) {
 				i := r.intn(n)
 				version[i] ^= 1
 				buf = d.Append(buf[:0], i, int(version[i]))
-				if _, err := c.UpsertJSON(buf); err != nil {
+				if _, err := c.UpsertJSON(bg, buf); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -782,7 +782,7 @@ func buildIndex(b *testing.B, c *ttldb.Collection, n int, path string) {
 	for range b.N {
 		b.StopTimer()
 		if slices.Contains(c.Indexes(), path) {
-			if err := c.DropIndex(path); err != nil {
+			if err := c.DropIndex(bg, path); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -810,7 +810,7 @@ func buildIndex(b *testing.B, c *ttldb.Collection, n int, path string) {
 func setIndexes(c *ttldb.Collection, want []string) error {
 	for _, p := range c.Indexes() {
 		if !slices.Contains(want, p) {
-			if err := c.DropIndex(p); err != nil {
+			if err := c.DropIndex(bg, p); err != nil {
 				return err
 			}
 		}
@@ -876,12 +876,12 @@ func TestQueryWorkloads(t *testing.T) {
 			t.Fatalf("indexes %v, want %v", got, want)
 		}
 		for i := range 100 {
-			if _, err := c.UpsertJSON(d.Append(nil, i*7, 1)); err != nil {
+			if _, err := c.UpsertJSON(bg, d.Append(nil, i*7, 1)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for i := range 100 {
-			if _, err := c.UpsertJSON(d.Append(nil, i*7, 0)); err != nil {
+			if _, err := c.UpsertJSON(bg, d.Append(nil, i*7, 0)); err != nil {
 				t.Fatal(err)
 			}
 		}

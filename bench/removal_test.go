@@ -104,7 +104,7 @@ func BenchmarkFirstList(b *testing.B) {
 			})
 			b.StartTimer()
 			t := time.Now()
-			p, err := s.c.List(ttldb.Query{Limit: 1})
+			p, err := s.c.List(bg, ttldb.Query{Limit: 1})
 			took += time.Since(t)
 			b.StopTimer()
 			if err != nil || len(p.Documents) != 1 {

@@ -1,11 +1,16 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"time"
 
 	"github.com/ttldb/ttldb"
 )
+
+// bg is the context of the store's calls: the harness has none to give (the
+// peers take none), and the in-process engine needs none (R16).
+var bg = context.Background()
 
 // ttldb's adapter, the store measured; the peers' are in stores.go.
 
@@ -24,7 +29,7 @@ func newTTLDBFeedOff(cfg Config) Store { return newTTLDBWith(cfg, ttldb.FeedOpti
 // newTTLDBListed is newTTLDB with its key order built: a List as it opens.
 func newTTLDBListed(cfg Config) Store {
 	s := newTTLDB(cfg).(*ttldbStore)
-	if _, err := s.c.List(ttldb.Query{Limit: 1}); err != nil {
+	if _, err := s.c.List(bg, ttldb.Query{Limit: 1}); err != nil {
 		panic(err)
 	}
 	return s
@@ -48,13 +53,13 @@ func newTTLDBWith(cfg Config, feed ttldb.FeedOptions) Store {
 }
 
 func (s *ttldbStore) Set(_ string, doc []byte, _ time.Duration) {
-	if _, err := s.c.UpsertJSON(doc); err != nil {
+	if _, err := s.c.UpsertJSON(bg, doc); err != nil {
 		panic(err)
 	}
 }
 
 func (s *ttldbStore) Get(key string) (string, bool) {
-	d, err := s.c.Get(ttldb.StringKey(key), key)
+	d, err := s.c.Get(bg, ttldb.StringKey(key), key)
 	if err != nil {
 		if errors.Is(err, ttldb.ErrNotFound) {
 			return "", false
@@ -65,7 +70,7 @@ func (s *ttldbStore) Get(key string) (string, bool) {
 }
 
 func (s *ttldbStore) Resident() int {
-	st, err := s.c.Stats()
+	st, err := s.c.Stats(bg)
 	if err != nil {
 		panic(err)
 	}
@@ -73,7 +78,7 @@ func (s *ttldbStore) Resident() int {
 }
 
 func (s *ttldbStore) RemoveExpired() int {
-	n, err := s.c.Sweep()
+	n, err := s.c.Sweep(bg)
 	if err != nil {
 		panic(err)
 	}
@@ -81,7 +86,7 @@ func (s *ttldbStore) RemoveExpired() int {
 }
 
 func (s *ttldbStore) ExpiresAt(key string) (time.Time, bool) {
-	d, err := s.c.Get(ttldb.StringKey(key), key)
+	d, err := s.c.Get(bg, ttldb.StringKey(key), key)
 	if err != nil {
 		return time.Time{}, false
 	}

@@ -49,7 +49,7 @@ type diskStore interface {
 type ttldbDisk struct{ c *ttldb.Collection }
 
 func (s ttldbDisk) Set(_ string, doc []byte) {
-	if _, err := s.c.UpsertJSON(doc); err != nil {
+	if _, err := s.c.UpsertJSON(bg, doc); err != nil {
 		panic(err)
 	}
 }
@@ -220,7 +220,7 @@ func BenchmarkReopen(b *testing.B) {
 				s.Close()
 				open = func() (func(string) bool, func()) {
 					s := openTTLDBDisk(dir, ttldb.SyncEverySecond)
-					return func(k string) bool { _, err := s.c.Get(ttldb.StringKey(k), k); return err == nil }, s.Close
+					return func(k string) bool { _, err := s.c.Get(bg, ttldb.StringKey(k), k); return err == nil }, s.Close
 				}
 			}
 			runtime.GC()

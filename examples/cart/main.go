@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -41,8 +42,8 @@ type line struct {
 }
 
 // add puts qty of a product in the cart, in one patch: all or nothing.
-func add(c *ttldb.Collection, id string, l line) (ttldb.Document, error) {
-	return c.Patch(ttldb.StringKey(id), "cart", []ttldb.PatchOp{
+func add(ctx context.Context, c *ttldb.Collection, id string, l line) (ttldb.Document, error) {
+	return c.Patch(ctx, ttldb.StringKey(id), "cart", []ttldb.PatchOp{
 		ttldb.PatchAdd("/lines/-", l),
 		ttldb.PatchIncrement("/items", int64(l.Qty)),
 		ttldb.PatchIncrement("/cents", int64(l.Qty*l.Cents)),
@@ -52,7 +53,7 @@ func add(c *ttldb.Collection, id string, l line) (ttldb.Document, error) {
 // checkout turns the cart the customer saw into an order, kept for good:
 // one batch creates the order and deletes the cart, if the cart is still
 // that version.
-func checkout(c *ttldb.Collection, seen ttldb.Document) (ttldb.Document, error) {
+func checkout(ctx context.Context, c *ttldb.Collection, seen ttldb.Document) (ttldb.Document, error) {
 	var o cart
 	if err := seen.Decode(&o); err != nil {
 		return ttldb.Document{}, err
@@ -62,7 +63,7 @@ func checkout(c *ttldb.Collection, seen ttldb.Document) (ttldb.Document, error) 
 	b := ttldb.NewBatch(seen.PartitionKey())
 	b.Create(o)
 	b.Delete("cart", ttldb.IfMatch(seen.ETag()))
-	docs, err := c.ExecuteBatch(b)
+	docs, err := c.ExecuteBatch(ctx, b)
 	if err != nil {
 		return ttldb.Document{}, err
 	}
@@ -70,12 +71,12 @@ func checkout(c *ttldb.Collection, seen ttldb.Document) (ttldb.Document, error) 
 }
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(w io.Writer) (err error) {
+func run(ctx context.Context, w io.Writer) (err error) {
 	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC) // the simulated clock
 	c, err := ttldb.NewCollection("carts", "/cartId", &ttldb.Options{
 		DefaultTTL:  ttldb.TTLDuration(30 * time.Minute),
@@ -88,7 +89,7 @@ func run(w io.Writer) (err error) {
 	defer func() { err = errors.Join(err, c.Close()) }()
 	say := func(format string, args ...any) { fmt.Fprintf(w, now.Format("15:04")+" "+format+"\n", args...) }
 	get := func(cartID, id string) string {
-		d, err := c.Get(ttldb.StringKey(cartID), id)
+		d, err := c.Get(ctx, ttldb.StringKey(cartID), id)
 		if err != nil {
 			return err.Error()
 		}
@@ -96,49 +97,49 @@ func run(w io.Writer) (err error) {
 	}
 
 	for _, id := range []string{"cart-1", "cart-2"} {
-		if _, err := c.Create(cart{ID: "cart", CartID: id, Lines: []line{}}); err != nil {
+		if _, err := c.Create(ctx, cart{ID: "cart", CartID: id, Lines: []line{}}); err != nil {
 			return err
 		}
 	}
-	if _, err := add(c, "cart-1", line{"tea", 2, 450}); err != nil {
+	if _, err := add(ctx, c, "cart-1", line{"tea", 2, 450}); err != nil {
 		return err
 	}
-	if _, err := add(c, "cart-2", line{"cups", 1, 1200}); err != nil {
+	if _, err := add(ctx, c, "cart-2", line{"cups", 1, 1200}); err != nil {
 		return err
 	}
 	say("cart-1 %s", get("cart-1", "cart"))
 
 	now = now.Add(20 * time.Minute)
-	seen, err := add(c, "cart-1", line{"honey", 1, 800})
+	seen, err := add(ctx, c, "cart-1", line{"honey", 1, 800})
 	if err != nil {
 		return err
 	}
 	say("cart-1 %s", seen.Body())
-	_, err = c.Patch(ttldb.StringKey("cart-1"), "cart", []ttldb.PatchOp{ttldb.PatchIncrement("/lines/0/qty", 1), ttldb.PatchIncrement("/lines/1/sku", 1)})
+	_, err = c.Patch(ctx, ttldb.StringKey("cart-1"), "cart", []ttldb.PatchOp{ttldb.PatchIncrement("/lines/0/qty", 1), ttldb.PatchIncrement("/lines/1/sku", 1)})
 	say("a patch whose second operation fails changes nothing: %v", err)
 
 	now = now.Add(15 * time.Minute) // cart-1 was written 15 minutes ago, cart-2 35
 	say("cart-2, abandoned: %s", get("cart-2", "cart"))
-	if _, err := c.Patch(ttldb.StringKey("cart-1"), "cart", []ttldb.PatchOp{ttldb.PatchAdd("/coupon", "TEA10")}); err != nil {
+	if _, err := c.Patch(ctx, ttldb.StringKey("cart-1"), "cart", []ttldb.PatchOp{ttldb.PatchAdd("/coupon", "TEA10")}); err != nil {
 		return err // another tab adds a coupon
 	}
-	_, err = checkout(c, seen)
+	_, err = checkout(ctx, c, seen)
 	var be *ttldb.BatchError
 	if errors.As(err, &be) {
 		say("checkout of the cart seen before the coupon: operation %d (%s) failed, precondition failed: %v; order: %s", be.Index+1, be.Op, errors.Is(err, ttldb.ErrPreconditionFailed), get("cart-1", "order"))
 	}
-	fresh, err := c.Get(ttldb.StringKey("cart-1"), "cart")
+	fresh, err := c.Get(ctx, ttldb.StringKey("cart-1"), "cart")
 	if err != nil {
 		return err
 	}
-	order, err := checkout(c, fresh)
+	order, err := checkout(ctx, c, fresh)
 	if err != nil {
 		return err
 	}
 	say("checked out: %s", order.Body())
 
 	now = now.Add(24 * time.Hour)
-	n, err := c.Count(ttldb.Query{})
+	n, err := c.Count(ctx, ttldb.Query{})
 	if err != nil {
 		return err
 	}

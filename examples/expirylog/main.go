@@ -63,7 +63,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(base)
-	if err := run(os.Stdout, base); err != nil {
+	if err := run(context.Background(), os.Stdout, base); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -71,7 +71,7 @@ func main() {
 // run runs the service twice in base, with 45 minutes of downtime between:
 // the sessions live in base/sessions, the logger's checkpoint in
 // base/expirylog.lsn.
-func run(w io.Writer, base string) error {
+func run(ctx context.Context, w io.Writer, base string) error {
 	clk := &clock{}
 	clk.unix.Store(time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC).Unix())
 	s := &story{w: w, clk: clk}
@@ -84,23 +84,23 @@ func run(w io.Writer, base string) error {
 	}
 	from, err := svc.startLogger(checkpoint)
 	s.step(err, "the service starts on a new directory; the logger %s", from)
-	_, err = svc.c.Create(session{ID: "s-carol", UserID: "carol"})
+	_, err = svc.c.Create(ctx, session{ID: "s-carol", UserID: "carol"})
 	s.step(err, "carol logs in")
 	clk.Advance(10 * time.Minute)
-	_, err = svc.c.Create(session{ID: "s-alice", UserID: "alice"})
+	_, err = svc.c.Create(ctx, session{ID: "s-alice", UserID: "alice"})
 	s.step(err, "alice logs in")
-	_, err = svc.c.Create(session{ID: "s-bob", UserID: "bob"})
+	_, err = svc.c.Create(ctx, session{ID: "s-bob", UserID: "bob"})
 	s.step(err, "bob logs in")
 	clk.Advance(10 * time.Minute)
-	_, err = svc.c.Touch(ttldb.StringKey("alice"), "s-alice")
+	_, err = svc.c.Touch(ctx, ttldb.StringKey("alice"), "s-alice")
 	s.step(err, "alice makes a request: Touch renews her session, till 09:50")
 	clk.Advance(5 * time.Minute)
-	s.step(svc.c.Delete(ttldb.StringKey("bob"), "s-bob"), "bob logs out: Delete")
+	s.step(svc.c.Delete(ctx, ttldb.StringKey("bob"), "s-bob"), "bob logs out: Delete")
 	clk.Advance(15 * time.Minute)
-	_, err = svc.c.Create(session{ID: "s-dave", UserID: "dave"})
+	_, err = svc.c.Create(ctx, session{ID: "s-dave", UserID: "dave"})
 	s.step(err, "dave logs in, till 10:10")
 	clk.Advance(5 * time.Minute)
-	n, err := svc.c.Sweep()
+	n, err := svc.c.Sweep(ctx)
 	s.step(err, "Sweep deleted %d: carol's session, expired since 09:30", n)
 	s.step(svc.stop(), "the service stops; the logger's checkpoint: %s", readFile(checkpoint))
 
@@ -110,9 +110,9 @@ func run(w io.Writer, base string) error {
 		return err
 	}
 	s.step(nil, "the service starts again: %d changes replayed, up to LSN %d", svc.c.Recovery().Changes, svc.c.Recovery().LastLSN)
-	n, err = svc.c.Sweep() // what the background sweeper does as the collection opens
+	n, err = svc.c.Sweep(ctx) // what the background sweeper does as the collection opens
 	s.step(err, "its sweep deletes %d sessions, which expired while it was down", n)
-	now, err := svc.c.ReadFeed(ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, FromNow: true})
+	now, err := svc.c.ReadFeed(ctx, ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, FromNow: true})
 	s.step(err, "a WatchFeed from now would start after LSN %d, and miss them", now.LSN)
 	from, err = svc.startLogger(checkpoint)
 	s.step(err, "the logger %s", from)

@@ -19,7 +19,7 @@ func TestRun(t *testing.T) {
 	base := t.TempDir()
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		require.NoError(t, run(&buf, base))
+		require.NoError(t, run(t.Context(), &buf, base))
 		golden.Check(t, "expirylog", buf.Bytes())
 	})
 }

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,12 +68,12 @@ func (k *checkpoint) apply(ch ttldb.Change) {
 }
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(w io.Writer) (err error) {
+func run(ctx context.Context, w io.Writer) (err error) {
 	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC) // the simulated clock
 	c, err := ttldb.NewCollection("orders", "/customerId", &ttldb.Options{
 		DefaultTTL:  ttldb.TTLNoDefault(), // only documents with a ttl of their own expire
@@ -86,35 +87,35 @@ func run(w io.Writer) (err error) {
 	defer func() { err = errors.Join(err, c.Close()) }()
 	p := &printer{w: w}
 	create := func(id, customer string, ttl int) {
-		_, err := c.Create(order{ID: id, CustomerID: customer, TTL: ttl})
+		_, err := c.Create(ctx, order{ID: id, CustomerID: customer, TTL: ttl})
 		p.printf(err, "LSN %d: %s orders %s\n", c.LastLSN(), customer, id)
 	}
 
 	create("o1", "alice", 0)
 	create("o2", "alice", 15*60) // unpaid: it expires in 15 minutes
 	create("o3", "bob", 0)
-	saved, err := consume(c, nil, p) // its first run: no checkpoint
+	saved, err := consume(ctx, c, nil, p) // its first run: no checkpoint
 	if err != nil {
 		return err
 	}
 
 	create("o4", "carol", 0)
-	err = c.Delete(ttldb.StringKey("bob"), "o3")
+	err = c.Delete(ctx, ttldb.StringKey("bob"), "o3")
 	p.printf(err, "LSN %d: bob cancels o3\n", c.LastLSN())
 	now = now.Add(20 * time.Minute)
-	_, err = c.Sweep()
+	_, err = c.Sweep(ctx)
 	p.printf(err, "LSN %d: 20 minutes later, Sweep deletes alice's unpaid o2\n", c.LastLSN())
-	if saved, err = consume(c, saved, p); err != nil {
+	if saved, err = consume(ctx, c, saved, p); err != nil {
 		return err
 	}
 
 	for i := 6; i <= 12; i++ {
-		if _, err := c.Create(order{ID: fmt.Sprint("o", i), CustomerID: "dave"}); err != nil {
+		if _, err := c.Create(ctx, order{ID: fmt.Sprint("o", i), CustomerID: "dave"}); err != nil {
 			return err
 		}
 	}
 	p.printf(nil, "LSN %d: dave has ordered o6 to o12, more changes than the feed keeps\n", c.LastLSN())
-	if saved, err = consume(c, saved, p); err != nil {
+	if saved, err = consume(ctx, c, saved, p); err != nil {
 		return err
 	}
 
@@ -126,7 +127,7 @@ func run(w io.Writer) (err error) {
 	view := k.counts()
 	for _, customer := range []string{"alice", "bob", "carol", "dave"} {
 		pk := ttldb.StringKey(customer)
-		if n, err := c.Count(ttldb.Query{Partition: &pk}); err != nil || n != view[customer] {
+		if n, err := c.Count(ctx, ttldb.Query{Partition: &pk}); err != nil || n != view[customer] {
 			return errors.Join(err, fmt.Errorf("%s: %d orders in the view, Count %d", customer, view[customer], n))
 		}
 	}
@@ -137,13 +138,13 @@ func run(w io.Writer) (err error) {
 // consume is one run of the consumer: it starts from the saved checkpoint,
 // or with a rebuild when there is none, brings the view up to date, and
 // returns the checkpoint to save.
-func consume(c *ttldb.Collection, saved []byte, p *printer) ([]byte, error) {
+func consume(ctx context.Context, c *ttldb.Collection, saved []byte, p *printer) ([]byte, error) {
 	var k checkpoint
 	if saved == nil {
 		// AllVersionsAndDeletes from the beginning would read only what the
 		// retention keeps: a new consumer rebuilds instead.
 		p.printf(nil, "the consumer starts with no checkpoint: it rebuilds its view\n")
-		if err := k.rebuild(c); err != nil {
+		if err := k.rebuild(ctx, c); err != nil {
 			return nil, err
 		}
 	} else if err := json.Unmarshal(saved, &k); err != nil {
@@ -152,13 +153,13 @@ func consume(c *ttldb.Collection, saved []byte, p *printer) ([]byte, error) {
 		p.printf(nil, "the consumer restarts from its checkpoint\n")
 	}
 	p.printf(nil, "  it reads the changes after LSN %d\n", k.After)
-	n, err := k.catchUp(c)
+	n, err := k.catchUp(ctx, c)
 	if trimmed := (*ttldb.TrimmedError)(nil); errors.As(err, &trimmed) {
 		// Changes After+1 to Oldest-1 are gone. Going on from
 		// trimmed.Continuation would leave the counts wrong for good.
 		p.printf(nil, "  ErrFeedTrimmed: changes %d to %d are gone: it rebuilds its view\n", trimmed.After+1, trimmed.Oldest-1)
-		if err = k.rebuild(c); err == nil {
-			n, err = k.catchUp(c)
+		if err = k.rebuild(ctx, c); err == nil {
+			n, err = k.catchUp(ctx, c)
 		}
 	}
 	if err = errors.Join(err, p.err); err != nil {
@@ -169,8 +170,8 @@ func consume(c *ttldb.Collection, saved []byte, p *printer) ([]byte, error) {
 }
 
 // catchUp applies the changes after k.After and returns how many.
-func (k *checkpoint) catchUp(c *ttldb.Collection) (n int, err error) {
-	err = each(c, ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, AfterLSN: k.After}, func(ch ttldb.Change) {
+func (k *checkpoint) catchUp(ctx context.Context, c *ttldb.Collection) (n int, err error) {
+	err = each(ctx, c, ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, AfterLSN: k.After}, func(ch ttldb.Change) {
 		k.apply(ch)
 		k.After, n = ch.LSN, n+1
 	})
@@ -180,16 +181,16 @@ func (k *checkpoint) catchUp(c *ttldb.Collection) (n int, err error) {
 // rebuild replaces the view with the live orders of the LatestVersion feed,
 // which reaches back to the first write whatever the retention. It notes
 // LastLSN first, so that catchUp then applies every change made since.
-func (k *checkpoint) rebuild(c *ttldb.Collection) error {
+func (k *checkpoint) rebuild(ctx context.Context, c *ttldb.Collection) error {
 	k.After, k.Orders = c.LastLSN(), map[string]map[string]bool{}
-	return each(c, ttldb.FeedQuery{Mode: ttldb.LatestVersion}, k.apply)
+	return each(ctx, c, ttldb.FeedQuery{Mode: ttldb.LatestVersion}, k.apply)
 }
 
 // each calls f for each change of the feed from q's start, a page at a
 // time, until the last.
-func each(c *ttldb.Collection, q ttldb.FeedQuery, f func(ttldb.Change)) error {
+func each(ctx context.Context, c *ttldb.Collection, q ttldb.FeedQuery, f func(ttldb.Change)) error {
 	for {
-		page, err := c.ReadFeed(q)
+		page, err := c.ReadFeed(ctx, q)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,11 +36,11 @@ type server struct {
 }
 
 // charge handles a payment request with an idempotency key.
-func (s *server) charge(idem string, cents int) (string, error) {
+func (s *server) charge(ctx context.Context, idem string, cents int) (string, error) {
 	// Claim the key: of two requests with one key, only one Create succeeds.
-	claim, err := s.keys.Create(key{ID: idem})
+	claim, err := s.keys.Create(ctx, key{ID: idem})
 	if errors.Is(err, ttldb.ErrConflict) {
-		return s.replay(idem, cents)
+		return s.replay(ctx, idem, cents)
 	}
 	if err != nil {
 		return "", err
@@ -47,17 +48,17 @@ func (s *server) charge(idem string, cents int) (string, error) {
 	n := s.charges.Add(1) // the payment itself, done once (had it failed: Delete the key, so that a retry can try again)
 	response := fmt.Sprintf("200: charged %d cents, payment #%d", cents, n)
 	// Store the response with the key; IfMatch: the claim must still be ours.
-	if _, err := s.keys.Replace(key{ID: idem, Response: response}, ttldb.IfMatch(claim.ETag())); err != nil {
+	if _, err := s.keys.Replace(ctx, key{ID: idem, Response: response}, ttldb.IfMatch(claim.ETag())); err != nil {
 		return "", err
 	}
 	return response, nil
 }
 
 // replay answers a retry with the response to the key's first request.
-func (s *server) replay(idem string, cents int) (string, error) {
-	d, err := s.keys.Get(ttldb.StringKey(idem), idem)
+func (s *server) replay(ctx context.Context, idem string, cents int) (string, error) {
+	d, err := s.keys.Get(ctx, ttldb.StringKey(idem), idem)
 	if errors.Is(err, ttldb.ErrNotFound) {
-		return s.charge(idem, cents) // the key expired since Create: a new request
+		return s.charge(ctx, idem, cents) // the key expired since Create: a new request
 	}
 	if err != nil {
 		return "", err
@@ -73,12 +74,12 @@ func (s *server) replay(idem string, cents int) (string, error) {
 }
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(w io.Writer) (err error) {
+func run(ctx context.Context, w io.Writer) (err error) {
 	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC) // the simulated clock
 	c, err := ttldb.NewCollection("idempotency-keys", "/id", &ttldb.Options{
 		DefaultTTL:  ttldb.TTLDuration(24 * time.Hour),
@@ -105,7 +106,7 @@ func run(w io.Writer) (err error) {
 	}
 	for _, r := range requests {
 		now = now.Add(r.after)
-		response, err := s.charge(r.key, r.cents)
+		response, err := s.charge(ctx, r.key, r.cents)
 		if err != nil {
 			return err
 		}

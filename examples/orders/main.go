@@ -33,12 +33,12 @@ type order struct {
 }
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(w io.Writer) (err error) {
+func run(ctx context.Context, w io.Writer) (err error) {
 	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC) // the simulated clock
 	c, err := ttldb.NewCollection("orders", "/customer", &ttldb.Options{
 		DefaultTTL:  ttldb.TTLDuration(time.Hour),
@@ -63,14 +63,14 @@ func run(w io.Writer) (err error) {
 		{ID: "o-5", Customer: "cid", Status: "paid", Total: 2500, Region: "ap", TTL: &day},
 		{ID: "o-6", Customer: "cid", Status: "open", Total: 12000, Region: "eu"},
 	} {
-		if _, err := orders.Create(o); err != nil {
+		if _, err := orders.Create(ctx, o); err != nil {
 			return err
 		}
 		now = now.Add(time.Duration(i) * time.Minute)
 	}
 	say := func(format string, args ...any) { fmt.Fprintf(w, now.Format("15:04")+" "+format+"\n", args...) }
 	show := func(title string, q ttldb.SQL) error {
-		page, err := c.Query(q)
+		page, err := c.Query(ctx, q)
 		if err != nil {
 			return err
 		}
@@ -113,13 +113,13 @@ func run(w io.Writer) (err error) {
 
 	// Pages from one snapshot: a write between them changes nothing in
 	// what the cursor reads.
-	cur, err := c.OpenQuery(ttldb.SQL{Text: `SELECT c.id, c.customer FROM c WHERE STARTSWITH(c.id, "o-") ORDER BY c.id`})
+	cur, err := c.OpenQuery(ctx, ttldb.SQL{Text: `SELECT c.id, c.customer FROM c WHERE STARTSWITH(c.id, "o-") ORDER BY c.id`})
 	if err != nil {
 		return err
 	}
 	defer cur.Close()
 	for n := 1; ; n++ {
-		page, err := cur.Next(4)
+		page, err := cur.Next(ctx, 4)
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func run(w io.Writer) (err error) {
 		if len(page) < 4 {
 			break
 		}
-		if _, err := orders.Create(order{ID: "o-7", Customer: "dan", Status: "open", Total: 100, Region: "us"}); err != nil {
+		if _, err := orders.Create(ctx, order{ID: "o-7", Customer: "dan", Status: "open", Total: 100, Region: "us"}); err != nil {
 			return err
 		}
 		say("(o-7 written between the pages)")
@@ -147,7 +147,7 @@ func run(w io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	rows, _, err := typed.Query(ttldb.SQL{Text: `SELECT c.id, c.total FROM c WHERE c.status = "paid" AND c.region != "us"`})
+	rows, _, err := typed.Query(ctx, ttldb.SQL{Text: `SELECT c.id, c.total FROM c WHERE c.status = "paid" AND c.region != "us"`})
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func run(w io.Writer) (err error) {
 
 	// A query that is not Cosmos SQL, or not this subset of it.
 	for _, text := range []string{`SELECT * FROM c WHERE c.total >`, `SELECT * FROM c JOIN t IN c.tags`} {
-		_, err := c.Query(ttldb.SQL{Text: text})
+		_, err := c.Query(ctx, ttldb.SQL{Text: text})
 		say("refused: %v", err)
 	}
 	return nil

@@ -12,6 +12,6 @@ import (
 // testdata/orders.golden.
 func TestRun(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, run(&buf))
+	require.NoError(t, run(t.Context(), &buf))
 	golden.Check(t, "orders", buf.Bytes())
 }

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -32,12 +33,12 @@ const day = 24 * time.Hour
 var start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // the simulated clock's start
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(w io.Writer) (err error) {
+func run(ctx context.Context, w io.Writer) (err error) {
 	s := &story{w: w, now: start}
 	s.c, err = ttldb.NewCollection("orders", "/customerId", &ttldb.Options{
 		DefaultTTL:  ttldb.TTLDuration(90 * day),
@@ -56,30 +57,30 @@ func run(w io.Writer) (err error) {
 	o4 := order{ID: "order-4", CustomerID: "dave", Status: "placed", TTL: &never}
 	s.step(nil, "DefaultTTL %v seconds (90 days)", s.c.DefaultTTL())
 	for _, o := range []order{o1, o2, o3, o4} {
-		s.wrote(s.c.Create(o))
+		s.wrote(s.c.Create(ctx, o))
 	}
 	s.now = s.now.Add(20 * day)
 	o2.Status = "shipped"
-	s.wrote(s.c.Replace(o2)) // a write restarts the countdown
+	s.wrote(s.c.Replace(ctx, o2)) // a write restarts the countdown
 	s.now = s.now.Add(10 * day)
-	s.check(o1, "its own ttl of 30 days wins over the DefaultTTL")
-	s.check(o2, "30 days from its last write")
-	s.sweep("order-1")
+	s.check(ctx, o1, "its own ttl of 30 days wins over the DefaultTTL")
+	s.check(ctx, o2, "30 days from its last write")
+	s.sweep(ctx, "order-1")
 	s.now = s.now.Add(15 * day)
 	o2.Status, o2.TTL = "delivered", nil
-	s.wrote(s.c.Replace(o2)) // without a ttl, it inherits the 90 days
+	s.wrote(s.c.Replace(ctx, o2)) // without a ttl, it inherits the 90 days
 	s.now = s.now.Add(45 * day)
-	s.check(o3, "it inherited 90 days at day 0")
-	s.check(o4, "ttl -1")
+	s.check(ctx, o3, "it inherited 90 days at day 0")
+	s.check(ctx, o4, "ttl -1")
 
-	s.step(s.c.SetDefaultTTL(ttldb.TTLOff()), "DefaultTTL set to off: no document expires")
-	s.check(o3, "it had expired before the change, so it stays gone (R7)")
+	s.step(s.c.SetDefaultTTL(ctx, ttldb.TTLOff()), "DefaultTTL set to off: no document expires")
+	s.check(ctx, o3, "it had expired before the change, so it stays gone (R7)")
 	s.now = s.now.Add(910 * day)
-	s.check(o2, "TTL is off")
-	s.sweep("nothing is deleted while TTL is off")
-	s.step(s.c.SetDefaultTTL(ttldb.TTLNoDefault()), "DefaultTTL set to -1: only documents with a ttl of their own expire")
-	s.check(o2, "it has no ttl of its own")
-	s.sweep("order-3, at last")
+	s.check(ctx, o2, "TTL is off")
+	s.sweep(ctx, "nothing is deleted while TTL is off")
+	s.step(s.c.SetDefaultTTL(ctx, ttldb.TTLNoDefault()), "DefaultTTL set to -1: only documents with a ttl of their own expire")
+	s.check(ctx, o2, "it has no ttl of its own")
+	s.sweep(ctx, "order-3, at last")
 	return s.err
 }
 
@@ -113,8 +114,8 @@ func (s *story) wrote(d ttldb.Document, err error) {
 }
 
 // check prints whether order o is readable, and why.
-func (s *story) check(o order, why string) {
-	d, err := s.c.Get(ttldb.StringKey(o.CustomerID), o.ID)
+func (s *story) check(ctx context.Context, o order, why string) {
+	d, err := s.c.Get(ctx, ttldb.StringKey(o.CustomerID), o.ID)
 	if errors.Is(err, ttldb.ErrNotFound) { // absent, or expired (R4)
 		s.step(nil, "%s not found: %s", o.ID, why)
 		return
@@ -123,8 +124,8 @@ func (s *story) check(o order, why string) {
 }
 
 // sweep prints the collection's Stats, then deletes the expired documents.
-func (s *story) sweep(what string) {
-	st, err := s.c.Stats()
-	n, err2 := s.c.Sweep()
+func (s *story) sweep(ctx context.Context, what string) {
+	st, err := s.c.Stats(ctx)
+	n, err2 := s.c.Sweep(ctx)
 	s.step(errors.Join(err, err2), "Stats: Live %d, Expired %d (hidden, not deleted yet); Sweep deleted %d: %s", st.Live, st.Expired, n, what)
 }

@@ -13,6 +13,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,14 +34,14 @@ type session struct {
 const idle = 2 * time.Second
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // run writes what happens to w. It prints planned offsets from the start,
 // never clock readings, so its output is the same on every run.
-func run(w io.Writer) (err error) {
+func run(ctx context.Context, w io.Writer) (err error) {
 	// No Options.Now and no ManualSweep: the wall clock and the background
 	// sweeper, as in production.
 	c, err := ttldb.NewCollection("sessions", "/userId", &ttldb.Options{
@@ -53,12 +54,12 @@ func run(w io.Writer) (err error) {
 	p := &printer{w: w}
 
 	for _, user := range []string{"alice", "bob"} {
-		if _, err := c.Create(session{ID: "s-" + user, UserID: user}); err != nil {
+		if _, err := c.Create(ctx, session{ID: "s-" + user, UserID: user}); err != nil {
 			return err
 		}
 		p.printf("%s logs in: session s-%s, DefaultTTL %v\n", user, user, idle)
 	}
-	if err := p.stats(c); err != nil {
+	if err := p.stats(ctx, c); err != nil {
 		return err
 	}
 
@@ -68,7 +69,7 @@ func run(w io.Writer) (err error) {
 		time.Sleep(every)
 		// What the server does on each request with a session: Touch
 		// renews it (ErrNotFound: it expired, and the user must log in).
-		if _, err := c.Touch(ttldb.StringKey("alice"), "s-alice"); err != nil {
+		if _, err := c.Touch(ctx, ttldb.StringKey("alice"), "s-alice"); err != nil {
 			return err
 		}
 		p.printf("+%v: alice's request: Touch renews her session\n", every*time.Duration(i))
@@ -77,7 +78,7 @@ func run(w io.Writer) (err error) {
 	// bob's session has now been idle for longer than its DefaultTTL, and
 	// the sweeper deleted it at its expiry second.
 	for _, user := range []string{"alice", "bob"} {
-		_, err := c.Get(ttldb.StringKey(user), "s-"+user)
+		_, err := c.Get(ctx, ttldb.StringKey(user), "s-"+user)
 		switch {
 		case err == nil:
 			p.printf("+%v: %s's session is there\n", requests*every, user)
@@ -87,7 +88,7 @@ func run(w io.Writer) (err error) {
 			return err
 		}
 	}
-	if err := p.stats(c); err != nil {
+	if err := p.stats(ctx, c); err != nil {
 		return err
 	}
 	p.printf("the background sweeper deleted bob's session: no call to Sweep\n")
@@ -108,8 +109,8 @@ func (p *printer) printf(format string, args ...any) {
 }
 
 // stats prints the counts of Stats that do not depend on timing.
-func (p *printer) stats(c *ttldb.Collection) error {
-	st, err := c.Stats()
+func (p *printer) stats(ctx context.Context, c *ttldb.Collection) error {
+	st, err := c.Stats(ctx)
 	if err == nil {
 		p.printf("Stats: Live %d, Expired %d, Swept %d\n", st.Live, st.Expired, st.Swept)
 	}

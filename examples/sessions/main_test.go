@@ -18,7 +18,7 @@ func TestRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		var buf bytes.Buffer
-		require.NoError(t, run(&buf))
+		require.NoError(t, run(t.Context(), &buf))
 		require.LessOrEqual(t, time.Since(start), 6*time.Second, "the program's run time")
 		golden.Check(t, "sessions", buf.Bytes())
 	})

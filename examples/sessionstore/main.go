@@ -13,6 +13,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -49,7 +50,7 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	if err := run(os.Stdout, *dir, 0); err != nil {
+	if err := run(context.Background(), os.Stdout, *dir, 0); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -57,7 +58,7 @@ func main() {
 // run is one run of the service: it opens the store in dir, reports what
 // it found, logs the users in (run number n names their sessions, or the
 // number of sessions found when n is 0), and closes the store.
-func run(w io.Writer, dir string, n int) (err error) {
+func run(ctx context.Context, w io.Writer, dir string, n int) (err error) {
 	c, err := ttldb.NewCollection("sessions", "/userId", &ttldb.Options{
 		Dir:        dir,                   // durable: a log and snapshots in dir
 		DefaultTTL: ttldb.TTLNoDefault(),  // TTL on; each session has its own ttl
@@ -85,7 +86,7 @@ func run(w io.Writer, dir string, n int) (err error) {
 	// The live sessions: expired ones never appear, even those that
 	// expired while no process had the store open (R4).
 	found := 0
-	for d, err := range c.All(ttldb.Query{}) {
+	for d, err := range c.All(ctx, ttldb.Query{}) {
 		if err != nil {
 			return err
 		}
@@ -108,12 +109,12 @@ func run(w io.Writer, dir string, n int) (err error) {
 	for _, u := range []string{"alice", "bob", "carol"} {
 		for _, ttl := range []int{shortLived, remembered} {
 			s := session{ID: fmt.Sprintf("%s-%d-%d", u, n, ttl), UserID: u, TTL: ttl}
-			if _, err := c.Create(s); err != nil {
+			if _, err := c.Create(ctx, s); err != nil {
 				return err
 			}
 		}
 	}
-	st, err := c.Stats()
+	st, err := c.Stats(ctx)
 	if err != nil {
 		return err
 	}

@@ -18,13 +18,13 @@ func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		require.NoError(t, run(&buf, dir, 1))
+		require.NoError(t, run(t.Context(), &buf, dir, 1))
 		buf.WriteString("--- a second later\n")
 		time.Sleep(time.Second)
-		require.NoError(t, run(&buf, dir, 2))
+		require.NoError(t, run(t.Context(), &buf, dir, 2))
 		buf.WriteString("--- ten seconds later\n")
 		time.Sleep(10 * time.Second)
-		require.NoError(t, run(&buf, dir, 3))
+		require.NoError(t, run(t.Context(), &buf, dir, 3))
 		golden.Check(t, "sessionstore", bytes.ReplaceAll(buf.Bytes(), []byte(dir), []byte("DIR")))
 	})
 }

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,12 +38,12 @@ type badCart struct {
 }
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(w io.Writer) (err error) {
+func run(ctx context.Context, w io.Writer) (err error) {
 	c, err := ttldb.NewCollection("carts", "/userId", &ttldb.Options{
 		DefaultTTL:  ttldb.TTLDuration(7 * 24 * time.Hour), // a week after the last write
 		Now:         func() time.Time { return time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC) },
@@ -59,14 +60,14 @@ func run(w io.Writer) (err error) {
 	p := &printer{w: w}
 
 	hour := 3600
-	if _, err := carts.Create(cart{ID: "cart-1", UserID: "alice", Items: []string{"book"}, TTL: &hour}); err != nil {
+	if _, err := carts.Create(ctx, cart{ID: "cart-1", UserID: "alice", Items: []string{"book"}, TTL: &hour}); err != nil {
 		return err
 	}
-	if _, err := carts.Create(cart{ID: "cart-2", UserID: "bob", Items: []string{"pen", "ink"}}); err != nil {
+	if _, err := carts.Create(ctx, cart{ID: "cart-2", UserID: "bob", Items: []string{"pen", "ink"}}); err != nil {
 		return err
 	}
 
-	item, err := carts.Get(ttldb.StringKey("alice"), "cart-1")
+	item, err := carts.Get(ctx, ttldb.StringKey("alice"), "cart-1")
 	if err != nil {
 		return err
 	}
@@ -77,18 +78,18 @@ func run(w io.Writer) (err error) {
 	// Change the cart only if nobody has since it was read: IfMatch.
 	next := item.Value
 	next.Items = append(next.Items, "lamp")
-	updated, err := carts.Replace(next, ttldb.IfMatch(item.ETag()))
+	updated, err := carts.Replace(ctx, next, ttldb.IfMatch(item.ETag()))
 	if err != nil {
 		return err
 	}
 	p.printf("Replace with IfMatch(ETag()): Items %v, ETag changed: %t\n", updated.Value.Items, updated.ETag() != item.ETag())
-	_, err = carts.Replace(next, ttldb.IfMatch(item.ETag())) // the etag read before the first Replace
+	_, err = carts.Replace(ctx, next, ttldb.IfMatch(item.ETag())) // the etag read before the first Replace
 	if !errors.Is(err, ttldb.ErrPreconditionFailed) {
 		return fmt.Errorf("replace with a stale etag: got %v, want ErrPreconditionFailed", err)
 	}
 	p.printf("Replace with the old ETag: ErrPreconditionFailed\n")
 
-	for it, err := range carts.All(ttldb.Query{}) {
+	for it, err := range carts.All(ctx, ttldb.Query{}) {
 		if err != nil {
 			return err
 		}

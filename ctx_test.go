@@ -1,0 +1,159 @@
+package ttldb
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// countdown is a context that ends after its Err or Done has been asked n
+// times: a way to end a call's context at a chosen point of its work,
+// deterministically, where the test cannot run between two steps of it.
+type countdown struct {
+	context.Context
+	mu   sync.Mutex
+	n    int
+	done chan struct{}
+}
+
+func newCountdown(n int) *countdown {
+	return &countdown{Context: context.Background(), n: n, done: make(chan struct{})}
+}
+
+func (c *countdown) tick() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n > 0 {
+		if c.n--; c.n == 0 {
+			close(c.done)
+		}
+	}
+	return c.n == 0
+}
+
+func (c *countdown) Done() <-chan struct{} {
+	c.tick()
+	return c.done
+}
+
+func (c *countdown) Err() error {
+	if c.tick() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestLongReadsStopWithTheirContext: a listing, a count, an iteration, a
+// query that scans, one that reads an index and a cursor's page stop
+// within ctxCheckEvery documents of their context's end, and return its
+// error, not a partial answer as if whole (R16).
+func TestLongReadsStopWithTheirContext(t *testing.T) { // R16
+	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	const n = 5 * ctxCheckEvery
+	for i := range n {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"%04d","pk":"p","n":%d,"s":"x"}`, i, i))
+	}
+	require.NoError(t, c.CreateIndex(bg, "/s"))
+	// A countdown of 3 passes the call's own check at its start and ends
+	// during its reading.
+	_, err := c.List(newCountdown(3), Query{})
+	require.ErrorIs(t, err, context.Canceled, "List")
+	_, err = c.Count(newCountdown(3), Query{Filter: func(Document) bool { return true }})
+	require.ErrorIs(t, err, context.Canceled, "Count")
+
+	seen := 0
+	for _, err := range c.All(newCountdown(3), Query{}) {
+		if err != nil {
+			require.ErrorIs(t, err, context.Canceled, "All")
+			break
+		}
+		seen++
+	}
+	require.Less(t, seen, n, "All ends before the last document")
+
+	for _, text := range []string{
+		`SELECT * FROM c WHERE c.n < 0`,               // a scan that keeps nothing
+		`SELECT * FROM c WHERE c.s = "x"`,             // the index on /s
+		`SELECT * FROM c WHERE c.s = "x" AND c.n < 0`, // the index, keeping nothing
+	} {
+		_, err := c.Query(newCountdown(3), SQL{Text: text})
+		require.ErrorIs(t, err, context.Canceled, text)
+		_, err = c.Query(bg, SQL{Text: text})
+		require.NoError(t, err, text)
+	}
+
+	cur, err := c.OpenQuery(bg, SQL{Text: `SELECT * FROM c WHERE c.n < 0`})
+	require.NoError(t, err)
+	defer cur.Close()
+	_, err = cur.Next(newCountdown(3), 10)
+	require.ErrorIs(t, err, context.Canceled, "Cursor.Next")
+}
+
+// TestSweepStopsWithItsContext: Sweep stops between two batches once its
+// context ends, returning what it deleted and the context's error; the
+// next Sweep deletes the rest (R5, R16).
+func TestSweepStopsWithItsContext(t *testing.T) { // R5, R16
+	synctest.Test(t, func(t *testing.T) {
+		c, err := NewCollection("sweep", "/pk", &Options{DefaultTTL: TTLSeconds(1), ManualSweep: true, SweepBatch: 10})
+		require.NoError(t, err)
+		defer c.Close()
+		for i := range 100 {
+			mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
+		}
+		synctest.Wait()
+		time.Sleep(2 * time.Second) // the bubble's clock: at once
+		n, err := c.Sweep(newCountdown(3))
+		require.ErrorIs(t, err, context.Canceled)
+		require.Less(t, n, 100)
+		m, err := c.Sweep(bg)
+		require.NoError(t, err)
+		require.Equal(t, 100, n+m, "every expired document deleted once")
+	})
+}
+
+// TestWaitForKeyOrderStopsWithItsContext: a listing waiting for another's
+// build of the key order returns when its context ends, and the build goes
+// on for the call that started it (R16).
+func TestWaitForKeyOrderStopsWithItsContext(t *testing.T) { // R16
+	synctest.Test(t, func(t *testing.T) {
+		c, err := NewCollection("order", "/pk", &Options{ManualSweep: true})
+		require.NoError(t, err)
+		defer c.Close()
+		for i := range 100 {
+			mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
+		}
+		release := make(chan struct{})
+		orderHoldHook = func(hc *Collection, _, _ int) {
+			if hc == c {
+				<-release
+			}
+		}
+		defer func() { orderHoldHook = nil }()
+		first := make(chan error, 1)
+		go func() {
+			page, err := c.List(bg, Query{})
+			if err == nil && len(page.Documents) != 100 {
+				err = fmt.Errorf("%d documents", len(page.Documents))
+			}
+			first <- err
+		}()
+		synctest.Wait() // the build is held in its hook
+		ctx, cancel := context.WithCancel(bg)
+		second := make(chan error, 1)
+		go func() {
+			_, err := c.List(ctx, Query{})
+			second <- err
+		}()
+		synctest.Wait() // the second waits for the build
+		require.Empty(t, second)
+		cancel()
+		require.ErrorIs(t, <-second, context.Canceled)
+		close(release)
+		require.NoError(t, <-first)
+	})
+}
