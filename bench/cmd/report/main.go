@@ -39,12 +39,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ttldb/ttldb/bench/internal/benchrun"
 )
 
 var (
@@ -52,7 +52,7 @@ var (
 	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, FeedRead, DefaultTTL, Batch, Patch, Query, QueryIndex) and of the size group (WriteSize)")
 	slowtime  = flag.String("slowtime", "1x", "-benchtime of the slow group (Removal10k, Stall, Lag), whose operations build their own stores or wait on real time")
 	items     = flag.Int("items", 1_000_000, "items in a full store")
-	storeList = flag.String("stores", "ttldb,ttldb_feed_off,ttldb_listed,ttldb_mem,buntdb,gocache,ttlcache,expirable", "stores to run, comma-separated (ttldb_feed_off: ttldb with the change feed off, in Heap, Write and WriteSize only; ttldb_listed: ttldb with its key order built, in Heap, Write, WriteSize and Removal10k only; ttldb_mem: ttldb in memory, in Durable only)")
+	storeList = flag.String("stores", strings.Join(benchrun.Stores, ","), "stores to run, comma-separated (ttldb_feed_off: ttldb with the change feed off, in Heap, Write and WriteSize only; ttldb_listed: ttldb with its key order built, in Heap, Write, WriteSize and Removal10k only; ttldb_mem: ttldb in memory, in Durable only)")
 	benchRE   = flag.String("bench", "", "run only the workloads this regular expression matches, as go test -bench would (^BenchmarkWrite$ or ^Write$), each in its group; after a slash, only the stores it matches (^Write$/^ttldb): the filters of -stores too")
 	quick     = flag.Bool("quick", false, "a quick run: -count 3 -benchtime 300ms, unless given")
 	from      = flag.String("from", "", "render the report from this saved raw output instead of running")
@@ -60,13 +60,6 @@ var (
 	chart     = flag.String("chart", "chart.svg", "the chart to write")
 	rawOut    = flag.String("raw", "out/raw.txt", "where to save the raw benchmark output")
 	ttldbDir  = flag.String("ttldb", "..", "the ttldb checkout to measure (another than .. is used through a copy of go.mod in out/ with its replace pointing there)")
-)
-
-const (
-	fastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|FeedRead|DefaultTTL|Batch|Patch|Query|QueryIndex"
-	sizeGroup = "WriteSize"
-	slowGroup = "Removal10k|Stall|Lag|Reopen|FirstList"
-	diskGroup = "Durable"
 )
 
 func main() {
@@ -83,7 +76,7 @@ func main() {
 			*benchtime = "300ms"
 		}
 	}
-	if _, err := os.Stat("go.mod"); err != nil || !strings.Contains(readFile("go.mod"), "module github.com/ttldb/ttldb/bench") {
+	if _, err := os.Stat("go.mod"); err != nil || !strings.Contains(benchrun.ReadFile("go.mod"), "module github.com/ttldb/ttldb/bench") {
 		log.Fatal("run me from the bench directory: cd bench && go run ./cmd/report")
 	}
 
@@ -93,15 +86,19 @@ func main() {
 		Quick: *quick, Args: strings.Join(os.Args[1:], " "),
 	}
 	if *from != "" {
-		raw = readFile(*from)
+		raw = benchrun.ReadFile(*from)
 		run = runInfoFromRaw(raw)
 	} else {
 		run.Start = time.Now()
-		run.LoadBefore = strings.TrimSpace(readFile("/proc/loadavg"))
+		run.LoadBefore = strings.TrimSpace(benchrun.ReadFile("/proc/loadavg"))
 		run.TTLDB = version(*ttldbDir)
-		raw = runAll(selectStores(strings.Split(*storeList, ","), *benchRE))
+		stores, err := benchrun.SelectStores(strings.Split(*storeList, ","), *benchRE)
+		if err != nil {
+			log.Fatal(err)
+		}
+		raw = runAll(stores)
 		run.End = time.Now()
-		run.LoadAfter = strings.TrimSpace(readFile("/proc/loadavg"))
+		run.LoadAfter = strings.TrimSpace(benchrun.ReadFile("/proc/loadavg"))
 		raw = run.header() + raw
 		if err := os.MkdirAll(filepath.Dir(*rawOut), 0o755); err != nil {
 			log.Fatal(err)
@@ -146,86 +143,24 @@ func runAll(stores []string) string {
 	for r := range *count {
 		for i := range stores {
 			store := stores[(i+r)%len(stores)]
-			for _, g := range []struct{ group, time string }{{fastGroup, *benchtime}, {sizeGroup, *benchtime}, {slowGroup, *slowtime}, {diskGroup, *benchtime}} {
-				group := selectGroup(g.group, store, *benchRE)
+			for _, g := range benchrun.Groups {
+				group, err := benchrun.SelectGroup(g.Workloads, store, *benchRE)
+				if err != nil {
+					log.Fatal(err)
+				}
 				if group == "" {
 					continue
 				}
+				t := *benchtime
+				if g.Slow {
+					t = *slowtime
+				}
 				log.Printf("round %d/%d, %s: %s", r+1, *count, store, group)
-				all.WriteString(runBench(bin, store, group, g.time))
+				all.WriteString(runBench(bin, store, group, t))
 			}
 		}
 	}
 	return all.String()
-}
-
-// variantWorkloads are the workloads of ttldb's variants (ttldb_feed_off,
-// bench/stores.go; ttldb_mem, bench/zdurable_test.go), the only ones that
-// have a sub-benchmark for them.
-var variantWorkloads = map[string]map[string]bool{
-	"ttldb_feed_off": {"Heap": true, "Write": true, "WriteSize": true},
-	"ttldb_listed":   {"Heap": true, "Write": true, "WriteSize": true, "Removal10k": true},
-	"ttldb_mem":      {"Durable": true},
-}
-
-// diskStores are the stores of the workloads on disk (R12).
-var diskStores = map[string]bool{"ttldb": true, "ttldb_mem": true, "buntdb": true}
-
-// splitBench splits a -bench expression at its first slash: the workloads'
-// part and the stores'.
-func splitBench(expr string) (workloads, stores string) {
-	workloads, stores, _ = strings.Cut(expr, "/")
-	return workloads, stores
-}
-
-// selectStores returns the stores that the stores' part of the -bench
-// expression matches.
-func selectStores(stores []string, expr string) []string {
-	_, pat := splitBench(expr)
-	if pat == "" {
-		return stores
-	}
-	re, err := regexp.Compile(pat)
-	if err != nil {
-		log.Fatalf("-bench %q: %v", expr, err)
-	}
-	var kept []string
-	for _, s := range stores {
-		if re.MatchString(s) {
-			kept = append(kept, s)
-		}
-	}
-	if len(kept) == 0 {
-		log.Fatalf("-bench %q matches none of the stores %s", expr, strings.Join(stores, ","))
-	}
-	return kept
-}
-
-// selectGroup returns the workloads of group ("Heap|Write|...") that store
-// has and the workloads' part of the -bench expression matches, with or
-// without their Benchmark prefix, joined as group is; "" for none.
-func selectGroup(group, store, expr string) string {
-	pat, _ := splitBench(expr)
-	var re *regexp.Regexp
-	if pat != "" {
-		var err error
-		if re, err = regexp.Compile(pat); err != nil {
-			log.Fatalf("-bench %q: %v", expr, err)
-		}
-	}
-	var kept []string
-	for _, w := range strings.Split(group, "|") {
-		if strings.HasPrefix(store, "ttldb_") && !variantWorkloads[store][w] {
-			continue
-		}
-		if (w == "Durable" || w == "Reopen") && !diskStores[store] {
-			continue
-		}
-		if re == nil || re.MatchString(w) || re.MatchString("Benchmark"+w) {
-			kept = append(kept, w)
-		}
-	}
-	return strings.Join(kept, "|")
 }
 
 // altModfile writes a copy of go.mod (and go.sum) in out/ whose replace
@@ -235,7 +170,7 @@ func altModfile(dir string) string {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mod := strings.Replace(readFile("go.mod"), "=> ../", "=> "+abs, 1)
+	mod := strings.Replace(benchrun.ReadFile("go.mod"), "=> ../", "=> "+abs, 1)
 	if !strings.Contains(mod, "=> "+abs) {
 		log.Fatal("go.mod has no replace of github.com/ttldb/ttldb => ../")
 	}
@@ -243,7 +178,7 @@ func altModfile(dir string) string {
 	if err := os.WriteFile(name, []byte(mod), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile(strings.TrimSuffix(name, ".mod")+".sum", []byte(readFile("go.sum")), 0o644); err != nil {
+	if err := os.WriteFile(strings.TrimSuffix(name, ".mod")+".sum", []byte(benchrun.ReadFile("go.sum")), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	return name
@@ -276,15 +211,7 @@ func version(dir string) string {
 }
 
 func runBench(bin, store, group, benchtime string) string {
-	cmd := exec.Command(bin,
-		"-test.run", "^$",
-		"-test.bench", "^Benchmark("+group+")$/^"+store+"$",
-		"-test.benchtime", benchtime,
-		"-test.count", "1",
-		"-test.benchmem",
-		"-test.timeout", "60m",
-		"-items", strconv.Itoa(*items),
-	)
+	cmd := exec.Command(bin, benchrun.Args(store, group, benchtime, *items)...)
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(&out, os.Stderr)
 	cmd.Stderr = os.Stderr
@@ -308,16 +235,7 @@ func (r results) values(bench, store, metric string) []float64 {
 // median returns the median of bench/store's metric, ok false when there is
 // no sample.
 func (r results) median(bench, store, metric string) (float64, bool) {
-	v := r.values(bench, store, metric)
-	if len(v) == 0 {
-		return 0, false
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2], true
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
+	return benchrun.Median(r.values(bench, store, metric))
 }
 
 func (r results) spread(bench, store, metric string) (lo, hi float64, n int) {
@@ -358,34 +276,18 @@ func parse(raw string) results {
 	return res
 }
 
+// parseLine reads a line of benchmark output as benchrun.ParseLine does,
+// and files its name as parse does.
 func parseLine(line string) (bench, store string, metrics map[string]float64, ok bool) {
-	f := strings.Fields(line)
-	if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") || len(f)%2 != 0 {
+	name, metrics, ok := benchrun.ParseLine(line)
+	if !ok {
 		return "", "", nil, false
-	}
-	if _, err := strconv.Atoi(f[1]); err != nil {
-		return "", "", nil, false
-	}
-	name := strings.TrimPrefix(f[0], "Benchmark")
-	if i := strings.LastIndexByte(name, '-'); i > 0 && !strings.Contains(name[i:], "/") {
-		if _, err := strconv.Atoi(name[i+1:]); err == nil {
-			name = name[:i] // the GOMAXPROCS suffix
-		}
 	}
 	parts := strings.Split(name, "/")
 	if len(parts) < 2 || parts[1] == "" {
 		return "", "", nil, false
 	}
-	bench, store = strings.Join(append(parts[:1:1], parts[2:]...), "/"), parts[1]
-	metrics = map[string]float64{}
-	for i := 2; i+1 < len(f); i += 2 {
-		v, err := strconv.ParseFloat(f[i], 64)
-		if err != nil {
-			return "", "", nil, false
-		}
-		metrics[f[i+1]] = v
-	}
-	return bench, store, metrics, true
+	return strings.Join(append(parts[:1:1], parts[2:]...), "/"), parts[1], metrics, true
 }
 
 // ---- the run and the machine ----
@@ -440,27 +342,21 @@ type machineInfo struct {
 }
 
 func machine() machineInfo {
-	m := machineInfo{CPU: "unknown", NumCPU: runtime.NumCPU()}
-	for _, l := range strings.Split(readFile("/proc/cpuinfo"), "\n") {
-		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-			m.CPU = strings.TrimSpace(v)
-			break
-		}
-	}
-	for _, l := range strings.Split(readFile("/proc/meminfo"), "\n") {
+	m := machineInfo{CPU: benchrun.CPU(), NumCPU: runtime.NumCPU()}
+	for _, l := range strings.Split(benchrun.ReadFile("/proc/meminfo"), "\n") {
 		if v, ok := strings.CutPrefix(l, "MemTotal:"); ok {
 			if kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64); err == nil {
 				m.Mem = fmt.Sprintf("%.1f GiB", kb/(1<<20))
 			}
 		}
 	}
-	m.Kernel = strings.TrimSpace(readFile("/proc/sys/kernel/osrelease"))
+	m.Kernel = strings.TrimSpace(benchrun.ReadFile("/proc/sys/kernel/osrelease"))
 	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
 		m.Go = strings.TrimSpace(string(out))
 	} else {
 		m.Go = runtime.Version()
 	}
-	for _, l := range strings.Split(readFile("go.mod"), "\n") {
+	for _, l := range strings.Split(benchrun.ReadFile("go.mod"), "\n") {
 		f := strings.Fields(l)
 		for _, p := range []string{"github.com/tidwall/buntdb", "github.com/patrickmn/go-cache", "github.com/jellydator/ttlcache/v3", "github.com/hashicorp/golang-lru/v2"} {
 			if len(f) >= 2 && f[0] == p {
@@ -469,12 +365,4 @@ func machine() machineInfo {
 		}
 	}
 	return m
-}
-
-func readFile(name string) string {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ttldb/ttldb/bench/internal/benchrun"
 )
 
 // stores are the stores in report order, ttldb first.
@@ -206,7 +208,7 @@ func renderMarkdown(res results, run runInfo, m machineInfo) string {
 	w("| Go | %s |\n", m.Go)
 	w("| peers | %s |\n", strings.Join(m.Peers, ", "))
 	w("| settings | -count %d, -benchtime %s (fast group: %s; size group: %s; disk group: %s), %s (slow group: %s) |\n\n",
-		run.Count, run.Benchtime, groupList(fastGroup), groupList(sizeGroup), groupList(diskGroup), run.Slowtime, groupList(slowGroup))
+		run.Count, run.Benchtime, groupList(benchrun.FastGroup), groupList(benchrun.SizeGroup), groupList(benchrun.DiskGroup), run.Slowtime, groupList(benchrun.SlowGroup))
 
 	w("![ttldb relative to the best peer](bench/chart.svg)\n\n")
 

@@ -111,34 +111,6 @@ func TestParseLine(t *testing.T) {
 	}
 }
 
-func TestSelect(t *testing.T) {
-	for _, c := range []struct{ group, store, expr, want string }{
-		{fastGroup, "ttldb", "", fastGroup},
-		{fastGroup, "ttldb_feed_off", "", "Heap|Write"},
-		{sizeGroup, "ttldb_feed_off", "", "WriteSize"},
-		{slowGroup, "ttldb_feed_off", "", ""},
-		{fastGroup, "ttldb_listed", "", "Heap|Write"},
-		{sizeGroup, "ttldb_listed", "", "WriteSize"},
-		{slowGroup, "ttldb_listed", "", "Removal10k"},
-		{slowGroup, "ttldb", "", slowGroup},
-		{fastGroup, "ttldb", "^BenchmarkWrite$/ttldb$", "Write"},
-		{fastGroup, "ttldb", "^(Heap|Write|WriteSize|FeedRead)$", "Heap|Write|FeedRead"},
-		{sizeGroup, "gocache", "^(Heap|Write|WriteSize|FeedRead)$", "WriteSize"},
-		{slowGroup, "ttldb", "^(Heap|Write|WriteSize|FeedRead)$", ""},
-	} {
-		if got := selectGroup(c.group, c.store, c.expr); got != c.want {
-			t.Errorf("selectGroup(%q, %q, %q) = %q, want %q", c.group, c.store, c.expr, got, c.want)
-		}
-	}
-	all := []string{"ttldb", "ttldb_feed_off", "buntdb"}
-	if got := selectStores(all, "^Write$/^ttldb"); strings.Join(got, ",") != "ttldb,ttldb_feed_off" {
-		t.Errorf("selectStores = %v", got)
-	}
-	if got := selectStores(all, "^Write$"); len(got) != 3 {
-		t.Errorf("selectStores without a stores' part = %v", got)
-	}
-}
-
 // TestPatchBatch: the patch and batch figures (R14) make their table and
 // their target, the batch as a ratio to the same writes one by one.
 func TestPatchBatch(t *testing.T) {
