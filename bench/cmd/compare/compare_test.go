@@ -162,3 +162,11 @@ func TestNum(t *testing.T) {
 		}
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	got := commandLine([]string{"-old", "HEAD~1", "-bench", "^(Write|Read)$/^ttldb$", "-md", "/tmp/a b.md", "-new", "."})
+	want := `go run ./cmd/compare -old 'HEAD~1' -bench '^(Write|Read)$/^ttldb$' -md '/tmp/a b.md' -new .`
+	if got != want {
+		t.Errorf("commandLine = %s, want %s", got, want)
+	}
+}

@@ -150,7 +150,7 @@ func run(ctx context.Context) (err error) {
 	c := &comparison{
 		CPU: benchrun.CPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version(),
 		Old: before.label, New: after.label, Rounds: *count, Benchtime: *benchtime, Slowtime: *slowtime,
-		Items: *items, Bench: *benchRE, Command: "go run ./cmd/compare " + strings.Join(os.Args[1:], " "),
+		Items: *items, Bench: *benchRE, Command: commandLine(os.Args[1:]),
 		LoadBefore: loadavg(), old: before.s, new: after.s,
 	}
 	for r := range *count {
@@ -273,6 +273,21 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// commandLine is the command that runs compare with args, quoted for a
+// shell where an argument needs it.
+func commandLine(args []string) string {
+	q := []string{"go", "run", "./cmd/compare"}
+	for _, a := range args {
+		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@", r))
+		}) {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		q = append(q, a)
+	}
+	return strings.Join(q, " ")
 }
 
 func loadavg() string { return strings.TrimSpace(benchrun.ReadFile("/proc/loadavg")) }
