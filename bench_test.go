@@ -6,6 +6,8 @@ import (
 	"iter"
 	"strings"
 	"testing"
+
+	"github.com/ttldb/ttldb/internal/jsonscan"
 )
 
 // These micro-benchmarks measure the library's own paths on a small
@@ -18,12 +20,10 @@ func benchDoc(i int) []byte {
 
 // sessionDoc is bench/'s document: many short members, as a session or a
 // token record has, rather than benchDoc's one long string.
-const sessionDoc = `{"id":"key:0000000042","ttl":3600,"type":"session","user":"u-4711","tenant":"acme",` +
-	`"status":"active","roles":["reader","writer"],` +
-	`"createdAt":"2026-11-21T22:24:00Z","device":{"os":"linux","app":"b/1"}}`
+const sessionDoc = jsonscan.SessionDoc
 
 // BenchmarkParseDocument measures the scan and validation of a write's
-// document (scanner.go, fastscan.go, intake.go): benchDoc (long) and
+// document (internal/jsonscan, intake.go): benchDoc (long) and
 // sessionDoc (short members), partitioned by /pk and by /id, and two
 // variants of sessionDoc: with a character beyond ASCII, and with white
 // space, which the fast path leaves to the full scanner.

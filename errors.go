@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/ttldb/ttldb/internal/jsontext"
 )
 
 // The sentinel errors. Every error a [Collection] returns wraps exactly one of
@@ -148,13 +150,7 @@ func errorf(sentinel error, format string, args ...any) error {
 }
 
 // clip shortens a value for an error message.
-func clip(b []byte) string {
-	const max = 40
-	if len(b) > max {
-		return string(b[:max]) + "..."
-	}
-	return string(b)
-}
+func clip(b []byte) string { return jsontext.Clip(b) }
 
 // TrimmedError is the error of a read of the all-versions-and-deletes feed
 // that resumes after a change the retention no longer keeps. It wraps

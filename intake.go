@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ttldb/ttldb/internal/jsonscan"
 	"github.com/ttldb/ttldb/internal/jsontext"
 )
 
@@ -43,28 +44,23 @@ type intake struct {
 // [ErrInvalidDocument], [ErrTooLarge], [ErrInvalidID],
 // [ErrInvalidPartitionKey] or [ErrInvalidTTL], naming the value at fault.
 func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []byte, err error) {
-	fresh := scanner{src: src, out: buf[:0], pkRoot: pkPath[0]}
-	s := fresh
-	if !s.fastDocument() {
-		s = fresh // the fast path leaves s spent
-		if err := s.document(); err != nil {
-			return intake{}, nil, err
+	s, err := jsonscan.Document(buf, src, pkPath[0])
+	if err != nil {
+		if e, ok := err.(*jsonscan.Error); ok && e.TooLarge {
+			return intake{}, nil, errorf(ErrTooLarge, "%s", e.Msg)
 		}
+		return intake{}, nil, errorf(ErrInvalidDocument, "%s", err)
 	}
-	s.flush()
-	if len(s.out) > MaxDocumentSize {
-		return intake{}, nil, errorf(ErrTooLarge, "document is %d bytes, at most %d are allowed (R10)", len(s.out), MaxDocumentSize)
-	}
-	in = intake{out: s.out}
+	in = intake{out: s.Out}
 
 	// id (R10)
-	if !s.id.set() {
-		if s.idLike != "" {
-			return intake{}, nil, errorf(ErrInvalidID, "document has no \"id\" member, but has %q: member names are case-sensitive; a Go struct field ID encodes as \"ID\" unless tagged `json:\"id\"` (R10)", s.idLike)
+	if !s.ID.Set() {
+		if s.IDLike != "" {
+			return intake{}, nil, errorf(ErrInvalidID, "document has no \"id\" member, but has %q: member names are case-sensitive; a Go struct field ID encodes as \"ID\" unless tagged `json:\"id\"` (R10)", s.IDLike)
 		}
 		return intake{}, nil, errorf(ErrInvalidID, "document has no id (R10)")
 	}
-	idRaw := s.out[s.id.start:s.id.end]
+	idRaw := s.Out[s.ID.Start:s.ID.End]
 	if idRaw[0] != '"' {
 		return intake{}, nil, errorf(ErrInvalidID, "id %s is a JSON %s, want a string (R10)", clip(idRaw), jsontext.Kind(idRaw[0]))
 	}
@@ -77,8 +73,8 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 	}
 
 	// ttl (R2)
-	if s.ttl.set() {
-		t, err := parseDocTTL(id, s.out[s.ttl.start:s.ttl.end])
+	if s.TTL.Set() {
+		t, err := parseDocTTL(id, s.Out[s.TTL.Start:s.TTL.End])
 		if err != nil {
 			return intake{}, nil, err
 		}
@@ -88,8 +84,8 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 	// partition key (R10): follow the path from the top-level member; a
 	// document without it is in the "none" partition.
 	pkRaw := []byte(nil)
-	if s.pk.set() {
-		pkRaw = s.out[s.pk.start:s.pk.end]
+	if s.PK.Set() {
+		pkRaw = s.Out[s.PK.Start:s.PK.End]
 		for _, seg := range pkPath[1:] {
 			val, found, dup := jsontext.Member(pkRaw, seg)
 			if dup {

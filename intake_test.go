@@ -107,3 +107,26 @@ func TestLoneSurrogatesRefused(t *testing.T) { // R10
 	d := mustCreate(t, c, `{"id":"b","\ud800":1}`)
 	require.Equal(t, `{"id":"b","\ud800":1}`, d.Body())
 }
+
+// TestFastScanDocuments checks that parseDocument gives the same result,
+// error or document, whether the fast path takes a text or not (R10): each
+// text is parsed as it is and with a space before it, which the fast path
+// leaves to the full scanner.
+func TestFastScanDocuments(t *testing.T) {
+	for _, src := range fzDocumentSeeds() {
+		for _, path := range [][]string{{"id"}, {"pk"}, {"a", "b"}} {
+			var kb1, kb2 keyBuffer
+			in1, key1, err1 := parseDocument(nil, kb1[:0], src, path)
+			in2, key2, err2 := parseDocument(nil, kb2[:0], append([]byte(" "), src...), path)
+			if err1 != nil || err2 != nil {
+				require.Error(t, err1, "%q", src)
+				require.Error(t, err2, "%q", src)
+				continue
+			}
+			require.Equal(t, string(in2.out), string(in1.out), "%q", src)
+			require.Equal(t, in2.ttl, in1.ttl, "%q", src)
+			require.Equal(t, in2.at, in1.at, "%q", src)
+			require.Equal(t, string(key2), string(key1), "%q", src)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ttldb/ttldb/internal/jsonscan"
 )
 
 // Limits of rule R10. The size and the depth are those of what is stored:
@@ -14,10 +16,10 @@ const (
 	// MaxDocumentSize is the largest document accepted, in bytes of its
 	// compact JSON encoding without the system properties _ts and _etag:
 	// 2 MiB.
-	MaxDocumentSize = 2 << 20
+	MaxDocumentSize = jsonscan.MaxSize
 	// MaxDepth is the deepest nesting accepted: the document object itself
 	// is level 1, an object or array inside it level 2, and so on.
-	MaxDepth = 128
+	MaxDepth = jsonscan.MaxDepth
 	// MaxIDLength is the longest id accepted, in bytes of UTF-8.
 	MaxIDLength = 1023
 	// MaxPartitionKeyLength is the longest partition-key string accepted,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ttldb/ttldb/internal/jsonscan"
 	"github.com/ttldb/ttldb/internal/jsontext"
 )
 
@@ -70,7 +71,7 @@ func PartitionKeyOf(v any) (PartitionKey, error) {
 	if n, ok := v.(json.Number); ok {
 		// JSON's grammar first: strconv would also take "0x1p4" and "Inf".
 		f, err := strconv.ParseFloat(string(n), 64)
-		if !isNumber([]byte(n)) || err != nil {
+		if !jsonscan.IsNumber([]byte(n)) || err != nil {
 			return PartitionKey{}, errorf(ErrInvalidPartitionKey, "partition key %q is not a finite number", string(n))
 		}
 		k = NumberKey(f)

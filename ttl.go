@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ttldb/ttldb/internal/jsonscan"
 )
 
 // MaxTTL is the largest number of seconds a [DefaultTTL] or a document ttl may
@@ -212,7 +214,7 @@ func exactInt(raw []byte) (int64, bool) {
 			return v, v >= -most && v <= most
 		}
 	}
-	if !isNumber(raw) {
+	if !jsonscan.IsNumber(raw) {
 		return 0, false // not a JSON number
 	}
 	// The long form: a fraction, an exponent or many digits. The value is

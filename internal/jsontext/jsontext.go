@@ -10,6 +10,16 @@ import (
 	"unicode/utf8"
 )
 
+// Clip shortens a text for an error message: its first 40 bytes, and "..."
+// when there are more.
+func Clip(b []byte) string {
+	const max = 40
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
+}
+
 // Kind names the JSON type of a value from its first byte.
 func Kind(c byte) string {
 	switch c {

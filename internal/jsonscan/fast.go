@@ -1,4 +1,4 @@
-package ttldb
+package jsonscan
 
 // fastDepth is the deepest nesting fastDocument scans: one bit per level.
 const fastDepth = 64
@@ -7,12 +7,12 @@ const fastDepth = 64
 // reach neither size limit (see scanner.small), and it scans no deeper than
 // MaxDepth, which is no deeper than a dropped member may go.
 var (
-	_ [MaxDocumentSize - droppedRun]struct{}
+	_ [MaxSize - droppedRun]struct{}
 	_ [MaxDepth - fastDepth]struct{}
 	_ [maxDroppedDepth - MaxDepth]struct{}
 )
 
-// fastDocument is parseDocument's fast path, for the commonest document:
+// fastDocument is Document's fast path, for the commonest document:
 // valid compact JSON text (no white space between tokens) of at most
 // droppedRun bytes (s.small()), nested at most fastDepth levels, with no
 // member the library drops (_ts, _etag), no noted member twice and no
@@ -106,7 +106,7 @@ func (s *scanner) fastDocument() bool {
 				s.i = i
 				return i == len(src)
 			}
-			if depth == 1 && s.note(name, span{valAt, i}) != nil {
+			if depth == 1 && s.note(name, Span{valAt, i}) != nil {
 				return false
 			}
 			if i >= len(src) {

@@ -1,4 +1,4 @@
-package ttldb
+package jsonscan
 
 import (
 	"encoding/binary"
@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// JSON's tokens at the level of bytes, which the scanner (scanner.go) and
-// its fast path (fastscan.go) share: runs of plain string bytes, numbers
+// JSON's tokens at the level of bytes, which the scanner (scan.go) and
+// its fast path (fast.go) share: runs of plain string bytes, numbers
 // and literals. Each takes the text and a position and returns a position,
 // so that a caller can keep its own in a register.
 
@@ -142,8 +142,8 @@ func numberEnd(src []byte, i int) (end int, ok bool) {
 	return i, true
 }
 
-// isNumber reports whether b is exactly one JSON number.
-func isNumber(b []byte) bool {
+// IsNumber reports whether b is exactly one JSON number.
+func IsNumber(b []byte) bool {
 	if len(b) == 0 {
 		return false
 	}

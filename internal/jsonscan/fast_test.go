@@ -1,4 +1,4 @@
-package ttldb
+package jsonscan
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 )
 
 // scanBoth runs fastDocument, the fast path, and document, the full scanner, on
-// src with the partition-key member pkRoot, as parseDocument does. It fails
+// src with the partition-key member pkRoot, as Document does. It fails
 // the test when the fast path takes a text and the full scanner does not agree
 // on every byte of the outcome: the compact text, where it ends, and the
 // members noted (R10: id, ttl and the partition key are read from them).
@@ -27,7 +27,7 @@ func scanBoth(t testing.TB, src []byte, pkRoot string) bool {
 	full.flush()
 	require.Equal(t, string(full.out), string(fast.out), "compact text of %q", src)
 	require.Equal(t, full.i, fast.i, "end of %q", src)
-	require.Equal(t, [3]span{full.id, full.ttl, full.pk}, [3]span{fast.id, fast.ttl, fast.pk}, "id, ttl and partition key of %q", src)
+	require.Equal(t, [3]Span{full.id, full.ttl, full.pk}, [3]Span{fast.id, fast.ttl, fast.pk}, "id, ttl and partition key of %q", src)
 	require.Equal(t, full.idLike, fast.idLike, "idLike of %q", src)
 	return true
 }
@@ -50,7 +50,7 @@ func TestFastScan(t *testing.T) {
 	taken := []string{
 		`{}`,
 		`{"id":"a"}`,
-		sessionDoc,
+		SessionDoc,
 		`{"id":"a","pk":"x","ttl":10}`,
 		`{"id":"a","ttl":null,"pk":-0.5e+3}`,
 		`{"id":"a","x":[],"y":{},"z":[[],{}],"w":[{"a":[1,true,false,null]}]}`,
@@ -99,37 +99,12 @@ func TestFastScan(t *testing.T) {
 	require.False(t, scanBoth(t, []byte(big), "pk"))
 }
 
-// TestFastScanDocuments checks that parseDocument gives the same result,
-// error or document, whether the fast path takes a text or not (R10): each
-// text is parsed as it is and with a space before it, which the fast path
-// leaves to the full scanner.
-func TestFastScanDocuments(t *testing.T) {
-	for _, src := range fzDocumentSeeds() {
-		for _, path := range [][]string{{"id"}, {"pk"}, {"a", "b"}} {
-			var kb1, kb2 keyBuffer
-			in1, key1, err1 := parseDocument(nil, kb1[:0], src, path)
-			in2, key2, err2 := parseDocument(nil, kb2[:0], append([]byte(" "), src...), path)
-			if err1 != nil || err2 != nil {
-				require.Error(t, err1, "%q", src)
-				require.Error(t, err2, "%q", src)
-				continue
-			}
-			require.Equal(t, string(in2.out), string(in1.out), "%q", src)
-			require.Equal(t, in2.ttl, in1.ttl, "%q", src)
-			require.Equal(t, in2.at, in1.at, "%q", src)
-			require.Equal(t, string(key2), string(key1), "%q", src)
-		}
-	}
-}
-
 // FuzzFastScan checks the fast path against the full scanner on any
 // text (R10): whatever fastDocument takes, the full scanner takes the same way.
 func FuzzFastScan(f *testing.F) {
-	for _, s := range fzDocumentSeeds() {
+	for _, s := range Seeds() {
 		f.Add(s)
 	}
-	f.Add([]byte(sessionDoc))
-	f.Add(benchDoc(7))
 	for _, cut := range []string{`{"a":1,`, `{"a"`, `{"a":`, `{"a":"b`, `{"a":[`, `{"a":{"b":[1,{}`} {
 		f.Add([]byte(cut))
 	}

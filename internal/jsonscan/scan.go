@@ -1,4 +1,4 @@
-package ttldb
+package jsonscan
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ type scanner struct {
 	out    []byte // the compact text up to the pending run
 	from   int    // where the pending run starts in src
 	pkRoot string // name of the top-level member the partition-key path starts with
-	id     span
-	ttl    span
-	pk     span
+	id     Span
+	ttl    Span
+	pk     Span
 	idLike string // a top-level member named "id" in other letters ("ID", "Id"), for the error when id is missing
 
 	// dropping is set while the value of a member the library drops (_ts,
@@ -34,7 +34,7 @@ type scanner struct {
 }
 
 // small reports whether src is at most droppedRun bytes long, so that the
-// compact text can reach neither MaxDocumentSize nor a dropped run's cut,
+// compact text can reach neither MaxSize nor a dropped run's cut,
 // and value need not check either.
 func (s *scanner) small() bool { return len(s.src) <= droppedRun }
 
@@ -46,10 +46,12 @@ const droppedRun = 64 << 10
 // R10 does not limit, so that the scanner's recursion stays shallow.
 const maxDroppedDepth = 10_000
 
-// span is a range of intake.out holding one JSON value.
-type span struct{ start, end int }
+// Span is a range of [Result.Out] holding one JSON value; the zero Span is
+// none.
+type Span struct{ Start, End int }
 
-func (s span) set() bool { return s.end > 0 }
+// Set reports whether the span holds a value.
+func (s Span) Set() bool { return s.End > 0 }
 
 // pos returns the length of the compact text so far: a position in out
 // once the pending run is flushed.
@@ -96,9 +98,9 @@ func (s *scanner) space() {
 
 func (s *scanner) syntax(want string) error {
 	if s.i >= len(s.src) {
-		return errorf(ErrInvalidDocument, "invalid JSON: unexpected end of input, want %s", want)
+		return invalid("invalid JSON: unexpected end of input, want %s", want)
 	}
-	return errorf(ErrInvalidDocument, "invalid JSON at byte %d: found %q, want %s", s.i, s.src[s.i], want)
+	return invalid("invalid JSON at byte %d: found %q, want %s", s.i, s.src[s.i], want)
 }
 
 // document scans src, which must be one JSON object, white space around it
@@ -106,20 +108,20 @@ func (s *scanner) syntax(want string) error {
 func (s *scanner) document() error {
 	s.ws()
 	if s.i >= len(s.src) {
-		return errorf(ErrInvalidDocument, "document is empty, want a JSON object")
+		return invalid("document is empty, want a JSON object")
 	}
 	if first := s.src[s.i]; first != '{' {
 		if err := s.value(1); err != nil {
 			return err
 		}
-		return errorf(ErrInvalidDocument, "document is a JSON %s, not an object", jsontext.Kind(first))
+		return invalid("document is a JSON %s, not an object", jsontext.Kind(first))
 	}
 	if err := s.object(1); err != nil {
 		return err
 	}
 	s.ws()
 	if s.i < len(s.src) {
-		return errorf(ErrInvalidDocument, "invalid JSON at byte %d: data %q after the document", s.i, clip(s.src[s.i:]))
+		return invalid("invalid JSON at byte %d: data %q after the document", s.i, jsontext.Clip(s.src[s.i:]))
 	}
 	return nil
 }
@@ -133,8 +135,8 @@ func (s *scanner) value(depth int) error {
 		switch {
 		case s.dropping && s.pos()-s.dropAt > droppedRun:
 			s.cut(s.dropAt) // not stored: nothing reads it back
-		case !s.dropping && s.pos() > MaxDocumentSize:
-			return errorf(ErrTooLarge, "document is over %d bytes (R10)", MaxDocumentSize)
+		case !s.dropping && s.pos() > MaxSize:
+			return tooLarge("document is over %d bytes (R10)", MaxSize)
 		}
 	}
 	switch c := s.src[s.i]; {
@@ -168,10 +170,10 @@ func (s *scanner) deep(depth int) error {
 
 func (s *scanner) tooDeep(depth int) error {
 	if s.dropping && depth > maxDroppedDepth {
-		return errorf(ErrInvalidDocument, "a system property (_ts or _etag) the library drops is nested more than %d levels deep", maxDroppedDepth)
+		return invalid("a system property (_ts or _etag) the library drops is nested more than %d levels deep", maxDroppedDepth)
 	}
 	if !s.dropping {
-		return errorf(ErrInvalidDocument, "document is nested more than %d levels deep (R10)", MaxDepth)
+		return invalid("document is nested more than %d levels deep (R10)", MaxDepth)
 	}
 	return nil
 }
@@ -233,7 +235,7 @@ func (s *scanner) object(depth int) error {
 			s.cut(mark)
 			s.dropping = false
 		case depth == 1:
-			if err := s.note(name, span{valAt, s.pos()}); err != nil {
+			if err := s.note(name, Span{valAt, s.pos()}); err != nil {
 				return err
 			}
 			kept++
@@ -262,7 +264,7 @@ func (s *scanner) object(depth int) error {
 
 // note records a top-level member, by its decoded name, that rules R2 and
 // R10 read.
-func (s *scanner) note(name []byte, val span) error {
+func (s *scanner) note(name []byte, val Span) error {
 	if string(name) == "id" {
 		if err := noteOnce(&s.id, "id", val); err != nil {
 			return err
@@ -282,9 +284,9 @@ func (s *scanner) note(name []byte, val span) error {
 }
 
 // noteOnce records val in at, refusing a member that appears twice.
-func noteOnce(at *span, name string, val span) error {
-	if at.set() {
-		return errorf(ErrInvalidDocument, "member %q appears twice", name)
+func noteOnce(at *Span, name string, val Span) error {
+	if at.Set() {
+		return invalid("member %q appears twice", name)
 	}
 	*at = val
 	return nil
@@ -337,9 +339,9 @@ func (s *scanner) str() error {
 	case strBadHex:
 		return s.syntax("a hexadecimal digit")
 	case strControl:
-		return errorf(ErrInvalidDocument, "invalid JSON at byte %d: control character %#x in a string", s.i, s.src[s.i])
+		return invalid("invalid JSON at byte %d: control character %#x in a string", s.i, s.src[s.i])
 	}
-	return errorf(ErrInvalidDocument, "invalid JSON at byte %d: invalid UTF-8 in a string", s.i)
+	return invalid("invalid JSON at byte %d: invalid UTF-8 in a string", s.i)
 }
 
 // number scans a number, which starts at s.src[s.i].

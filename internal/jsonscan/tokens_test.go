@@ -1,4 +1,4 @@
-package ttldb
+package jsonscan
 
 import (
 	"encoding/binary"
