@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/patch"
 )
 
@@ -159,7 +160,7 @@ type step struct {
 	id  string // the document's id, for messages
 	err error  // what is wrong with the operation's own input
 	key string
-	d   *doc // the document it writes, the one it reads, or nil
+	d   *engine.Doc // the document it writes, the one it reads, or nil
 	ops []patch.Op
 }
 
@@ -207,14 +208,14 @@ func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp, buf *
 		if s.err = err; err != nil {
 			return s
 		}
-		s.id = string(key[in.at.idAt:in.at.idEnd])
-		if !bytes.Equal(key[:in.at.pk], enc) {
-			got, _ := decodePartitionKey(string(key[:in.at.pk]))
+		s.id = string(key[in.at.IDAt:in.at.IDEnd])
+		if !bytes.Equal(key[:in.at.PK], enc) {
+			got, _ := decodePartitionKey(string(key[:in.at.PK]))
 			s.err = errorf(ErrInvalidPartitionKey, "document %q has partition key %v, not the batch's %v: a batch holds the documents of one partition key", s.id, got, pk)
 			return s
 		}
-		s.d = newDoc(key, in.at, in.out, in.ttl, 0, 0)
-		s.key = s.d.key() // the document's own copy
+		s.d = engine.NewDoc(key, in.at, in.out, in.ttl, 0, 0)
+		s.key = s.d.Key() // the document's own copy
 		return s
 	case batchPatch:
 		if s.ops, s.err = c.compilePatch(op.patch, op.id); s.err != nil {
@@ -287,7 +288,7 @@ func (c *Collection) ExecuteBatch(ctx context.Context, b *Batch) (_ []Document, 
 // pending is what a key holds at a point of a batch: d, live, or nil; fresh
 // when the batch wrote d, which is not yet stamped.
 type pending struct {
-	d     *doc
+	d     *engine.Doc
 	fresh bool
 }
 
@@ -319,8 +320,8 @@ func (c *Collection) decide(steps []step, pk PartitionKey, now int64) (int, erro
 			return i, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", s.id, pk)
 		case cond && cur.fresh:
 			return i, errorf(ErrPreconditionFailed, "document %q in partition %v was written earlier in this batch: its etag is not known before the batch commits, so no etag matches it", s.id, pk)
-		case cond && !cur.d.hasETag(etag):
-			return i, errorf(ErrPreconditionFailed, "document %q in partition %v has etag %q, not %q", s.id, pk, cur.d.etag(), etag)
+		case cond && !cur.d.HasETag(etag):
+			return i, errorf(ErrPreconditionFailed, "document %q in partition %v has etag %q, not %q", s.id, pk, cur.d.ETag(), etag)
 		}
 		switch kind {
 		case batchRead:

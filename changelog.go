@@ -1,5 +1,7 @@
 package ttldb
 
+import "github.com/ttldb/ttldb/engine"
+
 // changeLog keeps the records of the all-versions-and-deletes feed (R11):
 // one per LSN, from first to last, as many as the retention allows. Records
 // sit in chunks of logChunk consecutive LSNs, so that finding one is
@@ -30,7 +32,7 @@ const logChunk = 512
 // rather than a copy of its key, so that the sweeper allocates nothing: its
 // memory is counted in the retention, which bounds it (R15).
 type record struct {
-	d       *doc
+	d       *engine.Doc
 	ts      int64
 	size    uint32 // recordSize, kept so that dropping the record never reads its (cold) document
 	op      ChangeOp
@@ -47,7 +49,7 @@ type retention struct {
 // recordSize is what a record counts against MaxBytes: the record and its
 // document, header and text, whether or not the collection still holds
 // the document too.
-func recordSize(d *doc) uint32 { return 24 + uint32(docHeader) + d.n }
+func recordSize(d *engine.Doc) uint32 { return 24 + uint32(d.Size()) }
 
 func newChangeLog(limit retention) changeLog {
 	return changeLog{limit: limit, base: 1, first: 1}

@@ -42,17 +42,17 @@ func checkInvariants(t *testing.T, c *Collection) {
 	expiring := 0
 	for _, e := range sortedEntries(c) {
 		d := e.doc()
-		sd, se := p.keys.slotOf(d.key())
-		require.True(t, sd == d && se == e, "%q's slot in the key map holds its entry and the entry's document", d.key())
-		got, _ := p.get([]byte(d.key()))
+		sd, se := p.keys.slotOf(d.Key())
+		require.True(t, sd == d && se == e, "%q's slot in the key map holds its entry and the entry's document", d.Key())
+		got, _ := p.get([]byte(d.Key()))
 		require.Same(t, e, got)
 		if bs := x.side(d); bs != nil {
 			expiring++
 			b := bs.find(expAt(d))
-			require.NotNil(t, b, "%q has a bucket", d.key())
-			require.Same(t, e, b.entryAt(e.slot), "%q is at its slot in the bucket of its second", d.key())
+			require.NotNil(t, b, "%q has a bucket", d.Key())
+			require.Same(t, e, b.entryAt(e.slot), "%q is at its slot in the bucket of its second", d.Key())
 		} else {
-			require.Equal(t, int32(-1), e.slot, "%q never expires: in no bucket", d.key())
+			require.Equal(t, int32(-1), e.slot, "%q never expires: in no bucket", d.Key())
 		}
 	}
 	require.Equal(t, expiring, x.own.n+x.inherit.n, "the buckets hold exactly the documents that can expire")

@@ -511,7 +511,7 @@ func feedRuns(l *changeLog, from uint64) []string {
 	}
 	for lsn := from; lsn <= l.last; lsn++ {
 		r := l.at(lsn)
-		text := fmt.Sprint(r.op, r.ts, r.expired, string(r.d.appendJSON(nil)))
+		text := fmt.Sprint(r.op, r.ts, r.expired, string(r.d.AppendJSON(nil)))
 		if r.op == OpDelete && r.expired {
 			if len(run) > 0 && r.ts != runTS {
 				end()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // Document is one stored document, as read or written. It is immutable: a
@@ -13,7 +15,7 @@ import (
 // it was. The zero [Document] is empty: its methods return zero values and
 // Decode reports [ErrNotFound].
 type Document struct {
-	d    *doc
+	d    *engine.Doc
 	base uint64 // the collection's etag base: _etag is base + LSN
 }
 
@@ -28,7 +30,7 @@ func (d Document) LSN() uint64 {
 	if d.d == nil {
 		return 0
 	}
-	return d.d.tag - d.base
+	return d.d.Tag - d.base
 }
 
 // ID returns the document's id.
@@ -36,7 +38,7 @@ func (d Document) ID() string {
 	if d.d == nil {
 		return ""
 	}
-	return d.d.id()
+	return d.d.ID()
 }
 
 // PartitionKey returns the document's partition-key value; for a document
@@ -45,7 +47,7 @@ func (d Document) PartitionKey() PartitionKey {
 	if d.d == nil {
 		return PartitionKey{}
 	}
-	k, _ := decodePartitionKey(d.d.key()[:d.d.at.pk])
+	k, _ := decodePartitionKey(d.d.Key()[:d.d.Layout.PK])
 	return k
 }
 
@@ -54,7 +56,7 @@ func (d Document) TS() int64 {
 	if d.d == nil {
 		return 0
 	}
-	return d.d.ts
+	return d.d.TS
 }
 
 // Timestamp returns _ts as a time.Time.
@@ -67,17 +69,17 @@ func (d Document) ETag() string {
 	if d.d == nil {
 		return ""
 	}
-	return d.d.etag()
+	return d.d.ETag()
 }
 
 // TTL returns the document's own ttl: -1 or a number of seconds, with ok
 // true; or ok false when the document has no ttl (or null) and so inherits
 // the collection's [DefaultTTL].
 func (d Document) TTL() (seconds int, ok bool) {
-	if d.d == nil || d.d.ttl == ttlInherit {
+	if d.d == nil || d.d.TTL == ttlInherit {
 		return 0, false
 	}
-	return int(d.d.ttl), true
+	return int(d.d.TTL), true
 }
 
 // Body returns the document as written, without the system properties: its
@@ -87,7 +89,7 @@ func (d Document) Body() string {
 	if d.d == nil {
 		return ""
 	}
-	return d.d.body()
+	return d.d.Body()
 }
 
 // JSON returns the document with its system properties: Body with _ts and
@@ -97,7 +99,7 @@ func (d Document) JSON() string {
 	if d.d == nil {
 		return ""
 	}
-	return string(d.d.appendJSON(make([]byte, 0, d.d.jsonLen())))
+	return string(d.d.AppendJSON(make([]byte, 0, d.d.JSONLen())))
 }
 
 // AppendJSON appends JSON() to dst and returns the extended slice. It
@@ -106,7 +108,7 @@ func (d Document) AppendJSON(dst []byte) []byte {
 	if d.d == nil {
 		return dst
 	}
-	return d.d.appendJSON(dst)
+	return d.d.AppendJSON(dst)
 }
 
 // Decode unmarshals the document, with its system properties, into v, as
@@ -117,20 +119,20 @@ func (d Document) Decode(v any) error {
 	if d.d == nil {
 		return errorf(ErrNotFound, "decode of an empty Document")
 	}
-	return d.d.decode(v, true)
+	return decodeDoc(d.d, v, true)
 }
 
 // decodeBuffers recycles the buffers documents are decoded from.
 var decodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// decode unmarshals the document into v with encoding/json: its body, with
+// decodeDoc unmarshals the document d into v with encoding/json: its body, with
 // the system properties when system is set. The text is copied into a
 // recycled buffer first, so that nothing can reach the stored bytes.
-func (d *doc) decode(v any, system bool) error {
+func decodeDoc(d *engine.Doc, v any, system bool) error {
 	bufp := decodeBuffers.Get().(*[]byte)
-	buf := append((*bufp)[:0], d.body()...)
+	buf := append((*bufp)[:0], d.Body()...)
 	if system {
-		buf = d.appendJSON(buf[:0])
+		buf = d.AppendJSON(buf[:0])
 	}
 	err := json.Unmarshal(buf, v)
 	if cap(buf) <= 64<<10 {
@@ -139,7 +141,7 @@ func (d *doc) decode(v any, system bool) error {
 	}
 	if err != nil {
 		into := strings.TrimPrefix(fmt.Sprintf("%T", v), "*") // the type decoded into, not the pointer to it
-		return fmt.Errorf("%w: decode document %q into %s: %w", ErrInvalidDocument, d.id(), into, err)
+		return fmt.Errorf("%w: decode document %q into %s: %w", ErrInvalidDocument, d.ID(), into, err)
 	}
 	return nil
 }

@@ -1,5 +1,7 @@
 package ttldb
 
+import "github.com/ttldb/ttldb/engine"
+
 // How the collection's calls meet its journal (R12). A call that changes
 // the collection records its changes under mu (journalPut, journalDelete,
 // journalSetting), and settles when it is done: it closes their group,
@@ -10,7 +12,7 @@ package ttldb
 
 // journalPut records the write of d, replacing old (nil for none), as op.
 // Call with mu held.
-func (c *Collection) journalPut(d, old *doc, op ChangeOp) {
+func (c *Collection) journalPut(d, old *engine.Doc, op ChangeOp) {
 	if c.j != nil {
 		c.j.put(d, old, c.seqOf(d), op)
 	}
@@ -18,7 +20,7 @@ func (c *Collection) journalPut(d, old *doc, op ChangeOp) {
 
 // journalDelete records the deletion of d at now, with the LSN lsn. Call
 // with mu held.
-func (c *Collection) journalDelete(d *doc, lsn uint64, now int64, expired bool) {
+func (c *Collection) journalDelete(d *engine.Doc, lsn uint64, now int64, expired bool) {
 	if c.j != nil {
 		c.j.del(d, lsn, now, expired)
 	}

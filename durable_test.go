@@ -50,7 +50,7 @@ func durableState(c *Collection) string {
 	for _, e := range sortedEntries(c) {
 		d := e.doc()
 		at, ok := c.exp.expiresAt(d, 0)
-		fmt.Fprintf(&b, "%s lsn=%d ttl=%d expires=%d,%v\n", d.appendJSON(nil), c.seqOf(d), d.ttl, at, ok)
+		fmt.Fprintf(&b, "%s lsn=%d ttl=%d expires=%d,%v\n", d.AppendJSON(nil), c.seqOf(d), d.TTL, at, ok)
 	}
 	fmt.Fprintf(&b, "default=%v cuts=%d,%v mode=%v seq=%d\nlatest:", c.exp.def, c.exp.ownCut, c.exp.cuts, c.mode, c.seq)
 	for e := c.feed.latest.head; e != nil; e = e.next {

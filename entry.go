@@ -1,6 +1,10 @@
 package ttldb
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/ttldb/ttldb/engine"
+)
 
 // entry is a key's place in the primary index. The map and the key tree
 // hold one entry per stored key, and a write of the key stores its new
@@ -13,23 +17,26 @@ import "sync/atomic"
 // latest-version change feed (latest.go); finger marks an entry a feed
 // reader resumes from.
 type entry struct {
-	cur        atomic.Pointer[doc]
+	cur        atomic.Pointer[engine.Doc]
 	prev, next *entry
 	slot       int32 // its index in its expiry bucket, or -1 in none (buckets.go)
 	finger     atomic.Bool
 }
 
-func newEntry(d *doc) *entry {
+func newEntry(d *engine.Doc) *entry {
 	e := new(entry)
 	e.cur.Store(d)
 	return e
 }
 
 // doc returns the document stored under the entry's key now.
-func (e *entry) doc() *doc { return e.cur.Load() }
+func (e *entry) doc() *engine.Doc { return e.cur.Load() }
 
 // key returns the entry's key, which every version of its document shares.
-func (e *entry) key() string { return e.cur.Load().key() }
+func (e *entry) key() string { return e.cur.Load().Key() }
 
 // pivot returns an entry that holds only a key, to search the tree with.
 func pivot(key string) *entry { return newEntry(keyDoc(key)) }
+
+// keyDoc returns a document that holds only a key, to search a tree with.
+func keyDoc(key string) *engine.Doc { return engine.NewDoc(key, engine.Layout{}, "", 0, 0, 0) }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // expiryIndex finds the documents that expire, in the order they expire,
@@ -50,11 +52,11 @@ type inheritCut struct{ upTo, ttl int64 }
 
 // expAt is the second that orders d in its tree: _ts + ttl in own, _ts in
 // inherit.
-func expAt(d *doc) int64 {
-	if d.ttl > 0 {
-		return d.ts + int64(d.ttl)
+func expAt(d *engine.Doc) int64 {
+	if d.TTL > 0 {
+		return d.TS + int64(d.TTL)
 	}
-	return d.ts
+	return d.TS
 }
 
 func newExpiryIndex(def DefaultTTL) expiryIndex {
@@ -72,11 +74,11 @@ func (x *expiryIndex) inheritCut() int64 {
 
 // side returns the tree d belongs in, or nil for a document that never
 // expires.
-func (x *expiryIndex) side(d *doc) *buckets {
+func (x *expiryIndex) side(d *engine.Doc) *buckets {
 	switch {
-	case d.ttl > 0:
+	case d.TTL > 0:
 		return &x.own
-	case d.ttl == ttlInherit:
+	case d.TTL == ttlInherit:
 		return &x.inherit
 	}
 	return nil
@@ -94,7 +96,7 @@ func (x *expiryIndex) add(e *entry) {
 
 // move moves e, whose document was old and is now e.doc(), to its new
 // place; a document due at the same second as the old one stays where it is.
-func (x *expiryIndex) move(e *entry, old *doc) {
+func (x *expiryIndex) move(e *entry, old *engine.Doc) {
 	d := e.doc()
 	if x.side(d) == x.side(old) && expAt(d) == expAt(old) {
 		return
@@ -105,7 +107,7 @@ func (x *expiryIndex) move(e *entry, old *doc) {
 
 // remove takes e out of the index, where its document d put it. Call it
 // before e's document changes.
-func (x *expiryIndex) remove(e *entry, d *doc) {
+func (x *expiryIndex) remove(e *entry, d *engine.Doc) {
 	if bs := x.side(d); bs != nil {
 		bs.remove(e, expAt(d))
 	}
@@ -149,12 +151,12 @@ func (r expiryRules) limits(now int64) limits {
 }
 
 // expired reports whether d is expired under l (R4).
-func (l limits) expired(d *doc) bool {
+func (l limits) expired(d *engine.Doc) bool {
 	switch {
-	case d.ttl > 0:
-		return d.ts+int64(d.ttl) <= l.own
-	case d.ttl == ttlInherit:
-		return d.ts <= l.inherit
+	case d.TTL > 0:
+		return d.TS+int64(d.TTL) <= l.own
+	case d.TTL == ttlInherit:
+		return d.TS <= l.inherit
 	}
 	return false
 }
@@ -179,13 +181,13 @@ func (x *expiryIndex) setDefault(def DefaultTTL, now int64) {
 // expiresAt returns when d expires, or expired, at now, and ok false when it
 // does not expire. A document that expired under an earlier [DefaultTTL]
 // keeps the instant it expired at (R7).
-func (x *expiryIndex) expiresAt(d *doc, now int64) (at int64, ok bool) {
+func (x *expiryIndex) expiresAt(d *engine.Doc, now int64) (at int64, ok bool) {
 	switch {
-	case d.ttl > 0 && x.limits(now).expired(d):
-		return d.ts + int64(d.ttl), true
-	case d.ttl == ttlInherit && d.ts <= x.inheritCut():
-		i, _ := slices.BinarySearchFunc(x.cuts, d.ts, func(c inheritCut, ts int64) int { return cmp.Compare(c.upTo, ts) })
-		return d.ts + x.cuts[i].ttl, true
+	case d.TTL > 0 && x.limits(now).expired(d):
+		return d.TS + int64(d.TTL), true
+	case d.TTL == ttlInherit && d.TS <= x.inheritCut():
+		i, _ := slices.BinarySearchFunc(x.cuts, d.TS, func(c inheritCut, ts int64) int { return cmp.Compare(c.upTo, ts) })
+		return d.TS + x.cuts[i].ttl, true
 	}
 	return x.due(d)
 }
@@ -214,9 +216,9 @@ func (x *expiryIndex) next(now int64) (at int64, ok bool) {
 
 // due returns when d expires under the current setting, ignoring the
 // cut-offs, or ok false when it does not.
-func (x *expiryIndex) due(d *doc) (at int64, ok bool) {
-	e, ok := effectiveTTL(x.def, d.ttl)
-	return d.ts + e, ok
+func (x *expiryIndex) due(d *engine.Doc) (at int64, ok bool) {
+	e, ok := effectiveTTL(x.def, d.TTL)
+	return d.TS + e, ok
 }
 
 // popExpired takes up to max entries whose documents are expired under l

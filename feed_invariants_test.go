@@ -60,7 +60,7 @@ func checkFeedInvariants(t *testing.T, c *Collection) {
 			require.Less(t, c.seqOf(r.d), lsn, "record %d deletes an earlier version", lsn)
 		} else {
 			require.Equal(t, lsn, c.seqOf(r.d), "record %d carries its LSN", lsn)
-			require.Equal(t, r.d.ts, r.ts)
+			require.Equal(t, r.d.TS, r.ts)
 		}
 		require.Equal(t, recordSize(r.d), r.size)
 		bytes += int64(r.size)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/engine"
 )
 
 // readAllFeed reads q's feed page by page until no more is left, and
@@ -314,7 +315,7 @@ func TestFeedRetention(t *testing.T) { // R11
 			defer c.Close()
 			// Each record is a tenth of MinFeedBytes: 24 bytes, the header,
 			// the key (4 + 3 bytes) and the body (30 bytes and the pad).
-			pad := strings.Repeat("x", MinFeedBytes/10-24-docHeader-7-30)
+			pad := strings.Repeat("x", MinFeedBytes/10-24-engine.HeaderSize-7-30)
 			for i := range 30 {
 				_, err := c.Upsert(bg, fmt.Appendf(nil, `{"id":"d%02d","pk":"p","pad":%q}`, i%10, pad))
 				require.NoError(t, err)

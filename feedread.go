@@ -142,10 +142,10 @@ func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end u
 			continue
 		}
 		end = lsn
-		if p.partition && !strings.HasPrefix(d.key(), p.prefix) || lim.expired(d) {
+		if p.partition && !strings.HasPrefix(d.Key(), p.prefix) || lim.expired(d) {
 			continue
 		}
-		page.Changes = append(page.Changes, c.change(record{d: d, ts: d.ts, op: OpLatest}, lsn))
+		page.Changes = append(page.Changes, c.change(record{d: d, ts: d.TS, op: OpLatest}, lsn))
 	}
 	if e == nil {
 		return last, false // none written since end but deletions, which this feed does not show
@@ -167,7 +167,7 @@ func (c *Collection) readAll(p feedPlan, after uint64, page *FeedPage) (end uint
 	for ; lsn <= last && len(page.Changes) < p.limit && budget > 0; lsn++ {
 		budget--
 		r := log.at(lsn)
-		if p.partition && !strings.HasPrefix(r.d.key(), p.prefix) {
+		if p.partition && !strings.HasPrefix(r.d.Key(), p.prefix) {
 			continue
 		}
 		page.Changes = append(page.Changes, c.change(*r, lsn))
@@ -178,8 +178,8 @@ func (c *Collection) readAll(p feedPlan, after uint64, page *FeedPage) (end uint
 // change returns the [Change] of r, whose LSN is lsn.
 func (c *Collection) change(r record, lsn uint64) Change {
 	d := r.d
-	pk, _ := decodePartitionKey(d.key()[:d.at.pk])
-	ch := Change{Op: r.op, LSN: lsn, TS: r.ts, ID: d.id(), PartitionKey: pk, TimeToLiveExpired: r.expired}
+	pk, _ := decodePartitionKey(d.Key()[:d.Layout.PK])
+	ch := Change{Op: r.op, LSN: lsn, TS: r.ts, ID: d.ID(), PartitionKey: pk, TimeToLiveExpired: r.expired}
 	if r.op != OpDelete {
 		ch.Document = c.document(d)
 	} else {

@@ -38,7 +38,7 @@ func (c *Collection) logWrite(e *entry, op ChangeOp) {
 	}
 	d := e.doc()
 	f.latest.written(e)
-	f.log.append(record{d: d, ts: d.ts, op: op}, c.seqOf(d), d.ts)
+	f.log.append(record{d: d, ts: d.TS, op: op}, c.seqOf(d), d.TS)
 	if c.j == nil { // a durable collection's readers wake once the change is durable
 		f.wake()
 	}

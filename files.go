@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/vfs"
 	"github.com/ttldb/ttldb/internal/wal"
 )
@@ -140,7 +141,7 @@ func (c *Collection) savedState() savedState {
 // it, and remove the temporary file. A group closes at snapshotGroup
 // documents or snapshotBytes, whichever comes first: recovery reads a group
 // at once.
-func writeSnapshot(dir vfs.Dir, epoch uint64, st savedState, docs []*doc, etagBase uint64, stop, closing <-chan struct{}) (size int64, err error) {
+func writeSnapshot(dir vfs.Dir, epoch uint64, st savedState, docs []*engine.Doc, etagBase uint64, stop, closing <-chan struct{}) (size int64, err error) {
 	name := inDir(dir, snapName(epoch))
 	tmp := name + tmpSuffix
 	f, err := dir.Create(snapName(epoch) + tmpSuffix)
@@ -164,7 +165,7 @@ func writeSnapshot(dir vfs.Dir, epoch uint64, st savedState, docs []*doc, etagBa
 	var rec []byte
 	pending := 0
 	for _, d := range docs {
-		rec = appendPut(rec[:0], d, d.tag-etagBase, OpCreate)
+		rec = appendPut(rec[:0], d, d.Tag-etagBase, OpCreate)
 		if err := w.Add(rec); err != nil {
 			return 0, fmt.Errorf("writing %s: %w", tmp, err)
 		}

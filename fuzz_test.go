@@ -1209,8 +1209,8 @@ func fzListFixtureFor(t testing.TB) *fzListFixture {
 				panic(fmt.Sprintf("Create(%s): %v", d.json, err))
 			}
 			key := fzEnc(d.pk) + d.id
-			if got.d.key() != key {
-				panic(fmt.Sprintf("Create(%s): key %q, want %q", d.json, got.d.key(), key))
+			if got.d.Key() != key {
+				panic(fmt.Sprintf("Create(%s): key %q, want %q", d.json, got.d.Key(), key))
 			}
 			fx.keys = append(fx.keys, key)
 			if !d.expired {
@@ -1372,7 +1372,7 @@ func fzCheckList(t testing.TB, fx *fzListFixture, part *PartitionKey, limit int,
 	}
 	var got []fzListed
 	for _, d := range page.Documents {
-		got = append(got, fzListed{d.d.key(), d.JSON()})
+		got = append(got, fzListed{d.d.Key(), d.JSON()})
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("%s: got %q, want %q", what, got, want)

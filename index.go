@@ -1,6 +1,10 @@
 package ttldb
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+
+	"github.com/ttldb/ttldb/engine"
+)
 
 // btreeDegree is the degree of every B-tree: wide nodes, few levels.
 const btreeDegree = 32
@@ -37,7 +41,7 @@ func (p *primary) clear() {
 // lookup returns the document stored under key, live or not, or nil, for a
 // point read, which holds no lock; open is false once p is cleared. It does
 // not allocate.
-func (p *primary) lookup(key []byte) (d *doc, open bool) { return p.keys.lookup(key) }
+func (p *primary) lookup(key []byte) (d *engine.Doc, open bool) { return p.keys.lookup(key) }
 
 // get returns the entry of key, its document live or not, or nil, and the
 // key's hash, which insert and swap take, so that a write hashes its key
@@ -46,7 +50,7 @@ func (p *primary) get(key []byte) (e *entry, h uint64) { return p.keys.get(key) 
 
 // insert stores d under its key, whose hash is h and which has no entry,
 // and returns the new entry.
-func (p *primary) insert(d *doc, h uint64) *entry {
+func (p *primary) insert(d *engine.Doc, h uint64) *entry {
 	e := newEntry(d)
 	p.keys.insert(h, d, e)
 	p.order.add(e)
@@ -55,7 +59,7 @@ func (p *primary) insert(d *doc, h uint64) *entry {
 
 // swap stores d, a new document of e's key, whose hash is h, in e and in
 // the key's slot. It takes O(1): the order is not touched.
-func (p *primary) swap(e *entry, d *doc, h uint64) {
+func (p *primary) swap(e *entry, d *engine.Doc, h uint64) {
 	e.cur.Store(d)
 	p.keys.swap(h, d)
 }

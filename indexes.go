@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
 )
 
@@ -222,7 +223,7 @@ func (c *Collection) declareIndexes(opts []string) (err error) {
 	}
 	var kb []byte
 	for _, x := range xs {
-		c.prim.keys.each(func(d *doc, e *entry) {
+		c.prim.keys.each(func(d *engine.Doc, e *entry) {
 			kb = x.appendItemKey(kb[:0], d)
 			x.tree.ReplaceOrInsert(item(string(kb), e))
 		})

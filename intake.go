@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/jsonscan"
 	"github.com/ttldb/ttldb/internal/jsontext"
 )
@@ -34,7 +35,7 @@ func encodeInput(v any) ([]byte, error) {
 // analysis can keep the key's buffer on the stack.
 type intake struct {
 	out []byte // the compact object, system properties removed
-	at  keyLayout
+	at  engine.Layout
 	ttl int32
 }
 
@@ -103,7 +104,7 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 	}
 	if isIDPath(pkPath) {
 		// The key is the encoding of the id as a string key: see keyFor.
-		in.at = keyLayout{pk: uint16(len(key)), idAt: 1, idEnd: uint16(len(key) - 2)}
+		in.at = engine.Layout{PK: uint16(len(key)), IDAt: 1, IDEnd: uint16(len(key) - 2)}
 		return in, key, nil
 	}
 	in.at = splitLayout(len(key), len(key)+len(id))
@@ -112,7 +113,7 @@ func parseDocument(buf, keyBuf, src []byte, pkPath []string) (in intake, key []b
 
 // describeKey names the document with the key for messages. It copies what
 // it formats, so the key does not escape.
-func describeKey(key []byte, at keyLayout) string {
-	pk, _ := decodePartitionKey(string(key[:at.pk]))
-	return fmt.Sprintf("document %q in partition %v", string(key[at.idAt:at.idEnd]), pk)
+func describeKey(key []byte, at engine.Layout) string {
+	pk, _ := decodePartitionKey(string(key[:at.PK]))
+	return fmt.Sprintf("document %q in partition %v", string(key[at.IDAt:at.IDEnd]), pk)
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/vfs"
 	"github.com/ttldb/ttldb/internal/wal"
 )
@@ -75,13 +76,13 @@ var errJournalClosed = fmt.Errorf("the log is closed")
 
 // put adds the record of the write of d, stamped with lsn, replacing old
 // (nil for none), to the open group. Call with Collection.mu held.
-func (j *journal) put(d, old *doc, lsn uint64, op ChangeOp) {
+func (j *journal) put(d, old *engine.Doc, lsn uint64, op ChangeOp) {
 	var mark int
 	j.grp, mark = wal.Begin(j.grp)
 	j.grp = appendPut(j.grp, d, lsn, op)
 	j.grp = wal.End(j.grp, mark)
 	j.n++
-	j.clock = max(j.clock, d.ts)
+	j.clock = max(j.clock, d.TS)
 	delta := diskSize(d)
 	if old != nil {
 		delta -= diskSize(old)
@@ -90,14 +91,14 @@ func (j *journal) put(d, old *doc, lsn uint64, op ChangeOp) {
 }
 
 // diskSize is about the bytes d takes in a snapshot.
-func diskSize(d *doc) int64 { return int64(len(d.body())) + 27 }
+func diskSize(d *engine.Doc) int64 { return int64(len(d.Body())) + 27 }
 
 // del adds the record of the deletion of d, at now, with lsn. Call with
 // Collection.mu held.
-func (j *journal) del(d *doc, lsn uint64, now int64, expired bool) {
+func (j *journal) del(d *engine.Doc, lsn uint64, now int64, expired bool) {
 	var mark int
 	j.grp, mark = wal.Begin(j.grp)
-	j.grp = appendDelete(j.grp, d.key(), lsn, now, expired)
+	j.grp = appendDelete(j.grp, d.Key(), lsn, now, expired)
 	j.grp = wal.End(j.grp, mark)
 	j.n++
 	j.clock = max(j.clock, now)

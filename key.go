@@ -1,15 +1,11 @@
 package ttldb
 
-// keyLayout says where the parts of a document key are: key[:pk] is the
-// partition-key encoding and key[idAt:idEnd] the id. A key is usually the
-// encoding followed by the id; in a collection partitioned by /id the
-// encoding alone is the key, and the id is inside it (see keyFor).
-type keyLayout struct{ pk, idAt, idEnd uint16 }
+import "github.com/ttldb/ttldb/engine"
 
 // splitLayout is the layout of a key made of the partition-key encoding
 // (enc bytes) followed by the id.
-func splitLayout(enc, keyLen int) keyLayout {
-	return keyLayout{pk: uint16(enc), idAt: uint16(enc), idEnd: uint16(keyLen)}
+func splitLayout(enc, keyLen int) engine.Layout {
+	return engine.Layout{PK: uint16(enc), IDAt: uint16(enc), IDEnd: uint16(keyLen)}
 }
 
 // keyFor appends the key of the document with a valid partition key and id

@@ -14,7 +14,7 @@ func TestPartitionedByID(t *testing.T) { // R4, R10
 		d := mustCreate(t, c, `{"id":"`+id+`","n":1}`)
 		require.Equal(t, StringKey(id), d.PartitionKey())
 		require.Equal(t, id, d.ID())
-		require.Equal(t, string(StringKey(id).appendEncoded(nil)), d.d.key(), "the id is not stored twice")
+		require.Equal(t, string(StringKey(id).appendEncoded(nil)), d.d.Key(), "the id is not stored twice")
 	}
 	_, err := c.Create(bg, []byte(`{"id":"a","n":2}`))
 	require.ErrorIs(t, err, ErrConflict)

@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // keyMap maps every stored key to its entry and the entry's document. Point
@@ -68,7 +70,7 @@ type keyGroup struct {
 // keySlot is one key's place: its document, which readers load, and its
 // entry, which only writers read.
 type keySlot struct {
-	d atomic.Pointer[doc]
+	d atomic.Pointer[engine.Doc]
 	e *entry
 }
 
@@ -150,7 +152,7 @@ func (t *keyTable) maxUsed() int { return t.slots() * 7 / 8 }
 // document; d is nil when the table does not hold key. Readers call it
 // without a lock, on a table a writer may be changing: the probe ends at an
 // empty slot, or once it has visited every group.
-func (t *keyTable) find(h uint64, key string) (g *keyGroup, i int, d *doc) {
+func (t *keyTable) find(h uint64, key string) (g *keyGroup, i int, d *engine.Doc) {
 	tag := uint8(h & 0x7F)
 	p := h >> 7 & t.mask
 	for step := uint64(1); step <= t.mask+1; step++ {
@@ -158,7 +160,7 @@ func (t *keyTable) find(h uint64, key string) (g *keyGroup, i int, d *doc) {
 		ctrl := g.ctrl.Load()
 		for match := matchTag(ctrl, tag); match != 0; match &= match - 1 {
 			i = bits.TrailingZeros64(match) >> 3
-			if d = g.slots[i].d.Load(); d != nil && d.key() == key {
+			if d = g.slots[i].d.Load(); d != nil && d.Key() == key {
 				return g, i, d
 			}
 		}
@@ -188,7 +190,7 @@ func (t *keyTable) place(h uint64) (g *keyGroup, i int, deleted bool) {
 
 // fill puts d and e in slot i of g, for a key whose hash is h: the
 // document first, then the control byte that shows it to readers.
-func (t *keyTable) fill(g *keyGroup, i int, h uint64, d *doc, e *entry) {
+func (t *keyTable) fill(g *keyGroup, i int, h uint64, d *engine.Doc, e *entry) {
 	g.slots[i].e = e
 	g.slots[i].d.Store(d)
 	g.ctrl.Store(withByte(g.ctrl.Load(), i, uint8(h&0x7F)))
@@ -205,7 +207,7 @@ func (m *keyMap) table(h uint64) *keyTable {
 // lookup returns the document stored under key, or nil, for a point read,
 // which holds no lock; open is false once m is cleared. It does not
 // allocate.
-func (m *keyMap) lookup(key []byte) (d *doc, open bool) {
+func (m *keyMap) lookup(key []byte) (d *engine.Doc, open bool) {
 	dir := m.dir.Load()
 	if dir == nil {
 		return nil, false
@@ -228,7 +230,7 @@ func (m *keyMap) get(key []byte) (*entry, uint64) {
 
 // insert stores d and e under d's key, whose hash is h and which m does not
 // hold. Writers only.
-func (m *keyMap) insert(h uint64, d *doc, e *entry) {
+func (m *keyMap) insert(h uint64, d *engine.Doc, e *entry) {
 	for {
 		t := m.table(h)
 		g, i, deleted := t.place(h)
@@ -246,8 +248,8 @@ func (m *keyMap) insert(h uint64, d *doc, e *entry) {
 
 // swap stores d, a new document of a key m holds, whose hash is h, in the
 // key's slot. Writers only.
-func (m *keyMap) swap(h uint64, d *doc) {
-	g, i, _ := m.table(h).find(h, d.key())
+func (m *keyMap) swap(h uint64, d *engine.Doc) {
+	g, i, _ := m.table(h).find(h, d.Key())
 	g.slots[i].d.Store(d)
 }
 
@@ -340,7 +342,7 @@ func (m *keyMap) split(t *keyTable, h uint64) {
 // movedKey is a key a rebuild moves: its hash, document and entry.
 type movedKey struct {
 	h uint64
-	d *doc
+	d *engine.Doc
 	e *entry
 }
 
@@ -350,9 +352,9 @@ type movedKey struct {
 // wait for one another.
 func (m *keyMap) rehash(t *keyTable) []movedKey {
 	ks := m.moving[:0]
-	t.each(func(d *doc, e *entry) { ks = append(ks, movedKey{d: d, e: e}) })
+	t.each(func(d *engine.Doc, e *entry) { ks = append(ks, movedKey{d: d, e: e}) })
 	for i := range ks {
-		ks[i].h = maphash.String(m.seed, ks[i].d.key())
+		ks[i].h = maphash.String(m.seed, ks[i].d.Key())
 	}
 	m.moving = ks
 	return ks
@@ -375,7 +377,7 @@ func (m *keyMap) publish(depth uint, h uint64, lo, hi *keyTable) {
 }
 
 // each calls fn with the document and entry of every key of t.
-func (t *keyTable) each(fn func(d *doc, e *entry)) {
+func (t *keyTable) each(fn func(d *engine.Doc, e *entry)) {
 	for gi := range t.groups {
 		g := &t.groups[gi]
 		for full := ^g.ctrl.Load() & msb8; full != 0; full &= full - 1 {
@@ -386,7 +388,7 @@ func (t *keyTable) each(fn func(d *doc, e *entry)) {
 }
 
 // add puts a key in a table that no reader has seen yet.
-func (t *keyTable) add(h uint64, d *doc, e *entry) {
+func (t *keyTable) add(h uint64, d *engine.Doc, e *entry) {
 	g, i, _ := t.place(h)
 	t.used++
 	t.fill(g, i, h, d, e)
@@ -397,7 +399,7 @@ func (m *keyMap) len() int { return m.n }
 
 // each calls fn with the document and entry of every key m holds. Writers
 // only.
-func (m *keyMap) each(fn func(d *doc, e *entry)) {
+func (m *keyMap) each(fn func(d *engine.Doc, e *entry)) {
 	dir := m.dir.Load()
 	if dir == nil {
 		return
@@ -426,7 +428,7 @@ func (m *keyMap) entriesFrom(es []*entry, from uint64, budget int) (_ []*entry, 
 	i, n := from>>dir.shift, uint64(len(dir.tables))
 	for i < n && budget > 0 {
 		t := dir.tables[i].Load()
-		t.each(func(_ *doc, e *entry) { es = append(es, e) })
+		t.each(func(_ *engine.Doc, e *entry) { es = append(es, e) })
 		budget -= t.slots()
 		span := uint64(1) << (64 - dir.shift - t.depth) // the table's directory slots
 		i = i&^(span-1) + span

@@ -12,11 +12,12 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/engine"
 )
 
 // slotOf returns the document and entry in key's slot, or nils. Call it
 // holding Collection.mu.
-func (m *keyMap) slotOf(key string) (*doc, *entry) {
+func (m *keyMap) slotOf(key string) (*engine.Doc, *entry) {
 	h := maphash.String(m.seed, key)
 	g, i, d := m.table(h).find(h, key)
 	if g == nil {
@@ -81,15 +82,15 @@ func (m *keyMap) check(t testing.TB) {
 					if d == nil || e == nil || e.doc() != d {
 						t.Fatalf("a full slot holds document %v and entry %v, not the entry's document", d, e)
 					}
-					h := maphash.String(m.seed, d.key())
+					h := maphash.String(m.seed, d.Key())
 					if uint8(h&0x7F) != b {
-						t.Fatalf("%q: control byte %#x, not its hash's", d.key(), b)
+						t.Fatalf("%q: control byte %#x, not its hash's", d.Key(), b)
 					}
 					if tb.depth > 0 && uint64(first)>>(depth-tb.depth) != h>>(64-tb.depth) {
-						t.Fatalf("%q is not in the table of its hash's top bits", d.key())
+						t.Fatalf("%q is not in the table of its hash's top bits", d.Key())
 					}
-					if fg, fi, fd := tb.find(h, d.key()); fg != g || fi != i || fd != d {
-						t.Fatalf("%q is not found where it is: something before it in its probe ends the probe", d.key())
+					if fg, fi, fd := tb.find(h, d.Key()); fg != g || fi != i || fd != d {
+						t.Fatalf("%q is not found where it is: something before it in its probe ends the probe", d.Key())
 					}
 				default:
 					t.Fatalf("control byte %#x", b)
@@ -106,7 +107,9 @@ func (m *keyMap) check(t testing.TB) {
 }
 
 // mapDoc makes a document of key for the map tests; v tells versions apart.
-func mapDoc(key string, v int) *doc { return newDoc(key, keyLayout{}, "{}", 0, int64(v), uint64(v)) }
+func mapDoc(key string, v int) *engine.Doc {
+	return engine.NewDoc(key, engine.Layout{}, "{}", 0, int64(v), uint64(v))
+}
 
 // TestKeyMapModel drives a key map with random inserts, overwrites and
 // removes, growing it through rebuilds and splits and shrinking it back,
@@ -228,12 +231,12 @@ func TestKeyMapReadersNeverWait(t *testing.T) {
 			for i := 0; !done.Load(); i++ {
 				key := fmt.Sprintf("stable-%d", (i+r)%stable)
 				d, open := m.lookup([]byte(key))
-				if !open || d == nil || d.key() != key {
+				if !open || d == nil || d.Key() != key {
 					errs <- fmt.Errorf("lookup %q: %v, open %v", key, d, open)
 					return
 				}
 				if d, _ := m.lookup([]byte(fmt.Sprintf("never-%d", i%100))); d != nil {
-					errs <- fmt.Errorf("found %q, never stored", d.key())
+					errs <- fmt.Errorf("found %q, never stored", d.Key())
 					return
 				}
 			}
@@ -310,7 +313,7 @@ func TestKeyMapMatch(t *testing.T) {
 func BenchmarkKeyMap(b *testing.B) {
 	const n = 1_000_000
 	keys := make([][]byte, n)
-	docs := make([]*doc, n)
+	docs := make([]*engine.Doc, n)
 	for i := range keys {
 		keys[i] = fmt.Appendf(nil, "key:%010d", i)
 		docs[i] = mapDoc(string(keys[i]), i)
@@ -318,10 +321,10 @@ func BenchmarkKeyMap(b *testing.B) {
 	var m keyMap
 	m.init(maphash.MakeSeed())
 	var mu sync.RWMutex
-	gm := make(map[string]*doc)
+	gm := make(map[string]*engine.Doc)
 	for i, d := range docs {
 		m.insert(maphash.Bytes(m.seed, keys[i]), d, newEntry(d))
-		gm[d.key()] = d
+		gm[d.Key()] = d
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	b.Run("lookup", func(b *testing.B) {
@@ -345,7 +348,7 @@ func BenchmarkKeyMap(b *testing.B) {
 		for b.Loop() {
 			i := r.IntN(n)
 			h := maphash.Bytes(m.seed, keys[i])
-			m.remove(h, docs[i].key())
+			m.remove(h, docs[i].Key())
 			m.insert(h, docs[i], newEntry(docs[i]))
 		}
 	})
@@ -353,10 +356,10 @@ func BenchmarkKeyMap(b *testing.B) {
 		for b.Loop() {
 			i := r.IntN(n)
 			mu.Lock()
-			delete(gm, docs[i].key())
+			delete(gm, docs[i].Key())
 			mu.Unlock()
 			mu.Lock()
-			gm[docs[i].key()] = docs[i]
+			gm[docs[i].Key()] = docs[i]
 			mu.Unlock()
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/engine"
 )
 
 // TestLimitsExactly: a document exactly at each limit is accepted; one byte
@@ -57,7 +58,7 @@ func TestBadKeyThatIsTheID(t *testing.T) { // R10
 		_, err = c.Get(bg, StringKey(strings.Repeat("a", MaxIDLength+1)), strings.Repeat("a", MaxIDLength+1))
 		require.ErrorIs(t, err, ErrInvalidID, path)
 	}
-	require.Equal(t, 32, docHeader, "a document's header")
+	require.Equal(t, 32, engine.HeaderSize, "a document's header")
 	require.Equal(t, 32, int(unsafe.Sizeof(entry{})), "an entry, with the links of the order of last writes (R11)")
 }
 

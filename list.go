@@ -4,6 +4,8 @@ import (
 	"context"
 	"iter"
 	"strings"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // Query selects documents for List, All and Count. The zero [Query] selects
@@ -101,12 +103,12 @@ func (c *Collection) List(ctx context.Context, q Query) (Page, error) {
 	}
 	defer s.release()
 	var page Page
-	closed := s.scan(p, func(d *doc) bool {
+	closed := s.scan(p, func(d *engine.Doc) bool {
 		if q.Filter != nil && !q.Filter(c.document(d)) {
 			return true
 		}
 		if q.Limit > 0 && len(page.Documents) == q.Limit {
-			page.Continuation = sealToken(p.scope, page.Documents[q.Limit-1].d.key())
+			page.Continuation = sealToken(p.scope, page.Documents[q.Limit-1].d.Key())
 			return false
 		}
 		page.Documents = append(page.Documents, c.document(d))
@@ -142,7 +144,7 @@ func (c *Collection) All(ctx context.Context, q Query) iter.Seq2[Document, error
 		}
 		defer s.release()
 		n, failed := 0, false
-		closed := s.scan(p, func(d *doc) bool {
+		closed := s.scan(p, func(d *engine.Doc) bool {
 			if q.Filter != nil && !q.Filter(c.document(d)) {
 				return true
 			}
@@ -186,7 +188,7 @@ func (c *Collection) Count(ctx context.Context, q Query) (int, error) {
 	}
 	defer s.release()
 	n := 0
-	closed := s.scan(p, func(d *doc) bool {
+	closed := s.scan(p, func(d *engine.Doc) bool {
 		if q.Filter == nil || q.Filter(c.document(d)) {
 			n++
 		}

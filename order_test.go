@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/vfs"
 )
 
@@ -24,7 +25,7 @@ func sortedEntries(c *Collection) []*entry {
 		return es
 	}
 	var es []*entry
-	c.prim.keys.each(func(_ *doc, e *entry) { es = append(es, e) })
+	c.prim.keys.each(func(_ *engine.Doc, e *entry) { es = append(es, e) })
 	slices.SortFunc(es, func(a, b *entry) int { return strings.Compare(a.key(), b.key()) })
 	return es
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"unicode/utf8"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/patch"
 )
 
@@ -190,10 +191,10 @@ func encodeValue(v any) ([]byte, error) {
 // document of old's key, not yet stamped. Errors: [ErrInvalidPatch] for an
 // operation that does not apply to this document; those of parsing a
 // document (R2, R10) for a result that breaks a rule.
-func (c *Collection) applyPatch(old *doc, ops []patch.Op) (*doc, error) {
-	body, err := patch.Apply([]byte(old.body()), ops)
+func (c *Collection) applyPatch(old *engine.Doc, ops []patch.Op) (*engine.Doc, error) {
+	body, err := patch.Apply([]byte(old.Body()), ops)
 	if err != nil {
-		return nil, errorf(ErrInvalidPatch, "document %q: %v", old.id(), err)
+		return nil, errorf(ErrInvalidPatch, "document %q: %v", old.ID(), err)
 	}
 	bufp := intakeBuffers.Get().(*[]byte)
 	defer func() {
@@ -205,12 +206,12 @@ func (c *Collection) applyPatch(old *doc, ops []patch.Op) (*doc, error) {
 	in, key, err := parseDocument(*bufp, kb[:0], body, c.pkPath)
 	*bufp = in.out[:0]
 	if err != nil {
-		return nil, fmt.Errorf("%w (in document %q as the patch would leave it: %.80s)", err, old.id(), body)
+		return nil, fmt.Errorf("%w (in document %q as the patch would leave it: %.80s)", err, old.ID(), body)
 	}
-	if string(key) != old.key() { // the paths above keep it; this is a last guard
-		return nil, errorf(ErrInvalidPatch, "document %q: the patch changes its id or partition key", old.id())
+	if string(key) != old.Key() { // the paths above keep it; this is a last guard
+		return nil, errorf(ErrInvalidPatch, "document %q: the patch changes its id or partition key", old.ID())
 	}
-	return newDoc(key, in.at, in.out, in.ttl, 0, 0), nil
+	return engine.NewDoc(key, in.at, in.out, in.ttl, 0, 0), nil
 }
 
 // Patch applies ops, at most [MaxPatchOperations], to the live document
@@ -234,7 +235,7 @@ func (c *Collection) Patch(ctx context.Context, pk PartitionKey, id string, ops 
 
 // patch is Patch, refusing a patched document that fits does not accept
 // (for [Typed.Patch]: one that does not decode into its type).
-func (c *Collection) patch(ctx context.Context, pk PartitionKey, id string, ops []PatchOp, opts []WriteOption, fits func(*doc) error) (Document, error) {
+func (c *Collection) patch(ctx context.Context, pk PartitionKey, id string, ops []PatchOp, opts []WriteOption, fits func(*engine.Doc) error) (Document, error) {
 	if err := checkContext(ctx, "Patch"); err != nil {
 		return Document{}, err
 	}
@@ -245,7 +246,7 @@ func (c *Collection) patch(ctx context.Context, pk PartitionKey, id string, ops 
 	if err != nil {
 		return Document{}, err
 	}
-	return c.modify(ctx, "Patch", pk, id, opts, func(e *entry, h uint64, now int64) (*doc, error) {
+	return c.modify(ctx, "Patch", pk, id, opts, func(e *entry, h uint64, now int64) (*engine.Doc, error) {
 		d, err := c.applyPatch(e.doc(), compiled)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,8 @@ package ttldb
 import (
 	"context"
 	"time"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // keyBuffer is large enough for most keys, so that building one for a
@@ -85,7 +87,7 @@ func (c *Collection) Get(ctx context.Context, pk PartitionKey, id string) (Docum
 // applying them now, so that a reader sees all of a batch or none of it
 // (R14). With no batch, it costs two loads of a word no write but a
 // batch's touches.
-func (c *Collection) lookup(key []byte) (d *doc, open bool) {
+func (c *Collection) lookup(key []byte) (d *engine.Doc, open bool) {
 	for {
 		seq := c.batching.Load()
 		if seq&1 != 0 { // a batch holds mu while it applies its changes
@@ -108,7 +110,7 @@ func (c *Collection) lookup(key []byte) (d *doc, open bool) {
 // [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed];
 // those of a context that is nil or done (see [Collection]).
 func (c *Collection) Delete(ctx context.Context, pk PartitionKey, id string, opts ...WriteOption) error {
-	_, err := c.modify(ctx, "Delete", pk, id, opts, func(e *entry, _ uint64, now int64) (*doc, error) {
+	_, err := c.modify(ctx, "Delete", pk, id, opts, func(e *entry, _ uint64, now int64) (*engine.Doc, error) {
 		c.remove(e, now)
 		return nil, nil
 	})
@@ -121,9 +123,9 @@ func (c *Collection) Delete(ctx context.Context, pk PartitionKey, id string, opt
 //
 // Errors: those of Delete.
 func (c *Collection) Touch(ctx context.Context, pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
-	return c.modify(ctx, "Touch", pk, id, opts, func(e *entry, h uint64, now int64) (*doc, error) {
+	return c.modify(ctx, "Touch", pk, id, opts, func(e *entry, h uint64, now int64) (*engine.Doc, error) {
 		old := e.doc()
-		d := newDoc(old.key(), old.at, old.body(), old.ttl, 0, 0)
+		d := engine.NewDoc(old.Key(), old.Layout, old.Body(), old.TTL, 0, 0)
 		c.stamp(d, now)
 		c.store(e, d, h, OpReplace)
 		return d, nil
@@ -134,7 +136,7 @@ func (c *Collection) Touch(ctx context.Context, pk PartitionKey, id string, opts
 // the write's condition, at now: the instant the document was found live
 // at, which the change must use too (one reading of the clock per call). An
 // error of change must come before it changes anything.
-func (c *Collection) modify(ctx context.Context, op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64, now int64) (*doc, error)) (_ Document, err error) {
+func (c *Collection) modify(ctx context.Context, op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64, now int64) (*engine.Doc, error)) (_ Document, err error) {
 	if err := checkContext(ctx, op); err != nil {
 		return Document{}, err
 	}
@@ -157,8 +159,8 @@ func (c *Collection) modify(ctx context.Context, op string, pk PartitionKey, id 
 	switch {
 	case e == nil:
 		return Document{}, errorf(ErrNotFound, "%s: document %q in partition %v is not there or has expired", op, id, pk)
-	case cond && !e.doc().hasETag(etag):
-		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, e.doc().etag(), etag)
+	case cond && !e.doc().HasETag(etag):
+		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, e.doc().ETag(), etag)
 	}
 	d, err := change(e, h, now)
 	if err != nil {

@@ -32,7 +32,7 @@ func TestReadsDoNotAllocate(t *testing.T) {
 		other = "2" + tag[1:]
 	}
 	require.Zero(t, testing.AllocsPerRun(100, func() {
-		if !d.d.hasETag(tag) || d.d.hasETag(other) || d.d.hasETag(tag[1:]) {
+		if !d.d.HasETag(tag) || d.d.HasETag(other) || d.d.HasETag(tag[1:]) {
 			panic("hasETag")
 		}
 	}), "etag comparison")

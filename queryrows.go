@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/google/btree"
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
 )
 
@@ -34,7 +35,7 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 	accepted := 0
 	var lastSort []byte
 	var lastKey string
-	closed := r.rows(func(d *doc, sk []byte) bool {
+	closed := r.rows(func(d *engine.Doc, sk []byte) bool {
 		if r.s.lim.expired(d) { // sorted at an earlier page of a Cursor, expired since (R4)
 			return true
 		}
@@ -50,7 +51,7 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 			return false
 		}
 		accepted++
-		lastSort, lastKey = append(lastSort[:0], sk...), d.key()
+		lastSort, lastKey = append(lastSort[:0], sk...), d.Key()
 		if remaining > 0 {
 			remaining--
 		}
@@ -84,7 +85,7 @@ func (r *queryRun) pageRoom(maxItems int) int {
 // aggregate gives fn the one result of a COUNT, unless OFFSET skips it.
 func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 	n := int64(0)
-	closed := r.rows(func(d *doc, _ []byte) bool {
+	closed := r.rows(func(d *engine.Doc, _ []byte) bool {
 		if r.b.Counts(r.row(d)) {
 			n++
 		}
@@ -100,9 +101,9 @@ func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 }
 
 // render returns d's result; false when it gives none.
-func (r *queryRun) render(d *doc) ([]byte, bool) {
+func (r *queryRun) render(d *engine.Doc) ([]byte, bool) {
 	if r.b.Star() {
-		r.out = d.appendJSON(r.out[:0])
+		r.out = d.AppendJSON(r.out[:0])
 		return r.out, true
 	}
 	var ok bool
@@ -110,13 +111,13 @@ func (r *queryRun) render(d *doc) ([]byte, bool) {
 	return r.out, ok
 }
 
-func (r *queryRun) row(d *doc) query.Row { return rowOf(d, r.tag[:]) }
+func (r *queryRun) row(d *engine.Doc) query.Row { return rowOf(d, r.tag[:]) }
 
 // keep reports whether d, read as of the snapshot, is a row of the query:
 // live (R4), in the partition, and kept by the WHERE clause.
-func (r *queryRun) keep(d *doc) bool {
+func (r *queryRun) keep(d *engine.Doc) bool {
 	r.plan.Examined++
-	if r.s.lim.expired(d) || !strings.HasPrefix(d.key(), r.prefix) || !r.b.Match(r.row(d)) {
+	if r.s.lim.expired(d) || !strings.HasPrefix(d.Key(), r.prefix) || !r.b.Match(r.row(d)) {
 		return false
 	}
 	r.plan.Matched++
@@ -127,27 +128,27 @@ func (r *queryRun) keep(d *doc) bool {
 // from, in the query's order, with its sort key, until fn returns false.
 // closed is true when it met a document whose version it could not find
 // (the collection closed).
-func (r *queryRun) rows(fn func(d *doc, sk []byte) bool) (closed bool) {
+func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) (closed bool) {
 	sorted := len(r.b.OrderBy()) > 0 && !r.b.Aggregate()
 	switch {
 	case r.ordered:
 		return r.orderedRows(fn)
 	case r.tree == nil && !sorted:
-		return r.s.scan(plan{prefix: r.prefix, after: r.afterKey, resume: r.resume}, func(d *doc) bool {
+		return r.s.scan(plan{prefix: r.prefix, after: r.afterKey, resume: r.resume}, func(d *engine.Doc) bool {
 			return !r.keep(d) || fn(d, nil)
 		})
 	case r.b.Aggregate() || !sorted && r.point:
 		// A count needs no order; one value's items are in key order.
-		return r.indexRows(func(d *doc) bool {
-			return r.resume && d.key() <= r.afterKey || !r.keep(d) || fn(d, nil)
+		return r.indexRows(func(d *engine.Doc) bool {
+			return r.resume && d.Key() <= r.afterKey || !r.keep(d) || fn(d, nil)
 		})
 	}
 	type found struct {
-		d  *doc
+		d  *engine.Doc
 		sk []byte
 	}
 	var rows []found
-	add := func(d *doc) {
+	add := func(d *engine.Doc) {
 		if r.keep(d) {
 			var sk []byte
 			if sorted {
@@ -157,16 +158,16 @@ func (r *queryRun) rows(fn func(d *doc, sk []byte) bool) (closed bool) {
 		}
 	}
 	if r.tree == nil {
-		closed = r.s.scan(plan{prefix: r.prefix}, func(d *doc) bool { add(d); return true })
+		closed = r.s.scan(plan{prefix: r.prefix}, func(d *engine.Doc) bool { add(d); return true })
 	} else {
-		closed = r.indexRows(func(d *doc) bool { add(d); return true })
+		closed = r.indexRows(func(d *engine.Doc) bool { add(d); return true })
 	}
 	if closed {
 		return true
 	}
-	slices.SortFunc(rows, func(a, b found) int { return r.compare(a.sk, a.d.key(), b.sk, b.d.key()) })
+	slices.SortFunc(rows, func(a, b found) int { return r.compare(a.sk, a.d.Key(), b.sk, b.d.Key()) })
 	for _, row := range rows {
-		if r.resume && r.compare(row.sk, row.d.key(), r.afterSort, r.afterKey) <= 0 {
+		if r.resume && r.compare(row.sk, row.d.Key(), r.afterSort, r.afterKey) <= 0 {
 			continue
 		}
 		if !fn(row.d, row.sk) {
@@ -191,7 +192,7 @@ func (r *queryRun) compare(ska []byte, keya string, skb []byte, keyb string) int
 
 // indexRows calls fn with the documents of the index's ranges, as of the
 // snapshot, until fn returns false.
-func (r *queryRun) indexRows(fn func(d *doc) bool) (closed bool) {
+func (r *queryRun) indexRows(fn func(d *engine.Doc) bool) (closed bool) {
 	for _, rg := range r.ranges {
 		goOn := true
 		ascend(r.tree, rg, func(it secItem) bool {
@@ -212,7 +213,7 @@ func (r *queryRun) indexRows(fn func(d *doc) bool) (closed bool) {
 
 // orderedRows calls fn for the rows in the order of the index on the ORDER
 // BY path, descending for DESC, from the position it resumes at.
-func (r *queryRun) orderedRows(fn func(d *doc, sk []byte) bool) (closed bool) {
+func (r *queryRun) orderedRows(fn func(d *engine.Doc, sk []byte) bool) (closed bool) {
 	var seek string // the item the query resumes after
 	if r.resume {
 		vk := r.afterSort
@@ -236,7 +237,7 @@ func (r *queryRun) orderedRows(fn func(d *doc, sk []byte) bool) (closed bool) {
 		}
 		// The item's key is the value's key, then d's: the sort key of the
 		// one ORDER BY item, complemented for DESC.
-		sk = append(sk[:0], it.k[:len(it.k)-len(d.key())]...)
+		sk = append(sk[:0], it.k[:len(it.k)-len(d.Key())]...)
 		if r.desc {
 			for i := range sk {
 				sk[i] = ^sk[i]

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/google/btree"
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
 )
 
@@ -37,7 +38,7 @@ type queryRun struct {
 	desc    bool                   // ties in ORDER BY go by key, descending
 	plan    QueryPlan
 
-	tag   [etagLen]byte
+	tag   [engine.ETagLen]byte
 	out   []byte
 	steps int // index items read, for snapshot.halted
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
 )
 
@@ -43,11 +44,11 @@ const (
 )
 
 // appendPut appends the record of the write of d, stamped, as op.
-func appendPut(b []byte, d *doc, lsn uint64, op ChangeOp) []byte {
+func appendPut(b []byte, d *engine.Doc, lsn uint64, op ChangeOp) []byte {
 	b = append(b, recPut, byte(op))
 	b = binary.BigEndian.AppendUint64(b, lsn)
-	b = binary.BigEndian.AppendUint64(b, uint64(d.ts))
-	return append(b, d.body()...)
+	b = binary.BigEndian.AppendUint64(b, uint64(d.TS))
+	return append(b, d.Body()...)
 }
 
 // appendDelete appends the record of the deletion of key, at now, with the

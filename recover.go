@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/vfs"
 	"github.com/ttldb/ttldb/internal/wal"
 )
@@ -147,7 +148,7 @@ func (c *Collection) openDir(o *Options) (err error) {
 	j.visible.Store(c.seq)
 	j.wlsn, j.pendLSN = c.seq, c.seq
 	var live int64
-	c.prim.keys.each(func(d *doc, _ *entry) { live += diskSize(d) })
+	c.prim.keys.each(func(d *engine.Doc, _ *entry) { live += diskSize(d) })
 	j.live.Store(live)
 	c.j = j
 	c.recovery.LastLSN = c.seq

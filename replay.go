@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
 	"github.com/ttldb/ttldb/internal/vfs"
 	"github.com/ttldb/ttldb/internal/wal"
@@ -74,7 +75,7 @@ func (c *Collection) loadSnapshot(dir vfs.Dir, s uint64) (int64, error) {
 		return 0, fmt.Errorf("%w: %s: %w", ErrInvalidOption, name, err)
 	}
 	p := &replayer{file: name}
-	batches := make(chan []*doc, 4)
+	batches := make(chan []*engine.Doc, 4)
 	var dup atomic.Pointer[string] // a key found twice, which stops the reading
 	var res wal.Result
 	var docs uint64
@@ -84,7 +85,7 @@ func (c *Collection) loadSnapshot(dir vfs.Dir, s uint64) (int64, error) {
 		var st *savedState
 		var prev uint64
 		var buf, kb []byte
-		var batch []*doc
+		var batch []*engine.Doc
 		res, err = p.scan(f, func(r []byte) error {
 			switch {
 			case dup.Load() != nil:
@@ -123,7 +124,7 @@ func (c *Collection) loadSnapshot(dir vfs.Dir, s uint64) (int64, error) {
 				docs++
 				if batch = append(batch, d); len(batch) == loadBatch {
 					batches <- batch
-					batch = make([]*doc, 0, loadBatch)
+					batch = make([]*engine.Doc, 0, loadBatch)
 				}
 				return nil
 			case r[0] == recEnd:
@@ -143,7 +144,7 @@ func (c *Collection) loadSnapshot(dir vfs.Dir, s uint64) (int64, error) {
 	for batch := range batches { // until the reading ends: it may not stop halfway
 		for _, d := range batch {
 			if dup.Load() == nil && !c.load(d) {
-				key := d.key()
+				key := d.Key()
 				dup.Store(&key)
 			}
 		}
@@ -168,7 +169,7 @@ const loadBatch = 1024
 // tag. at is the offset of its group, for errors.
 type logItem struct {
 	rec []byte
-	d   *doc
+	d   *engine.Doc
 	op  ChangeOp
 	lsn uint64
 	end bool
@@ -260,7 +261,7 @@ func (c *Collection) replay(it logItem) error {
 		if it.lsn != c.seq+1 {
 			return fmt.Errorf("the change of LSN %d after LSN %d", it.lsn, c.seq)
 		}
-		e, h := c.prim.get([]byte(d.key()))
+		e, h := c.prim.get([]byte(d.Key()))
 		if (e == nil) != (it.op == OpCreate) {
 			return fmt.Errorf("the %v of LSN %d, and the key is there: %v", it.op, it.lsn, e != nil)
 		}
@@ -335,7 +336,7 @@ func (c *Collection) replay(it logItem) error {
 
 // readPut decodes a put record, without its kind, into its document,
 // stamped, parsing the body again into buf and kb.
-func (c *Collection) readPut(r []byte, buf, kb *[]byte) (op ChangeOp, lsn uint64, d *doc, err error) {
+func (c *Collection) readPut(r []byte, buf, kb *[]byte) (op ChangeOp, lsn uint64, d *engine.Doc, err error) {
 	f := fields{b: r}
 	op = ChangeOp(f.u8())
 	lsn, ts := f.u64(), f.i64()
@@ -349,7 +350,7 @@ func (c *Collection) readPut(r []byte, buf, kb *[]byte) (op ChangeOp, lsn uint64
 	}
 	*buf, *kb = in.out[:0], key[:0]
 	c.advance(ts)
-	return op, lsn, newDoc(key, in.at, in.out, in.ttl, ts, c.etagBase+lsn), nil
+	return op, lsn, engine.NewDoc(key, in.at, in.out, in.ttl, ts, c.etagBase+lsn), nil
 }
 
 // advance makes now no earlier than t, an instant the collection's files
@@ -362,8 +363,8 @@ func (c *Collection) advance(t int64) {
 // load puts a document of a snapshot, in the order of their LSNs, in the
 // indexes: as a write, but for the all-versions feed, which starts after
 // the snapshot.
-func (c *Collection) load(d *doc) (ok bool) {
-	e, h := c.prim.get([]byte(d.key()))
+func (c *Collection) load(d *engine.Doc) (ok bool) {
+	e, h := c.prim.get([]byte(d.Key()))
 	if e != nil {
 		return false // a key twice
 	}

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/google/btree"
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
 )
 
@@ -53,17 +54,17 @@ func newSecondary(ptr string, path query.Path) *secondary {
 }
 
 // appendItemKey appends the key of d's item.
-func (x *secondary) appendItemKey(dst []byte, d *doc) []byte {
-	var tag [etagLen]byte
+func (x *secondary) appendItemKey(dst []byte, d *engine.Doc) []byte {
+	var tag [engine.ETagLen]byte
 	dst = query.AppendKey(dst, rowOf(d, tag[:]).Value(x.path))
-	return append(dst, d.key()...)
+	return append(dst, d.Key()...)
 }
 
 // rowOf returns d as a query reads it; its etag is written into tag, which
 // must outlive the row's use.
-func rowOf(d *doc, tag []byte) query.Row {
-	t := appendETag(tag[:0], d.tag)
-	return query.Row{Body: d.body(), TS: d.ts, ETag: unsafe.String(unsafe.SliceData(t), len(t))}
+func rowOf(d *engine.Doc, tag []byte) query.Row {
+	t := engine.AppendETag(tag[:0], d.Tag)
+	return query.Row{Body: d.Body(), TS: d.TS, ETag: unsafe.String(unsafe.SliceData(t), len(t))}
 }
 
 // secondaries are a collection's secondary indexes, and those being built.
@@ -98,7 +99,7 @@ func (s *secondaries) paths() []string {
 // old to new; nil stands for none (a create, a delete). An index whose
 // value did not change is not touched. It takes O(log n) per index
 // changed. Call with mu held.
-func (s *secondaries) update(e *entry, old, new *doc) {
+func (s *secondaries) update(e *entry, old, new *engine.Doc) {
 	for _, b := range s.building {
 		b.changed[e] = struct{}{}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/google/btree"
+	"github.com/ttldb/ttldb/engine"
 )
 
 // A snapshot is a consistent view of the collection for a listing: the key
@@ -40,10 +41,10 @@ type snapshot struct {
 type versions struct {
 	mu     sync.RWMutex
 	nopen  atomic.Int32
-	open   map[uint64]int    // the seq of each open snapshot, and how many are open at it
-	newest uint64            // the largest seq in open
-	kept   map[*entry][]*doc // older documents, oldest first
-	log    []replaced        // the kept documents, in the order they were replaced: log[head:]
+	open   map[uint64]int           // the seq of each open snapshot, and how many are open at it
+	newest uint64                   // the largest seq in open
+	kept   map[*entry][]*engine.Doc // older documents, oldest first
+	log    []replaced               // the kept documents, in the order they were replaced: log[head:]
 	head   int
 }
 
@@ -56,7 +57,7 @@ type replaced struct {
 // keep records that old, e's document written at seq, is replaced by the
 // write of seq by; it is kept if an open snapshot may read it, one taken
 // since old was written.
-func (v *versions) keep(e *entry, old *doc, seq, by uint64) {
+func (v *versions) keep(e *entry, old *engine.Doc, seq, by uint64) {
 	if v.nopen.Load() == 0 {
 		return // snapshots open under Collection.mu, which the writer holds
 	}
@@ -66,7 +67,7 @@ func (v *versions) keep(e *entry, old *doc, seq, by uint64) {
 		return
 	}
 	if v.kept == nil {
-		v.kept = make(map[*entry][]*doc)
+		v.kept = make(map[*entry][]*engine.Doc)
 	}
 	v.kept[e] = append(v.kept[e], old)
 	v.log = append(v.log, replaced{e, by})
@@ -186,7 +187,7 @@ func (s snapshot) release() {
 
 // doc returns e's document as of the snapshot, or nil when there is none
 // to read, which only a bug could make happen.
-func (s snapshot) doc(e *entry) *doc {
+func (s snapshot) doc(e *entry) *engine.Doc {
 	d := e.doc()
 	if s.c.seqOf(d) <= s.seq {
 		return d
@@ -206,7 +207,7 @@ func (s snapshot) doc(e *entry) *doc {
 // false. closed is true when it stopped at a document whose version it
 // could not find, or as its context ended (see halted): the caller reports
 // stopped's error rather than end silently.
-func (s snapshot) scan(p plan, fn func(*doc) bool) (closed bool) {
+func (s snapshot) scan(p plan, fn func(*engine.Doc) bool) (closed bool) {
 	from := pivot(p.prefix)
 	if p.resume {
 		from = pivot(p.after)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/jsonscan"
 )
 
@@ -153,8 +154,8 @@ func (d *DefaultTTL) UnmarshalJSON(b []byte) error {
 // A document's ttl as stored: ttlInherit for absent or null, ttlNever for -1,
 // or the number of seconds.
 const (
-	ttlInherit int32 = 0
-	ttlNever   int32 = -1
+	ttlInherit = engine.TTLInherit
+	ttlNever   = engine.TTLNever
 )
 
 // parseDocTTL validates the JSON value of a document's ttl member (R2). The

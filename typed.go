@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // Typed is a view of a [Collection] whose documents are Go values of type T,
@@ -277,9 +279,9 @@ func (t *Typed[T]) Touch(ctx context.Context, pk PartitionKey, id string, opts .
 // patch whose result would not decode into T is refused, with
 // [ErrInvalidDocument], and changes nothing.
 func (t *Typed[T]) Patch(ctx context.Context, pk PartitionKey, id string, ops []PatchOp, opts ...WriteOption) (Item[T], error) {
-	d, err := t.c.patch(ctx, pk, id, ops, opts, func(d *doc) error {
+	d, err := t.c.patch(ctx, pk, id, ops, opts, func(d *engine.Doc) error {
 		var v T
-		if err := d.decode(&v, false); err != nil {
+		if err := decodeDoc(d, &v, false); err != nil {
 			return fmt.Errorf("%w (the document as the patch would leave it; nothing changed)", err)
 		}
 		return nil
@@ -379,7 +381,7 @@ func decodeResult(res []byte, v any) error {
 // item decodes d into an [Item].
 func (t *Typed[T]) item(d Document) (Item[T], error) {
 	it := Item[T]{Document: d}
-	if err := d.d.decode(&it.Value, t.system); err != nil {
+	if err := decodeDoc(d.d, &it.Value, t.system); err != nil {
 		return Item[T]{}, err
 	}
 	return it, nil

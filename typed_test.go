@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/engine"
 )
 
 // salesOrder is the shape of the Cosmos DB documentation's C# SalesOrder,
@@ -42,7 +43,7 @@ func TestTypedRoundTrip(t *testing.T) { // R2, R3, R4
 	require.Equal(t, long, got.Value, "an absent ttl reads back as nil: it inherits")
 	require.Equal(t, `{"id":"SO06","CustomerId":"c1","total":12}`, got.Body(), "the default is never written in (R2)")
 	require.Equal(t, int64(1_000_000), got.TS())
-	require.Len(t, got.ETag(), etagLen)
+	require.Len(t, got.ETag(), engine.ETagLen)
 	_, own := got.TTL()
 	require.False(t, own)
 

@@ -3,6 +3,8 @@ package ttldb
 import (
 	"cmp"
 	"slices"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // keyWalk is a compaction's walk of the key map. The snapshot a compaction
@@ -47,7 +49,7 @@ var walkHook func(c *Collection, read int)
 //
 // Errors: [ErrClosed] when the collection closes meanwhile; [ErrCorrupt]
 // when the walk does not find n documents, which only a bug can cause.
-func (c *Collection) snapshotDocs(s snapshot, w *keyWalk, n uint64) ([]*doc, error) {
+func (c *Collection) snapshotDocs(s snapshot, w *keyWalk, n uint64) ([]*engine.Doc, error) {
 	var es []*entry
 	from, done := uint64(0), false
 	for !done {
@@ -69,13 +71,13 @@ func (c *Collection) snapshotDocs(s snapshot, w *keyWalk, n uint64) ([]*doc, err
 		}
 		c.yield(seen)
 	}
-	docs := make([]*doc, 0, len(es))
+	docs := make([]*engine.Doc, 0, len(es))
 	for _, e := range es {
 		if d := s.doc(e); d != nil { // nil: created after s
 			docs = append(docs, d)
 		}
 	}
-	slices.SortFunc(docs, func(a, b *doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
+	slices.SortFunc(docs, func(a, b *engine.Doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
 	docs = slices.Compact(docs) // an entry read and then removed is there twice
 	if uint64(len(docs)) != n {
 		return nil, errorf(ErrCorrupt, "Compact: collection %q: the walk of its key map found %d documents of the %d it held when the compaction began; no snapshot was written and the log keeps every change (a bug in ttldb: please report it)", c.name, len(docs), n)

@@ -13,15 +13,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/vfs"
 )
 
 // docsByLSN returns every document c holds, expired or not, by LSN. Call
 // with mu held.
-func docsByLSN(c *Collection) []*doc {
-	var docs []*doc
-	c.prim.keys.each(func(d *doc, _ *entry) { docs = append(docs, d) })
-	slices.SortFunc(docs, func(a, b *doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
+func docsByLSN(c *Collection) []*engine.Doc {
+	var docs []*engine.Doc
+	c.prim.keys.each(func(d *engine.Doc, _ *entry) { docs = append(docs, d) })
+	slices.SortFunc(docs, func(a, b *engine.Doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
 	return docs
 }
 
@@ -41,7 +42,7 @@ func reopenSame(t *testing.T, c *Collection, mem *vfs.Mem, clk *fakeClock, msg s
 
 // walkNow runs a compaction's walk of c, as compact does, and returns the
 // documents it found and those c held when it began, by LSN.
-func walkNow(t *testing.T, c *Collection) (got, want []*doc) {
+func walkNow(t *testing.T, c *Collection) (got, want []*engine.Doc) {
 	t.Helper()
 	c.lock()
 	s, w := c.openView(), c.startWalk()
@@ -138,7 +139,7 @@ func TestCompactionWalk(t *testing.T) { // R12
 	for i := range want {
 		if want[i] != got[i] {
 			t.Fatalf("document %d of %d by LSN: got %s (LSN %d), want %s (LSN %d), the collection's when the walk began",
-				i, n, got[i].appendJSON(nil), c.seqOf(got[i]), want[i].appendJSON(nil), c.seqOf(want[i]))
+				i, n, got[i].AppendJSON(nil), c.seqOf(got[i]), want[i].AppendJSON(nil), c.seqOf(want[i]))
 		}
 	}
 	c.mu.RLock()
@@ -265,7 +266,7 @@ func walkRandom(t *testing.T, seed uint64, feedOff bool) {
 	require.Equal(t, len(want), len(got), "documents written")
 	for i := range want {
 		if want[i] != got[i] {
-			t.Fatalf("document %d by LSN: got %s, want %s", i, got[i].appendJSON(nil), want[i].appendJSON(nil))
+			t.Fatalf("document %d by LSN: got %s, want %s", i, got[i].AppendJSON(nil), want[i].AppendJSON(nil))
 		}
 	}
 }

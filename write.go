@@ -3,6 +3,8 @@ package ttldb
 import (
 	"context"
 	"sync"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // WriteOption makes a write conditional. The zero value adds no condition.
@@ -134,7 +136,7 @@ func (c *Collection) writeText(kind writeKind, src []byte, opts []WriteOption) (
 	}
 	// Build the document before taking the lock, and stamp it under the
 	// lock (R4: _ts is the second of the write).
-	d := newDoc(key, in.at, in.out, in.ttl, 0, 0)
+	d := engine.NewDoc(key, in.at, in.out, in.ttl, 0, 0)
 
 	c.lock()
 	defer c.settle(&err)
@@ -143,7 +145,7 @@ func (c *Collection) writeText(kind writeKind, src []byte, opts []WriteOption) (
 	}
 	now := c.now()
 	e, h := c.prim.get(key)
-	var old *doc
+	var old *engine.Doc
 	if e != nil {
 		old = e.doc()
 	}
@@ -154,8 +156,8 @@ func (c *Collection) writeText(kind writeKind, src []byte, opts []WriteOption) (
 		return Document{}, errorf(ErrConflict, "%s exists", describeKey(key, in.at))
 	case (kind == replace || cond) && !live:
 		return Document{}, errorf(ErrNotFound, "%v: %s is not there or has expired", kind, describeKey(key, in.at))
-	case cond && !old.hasETag(etag):
-		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.at), old.etag(), etag)
+	case cond && !old.HasETag(etag):
+		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.at), old.ETag(), etag)
 	}
 	c.put(e, d, h, now, live)
 	return c.document(d), nil
@@ -165,7 +167,7 @@ func (c *Collection) writeText(kind writeKind, src []byte, opts []WriteOption) (
 // its key, whose hash is h and whose entry is e (nil for none), as a
 // replace of e's document if it is live, and as a create otherwise. Call
 // with mu held.
-func (c *Collection) put(e *entry, d *doc, h uint64, now int64, live bool) {
+func (c *Collection) put(e *entry, d *engine.Doc, h uint64, now int64, live bool) {
 	op := OpReplace
 	if !live {
 		op = OpCreate
@@ -180,7 +182,7 @@ func (c *Collection) put(e *entry, d *doc, h uint64, now int64, live bool) {
 // store puts d, stamped, under its key, whose hash is h, in e's place (nil
 // when the key has no entry), records the write as op in the feed, and
 // helps the sweeper (see help). Call with mu held; d.ts is now.
-func (c *Collection) store(e *entry, d *doc, h uint64, op ChangeOp) {
+func (c *Collection) store(e *entry, d *engine.Doc, h uint64, op ChangeOp) {
 	if e != nil {
 		old := e.doc()
 		c.ver.keep(e, old, c.seqOf(old), c.seqOf(d))
@@ -202,6 +204,6 @@ func (c *Collection) store(e *entry, d *doc, h uint64, op ChangeOp) {
 		c.poke()
 	}
 	if !c.inBatch { // a batch's changes are not to be interleaved with the help's
-		c.help(d.ts, 1)
+		c.help(d.TS, 1)
 	}
 }

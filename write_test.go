@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/engine"
 )
 
 func TestCreateGetRoundTrip(t *testing.T) { // R2, R10
@@ -17,7 +18,7 @@ func TestCreateGetRoundTrip(t *testing.T) { // R2, R10
 	require.Equal(t, StringKey("c1"), d.PartitionKey())
 	require.Equal(t, int64(1_000_000), d.TS())
 	require.Equal(t, time.Unix(1_000_000, 0), d.Timestamp())
-	require.Len(t, d.ETag(), etagLen)
+	require.Len(t, d.ETag(), engine.ETagLen)
 	ttl, ok := d.TTL()
 	require.True(t, ok)
 	require.Equal(t, 10, ttl)
