@@ -106,15 +106,17 @@ type Collection struct {
 // stops. With opts.Dir it opens the directory (R12): a new one gets the
 // collection as made; an existing one, which must hold a collection of this
 // name and partition-key path, gives it its documents, then gets the
-// settings of opts (see [Options]), and [Collection.Recovery] says what the
-// open found and changed. It then starts the log's
-// goroutine and the compactor, which Close stops too. Opening a directory
-// takes O(n) for the n changes it holds.
+// settings of opts (see [Options]: unlike [Open], which keeps the stored
+// settings), and [Collection.Recovery] says what the open found and
+// changed. It then starts the log's goroutine and the compactor, which
+// Close stops too. Opening a directory takes O(n) for the n changes it
+// holds.
 //
 // Errors: [ErrInvalidOption] for a name that is empty, longer than
 // [MaxNameLength] or holds '/', '\', '?', '#' or a control character, a path
-// that is not of the form /a/b, an unknown indexing mode or sync policy, a
-// negative SweepBatch, TTL or Options.Indexes with indexing mode none (R8),
+// that is not of the form /a/b, an Options.Name or PartitionKeyPath that is
+// not empty and differs from the argument, an unknown indexing mode or sync
+// policy, a negative SweepBatch, TTL or Options.Indexes with indexing mode none (R8),
 // an index path that is not a JSON Pointer of member names or is listed
 // twice, and for a directory that cannot be made or read, or holds another
 // collection (another name or partition-key path), or secondary indexes
@@ -127,12 +129,29 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 	if opts != nil {
 		o = *opts
 	}
-	if p := nameProblem(name, MaxNameLength); p != "" {
+	if o.Name != "" && o.Name != name {
+		return nil, errorf(ErrInvalidOption, "NewCollection(%q, ...) with Options.Name %q: the name is NewCollection's argument; leave Options.Name empty, or make it the same (it is for Open)", name, o.Name)
+	}
+	if o.PartitionKeyPath != "" && o.PartitionKeyPath != partitionKeyPath {
+		return nil, errorf(ErrInvalidOption, "NewCollection(..., %q, ...) with Options.PartitionKeyPath %q: the partition-key path is NewCollection's argument; leave Options.PartitionKeyPath empty, or make it the same (it is for Open)", partitionKeyPath, o.PartitionKeyPath)
+	}
+	return newCollection(name, partitionKeyPath, o)
+}
+
+// newCollection is NewCollection once its arguments agree with its
+// options, and Open's for its two built-in engines. With o.asStored and
+// o.Dir, an empty name or partition-key path is the directory's.
+func newCollection(name, partitionKeyPath string, o Options) (*Collection, error) {
+	adopt := o.asStored && o.Dir != ""
+	if p := nameProblem(name, MaxNameLength); p != "" && !(adopt && name == "") {
 		return nil, errorf(ErrInvalidOption, "collection name %q %s", name, p)
 	}
-	segs, err := parsePath(partitionKeyPath)
-	if err != nil {
-		return nil, err
+	var segs []string
+	if !(adopt && partitionKeyPath == "") {
+		var err error
+		if segs, err = parsePath(partitionKeyPath); err != nil {
+			return nil, err
+		}
 	}
 	if err := o.DefaultTTL.validate(); err != nil {
 		return nil, err
@@ -216,10 +235,11 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 
 // applySettings gives a reopened collection the DefaultTTL and indexing
 // mode of its options, through their setters, in the order R8 allows, and
-// records each change in its Recovery. Call it before the sweeper starts,
-// so that it deletes by the settings asked for; o was validated (R8).
+// records each change in its Recovery; not for Open (o.asStored), which
+// keeps them. Call it before the sweeper starts, so that it deletes by the
+// settings asked for; o was validated (R8).
 func (c *Collection) applySettings(o *Options) error {
-	if o.keepSettings {
+	if o.keepSettings || o.asStored {
 		return nil
 	}
 	def, mode := c.DefaultTTL(), c.IndexingMode()

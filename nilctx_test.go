@@ -18,7 +18,7 @@ import (
 )
 
 // TestContextsAreChecked: every exported method that takes a
-// context.Context (of Collection, Typed and Cursor), given nil, returns
+// context.Context (of Collection, Typed and Cursor), and Open, given nil, returns
 // ErrInvalidOption, whose text names the method and the mistake; given one
 // that is done, canceled or past its deadline, it returns that context's
 // error (errors.Is), whatever else is wrong with the call. Either way it
@@ -134,6 +134,22 @@ func checkEveryContextMethod(t *testing.T, ctx context.Context, want func(t *tes
 			require.Equal(t, beforeFiles, files(), name)
 		}
 	}
+	// The package's functions that take one: Open, of the directory c has
+	// open, which it would refuse as locked if it looked at the directory
+	// before the context.
+	for _, url := range []string{"file:" + dir, "mem:"} {
+		before, beforeFiles := state(t, c), files()
+		var got *Collection
+		var err error
+		require.NotPanics(t, func() {
+			got, err = Open(ctx, url, &Options{Name: "ctx", PartitionKeyPath: "/pk"})
+		}, "Open(%s)", url)
+		require.Nil(t, got, "Open(%s)", url)
+		want(t, "Open", err)
+		require.Equal(t, before, state(t, c), "Open(%s)", url)
+		require.Equal(t, beforeFiles, files(), "Open(%s)", url)
+	}
+	called = append(called, "Open")
 	slices.Sort(called)
 	return called
 }

@@ -11,27 +11,61 @@ import (
 // default, so a nil *[Options] is a collection with TTL off, consistent
 // indexing, the wall clock and a background sweeper.
 //
-// Options describe the collection the program wants, at every open. When
-// [Options.Dir] holds a collection already, the open gives it the settings
-// of these options that can change on a live collection, as if their
-// setters were called right after the open: DefaultTTL (SetDefaultTTL,
-// with R7's cut-offs at the open's instant), Indexing (SetIndexingMode),
-// Indexes (CreateIndex of those it lacks; it keeps the others: DropIndex
-// drops one), and Feed, which is not stored. Each change is logged, so
-// that the next open finds it, and listed in [Recovery].Changed, such as
-// "DefaultTTL: 3600 → 7200"; options equal to what the directory holds
-// change and log nothing. What cannot change, the collection's name and
-// partition-key path, and a change its setter would refuse (Indexing none
-// where the directory has secondary indexes, R8), refuse the open with
-// [ErrInvalidOption] naming both values, and the refused open changes
-// nothing in the directory (R12).
+// The settings fields, DefaultTTL, Indexing and Indexes, mean one thing to
+// [Open] and another to [NewCollection] when [Options.Dir] (or Open's file
+// URL) holds a collection already:
+//
+//   - [Open] keeps the stored settings: it is for a program that did not
+//     make the collection and must not silently change it. The settings
+//     fields are those of a collection it creates; on an existing one a
+//     zero field means "as stored", and a non-zero field that differs from
+//     the stored value refuses the open with [ErrInvalidOption] naming both
+//     and the setter to call once it is open. As TTLOff is the zero
+//     DefaultTTL and IndexingConsistent the zero Indexing, neither asks
+//     Open for anything on an existing collection: to turn TTL off, call
+//     SetDefaultTTL(ctx, TTLOff()) on the open collection; to go back to
+//     consistent indexing, SetIndexingMode(ctx, IndexingConsistent).
+//     Recovery().Changed stays empty.
+//   - [NewCollection] applies them, as options that describe the collection
+//     the program wants at every open: it gives the collection the settings
+//     that can change on a live collection as if their setters were called
+//     right after the open: DefaultTTL (SetDefaultTTL, with R7's cut-offs at
+//     the open's instant), Indexing (SetIndexingMode), Indexes (CreateIndex
+//     of those it lacks; it keeps the others: DropIndex drops one). Each
+//     change is logged, so that the next open finds it, and listed in
+//     [Recovery].Changed, such as "DefaultTTL: 3600 → 7200"; options equal
+//     to what the directory holds change and log nothing.
+//
+// Either way, the handle's own options (Now, ManualSweep, SweepBatch, Feed,
+// Sync), which are not stored, apply at every open. What cannot change, the
+// collection's name and partition-key path, and a change its setter would
+// refuse (Indexing none where the directory has secondary indexes, R8),
+// refuse the open with [ErrInvalidOption] naming both values, and the
+// refused open changes nothing in the directory (R12).
 type Options struct {
-	// DefaultTTL is the collection's TTL setting (R1), which a reopen
-	// applies too (see [Options]). Zero: off.
+	// Name is the collection's name, for [Open]: required to make a
+	// collection (mem:, or a directory that holds none); for an existing
+	// directory, empty means the stored name, and another name is refused.
+	// [NewCollection] takes the name as its argument: there, Name must be
+	// empty or equal to it, else [ErrInvalidOption]. Zero: none.
+	Name string
+
+	// PartitionKeyPath is the collection's partition-key path, such as
+	// "/customerId", for [Open], as Name is: required to make a
+	// collection, empty for an existing directory's stored path, and
+	// refused when it differs from that. [NewCollection] takes it as its
+	// argument: there, it must be empty or equal to it, else
+	// [ErrInvalidOption]. Zero: none.
+	PartitionKeyPath string
+
+	// DefaultTTL is the collection's TTL setting (R1). Zero: off; except
+	// for [Open] of an existing collection, where zero (TTLOff) means the
+	// stored setting: see [Options]. NewCollection applies it at a reopen.
 	DefaultTTL DefaultTTL
 
-	// Indexing is the indexing mode (R8), which a reopen applies too.
-	// Zero: [IndexingConsistent].
+	// Indexing is the indexing mode (R8). Zero: [IndexingConsistent];
+	// except for [Open] of an existing collection, where zero means the
+	// stored mode. NewCollection applies it at a reopen.
 	Indexing IndexingMode
 
 	// Now is the clock. Zero: time.Now. A collection never lets its "now" go
@@ -69,15 +103,19 @@ type Options struct {
 	// Dir is the directory a durable collection lives in (R12): a log of
 	// its changes and a snapshot, compacted in the background. A directory
 	// that does not exist is created with the collection; an existing one
-	// is loaded, and given the settings of these options (see [Options]).
-	// One collection at a time uses a directory. Zero: the collection
-	// lives in memory only.
+	// is loaded, with its stored settings ([Open]) or given the settings of
+	// these options ([NewCollection]; see [Options]). One collection at a
+	// time uses a directory. With Open, a file URL names the directory:
+	// Dir must then be empty or the same. Zero: the collection lives in
+	// memory only.
 	Dir string
 
 	// Indexes are the paths of secondary indexes to have (R13), JSON
 	// Pointers of member names as [Collection.CreateIndex] takes them. A
-	// durable collection keeps the indexes it had, and adds these. Zero:
-	// none beyond those.
+	// durable collection keeps the indexes it had, and NewCollection adds
+	// these; Open of an existing collection refuses a list that is not
+	// the stored one, in any order (see [Options]). Zero: none beyond
+	// those.
 	Indexes []string
 
 	// Sync is when a durable collection's writes reach stable storage.
@@ -90,6 +128,10 @@ type Options struct {
 	// crash with what was acknowledged: the open keeps the directory's
 	// DefaultTTL and indexing mode, whatever these options say.
 	keepSettings bool
+	// asStored is set by Open: an existing directory keeps its stored
+	// settings, refusing options that differ, and gives its name and
+	// partition-key path where these are empty.
+	asStored bool
 }
 
 // SyncPolicy says when a durable collection's writes reach stable storage

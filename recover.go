@@ -91,6 +91,9 @@ func (c *Collection) openDir(o *Options) (err error) {
 		// A new directory, or one whose first open a crash interrupted
 		// before its snapshot: its log holds nothing. The log comes first
 		// (logchain.go).
+		if c.name == "" || c.path == "" { // Open checked it; the files may have gone since
+			return errorf(ErrInvalidOption, "%s holds no collection, and a new one needs Options.Name and Options.PartitionKeyPath (R12)", dir)
+		}
 		if j.file, err = newLog(d, 0); err != nil {
 			return err
 		}

@@ -101,8 +101,7 @@ func (c *Collection) loadSnapshot(dir vfs.Dir, s uint64) (int64, error) {
 				if err != nil {
 					return err
 				}
-				if v.name != c.name || v.path != c.path {
-					p.err = errorf(ErrInvalidOption, "%s holds collection %q partitioned by %s, not %q partitioned by %s: a collection's name and partition-key path cannot change; open it with those it was made with, or give another Dir (R12)", dir, v.name, v.path, c.name, c.path)
+				if p.err = c.adoptIdentity(dir, v); p.err != nil {
 					return p.err
 				}
 				if v.docs > uint64(size/32) { // a put record takes more than 32 bytes
@@ -387,4 +386,29 @@ func (c *Collection) restore(s savedState) {
 	c.feed.log.clear()
 	c.prim.presize(int(min(s.docs, 1<<30)))
 	c.sec.loaded = s.indexes
+}
+
+// adoptIdentity checks that the stored collection v is the one opened: of
+// its name and partition-key path, or, where those are empty (Open with
+// Options that leave them), gives it v's.
+func (c *Collection) adoptIdentity(dir vfs.Dir, v savedState) error {
+	name, path := c.name, c.path
+	if name == "" {
+		name = v.name
+	}
+	if path == "" {
+		path = v.path
+	}
+	if v.name != name || v.path != path {
+		return errorf(ErrInvalidOption, "%s holds collection %q partitioned by %s, not %q partitioned by %s: a collection's name and partition-key path cannot change; open it with those it was made with, or give another Dir (R12)", dir.Path(), v.name, v.path, name, path)
+	}
+	if c.path == "" {
+		segs, err := parsePath(v.path)
+		if err != nil {
+			return &CorruptError{File: dir.Path(), Offset: -1, Reason: fmt.Sprintf("the stored partition-key path: %v", err)}
+		}
+		c.pkPath, c.byID = segs, isIDPath(segs)
+	}
+	c.name, c.path = name, path
+	return nil
 }
