@@ -15,8 +15,8 @@ import (
 // time to live, with a change feed, in memory or also on disk (see the
 // package documentation and the rules R1-R12).
 //
-// Make a [Collection] with [NewCollection]: the zero [Collection] is not usable,
-// and its methods report [ErrClosed].
+// Make a [Collection] with [Open] (by URL, on any engine) or [NewCollection]:
+// the zero [Collection] is not usable, and its methods report [ErrClosed].
 //
 // A [Collection] is safe for concurrent use by multiple goroutines. Point
 // reads take no lock; writes, and each batch of the sweeper, hold the

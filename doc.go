@@ -197,10 +197,25 @@
 //		DefaultTTL: ttldb.TTLSeconds(1800), // at every open: see Options
 //	})
 //
-// The options describe the collection the program wants: a reopen applies
-// their DefaultTTL, indexing mode and indexes as the setters would, logged,
-// and [Recovery] lists what it changed; a different name or partition-key
-// path is refused (see [Options]).
+// The options of [NewCollection] describe the collection the program
+// wants: a reopen applies their DefaultTTL, indexing mode and indexes as
+// the setters would, logged, and [Recovery] lists what it changed; a
+// different name or partition-key path is refused (see [Options]).
+//
+// [Open] opens a collection by URL, so that a program changes engine by
+// changing one line (R16): "mem:" for one in memory, "file:///abs/path" or
+// "file:relative/path" for a durable one, another scheme for the engine
+// whose package registered it ([Register]). On a directory that holds a
+// collection, Open is for a program that did not make it: it gets the
+// stored name, partition-key path and settings, which it must not silently
+// change. [Options.Name] and [Options.PartitionKeyPath] are needed only to
+// make a collection; DefaultTTL, Indexing and Indexes are those of a
+// collection Open makes, and on an existing one zero means "as stored" and
+// a value that differs is refused with [ErrInvalidOption] naming the setter
+// to call. TTLOff is the zero DefaultTTL, so it asks Open for nothing: to
+// turn TTL off, call SetDefaultTTL(ctx, TTLOff()) once it is open.
+//
+//	c, err := ttldb.Open(ctx, "file:///var/lib/myservice/sessions", nil)
 //
 // A call that changes the collection returns once its change is written to
 // the operating system, so a killed process loses no acknowledged change;

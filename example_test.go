@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -50,6 +52,47 @@ func Example() {
 	// live: 2
 	// live after an hour: 1
 	// swept: 2
+}
+
+// Open names the engine in a URL: "mem:" for a collection in memory, a file
+// URL for a durable one (another engine's package registers its scheme).
+// A program that opens a collection it did not make gets it as stored.
+func ExampleOpen() {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	tmp, _ := os.MkdirTemp("", "ttldb-example")
+	defer os.RemoveAll(tmp)
+	url := "file://" + filepath.ToSlash(filepath.Join(tmp, "sessions")) // or "mem:"
+
+	// The program that makes the collection says what it is.
+	c, err := ttldb.Open(ctx, url, &ttldb.Options{
+		Name: "sessions", PartitionKeyPath: "/userId",
+		DefaultTTL: ttldb.TTLSeconds(1800),
+		Now:        clk.Now, ManualSweep: true,
+	})
+	if err != nil {
+		panic(err)
+	}
+	c.Create(ctx, []byte(`{"id":"s1","userId":"u1"}`))
+	c.Close()
+
+	// Another program opens it by its URL alone, and keeps its settings.
+	c, err = ttldb.Open(ctx, url, &ttldb.Options{Now: clk.Now, ManualSweep: true})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c.Name(), c.PartitionKeyPath(), c.DefaultTTL(), len(c.Recovery().Changed))
+	n, _ := c.Count(ctx, ttldb.Query{})
+	fmt.Println("live:", n)
+	c.Close()
+
+	// A setting that differs is refused: the setter changes it, on purpose.
+	_, err = ttldb.Open(ctx, url, &ttldb.Options{DefaultTTL: ttldb.TTLSeconds(60)})
+	fmt.Println(errors.Is(err, ttldb.ErrInvalidOption), strings.Contains(err.Error(), "SetDefaultTTL"))
+	// Output:
+	// sessions /userId 1800 0
+	// live: 1
+	// true true
 }
 
 func ExampleCollection_Touch() {
