@@ -34,7 +34,9 @@ import (
 // WatchFeed stop at once. A write that has begun is finished, its sync
 // under [SyncAlways] included: stopping it halfway would leave its outcome
 // unknown. Checking a context costs a call that does not wait a
-// comparison and a call of its Err method.
+// comparison and a call of its Err method. The "Errors:" lists of the
+// methods below leave the context's errors implicit: every method that
+// takes one may return them.
 //
 // The order of keys that listings read costs each create and removal most
 // of its time in a large collection, so a collection keeps it only once
@@ -97,6 +99,7 @@ type Collection struct {
 	compacting   chan struct{}         // holds a token while a compaction runs
 	compactCheck chan struct{}         // asks the compactor to look
 	bg           sync.WaitGroup        // the journal's goroutine and the compactor
+	building     sync.WaitGroup        // a build of the key order (needOrder)
 }
 
 // NewCollection returns an empty collection named name whose documents carry
@@ -377,6 +380,7 @@ func (c *Collection) Close() error {
 		c.mu.Unlock()
 		close(c.stop)
 		<-c.done
+		c.building.Wait() // a build of the key order stops at its next hold
 		if c.j != nil {
 			c.bg.Wait()
 			c.compacting <- struct{}{} // a Compact in progress stops; none starts: the token stays

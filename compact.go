@@ -21,7 +21,7 @@ const defaultCompactSlack = 16 << 20
 // progress, in the background or not, finishes first.
 //
 // Errors: [ErrInvalidOption] for a nil ctx, or a collection that is not
-// durable; ctx.Err(); [ErrClosed], wrapping the failure when writing the
+// durable; ctx's error, wrapped; [ErrClosed], wrapping the failure when writing the
 // snapshot failed (the collection stays usable: its log holds every
 // change); [ErrCorrupt] when the walk of the key map found fewer documents
 // than the collection held, which only a bug can cause (nothing is
@@ -39,7 +39,7 @@ func (c *Collection) Compact(ctx context.Context) error {
 	select {
 	case c.compacting <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return contextError(ctx, "Compact")
 	case <-c.stop:
 		return c.errClosed("Compact")
 	}
@@ -49,7 +49,7 @@ func (c *Collection) Compact(ctx context.Context) error {
 	err := c.compact(stop)
 	switch {
 	case errors.Is(err, errStopped) && ctx.Err() != nil:
-		return ctx.Err()
+		return contextError(ctx, "Compact")
 	case errors.Is(err, errStopped):
 		return c.errClosed("Compact")
 	}

@@ -77,9 +77,11 @@ func TestLongReadsStopWithTheirContext(t *testing.T) { // R16
 	require.Less(t, seen, n, "All ends before the last document")
 
 	for _, text := range []string{
-		`SELECT * FROM c WHERE c.n < 0`,               // a scan that keeps nothing
-		`SELECT * FROM c WHERE c.s = "x"`,             // the index on /s
-		`SELECT * FROM c WHERE c.s = "x" AND c.n < 0`, // the index, keeping nothing
+		`SELECT * FROM c WHERE c.n < 0`,                   // a scan that keeps nothing
+		`SELECT * FROM c WHERE c.s = "x"`,                 // the index on /s
+		`SELECT * FROM c WHERE c.s = "x" AND c.n < 0`,     // the index, keeping nothing
+		`SELECT * FROM c WHERE c.n < 0 ORDER BY c.s`,      // the index in its order, keeping nothing
+		`SELECT * FROM c WHERE c.n < 0 ORDER BY c.s DESC`, // and in reverse
 	} {
 		_, err := c.Query(newCountdown(3), SQL{Text: text})
 		require.ErrorIs(t, err, context.Canceled, text)
@@ -92,6 +94,42 @@ func TestLongReadsStopWithTheirContext(t *testing.T) { // R16
 	defer cur.Close()
 	_, err = cur.Next(newCountdown(3), 10)
 	require.ErrorIs(t, err, context.Canceled, "Cursor.Next")
+}
+
+// TestCursorPagesStopWithTheirOwnContext: each page of a Cursor reads by
+// the context its Next was given, not by an earlier page's, though a scan
+// goes on across pages; a page stopped by its context ends the cursor,
+// and later pages say so with ErrClosed rather than with a context error
+// the caller's live context could be mistaken for (R16).
+func TestCursorPagesStopWithTheirOwnContext(t *testing.T) { // R13, R16
+	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	const n = 3 * ctxCheckEvery
+	for i := range n {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"%04d","pk":"p","n":%d}`, i, i))
+	}
+	for _, text := range []string{
+		`SELECT * FROM c WHERE c.n >= 0`, // a scan, which runs on across pages
+		// (A sorted query without an index reads every row on its first
+		// page: its later pages read nothing a context could stop.)
+	} {
+		cur, err := c.OpenQuery(bg, SQL{Text: text})
+		require.NoError(t, err)
+		first, cancel := context.WithCancel(bg)
+		page, err := cur.Next(first, 10)
+		require.NoError(t, err, text)
+		require.Len(t, page, 10)
+		cancel() // as a deferred cancel of the first page's caller would
+		page, err = cur.Next(bg, ctxCheckEvery)
+		require.NoError(t, err, "%s: the second page reads by its own context", text)
+		require.Len(t, page, ctxCheckEvery)
+		_, err = cur.Next(newCountdown(2), n)
+		require.ErrorIs(t, err, context.Canceled, text)
+		require.ErrorContains(t, err, "Cursor.Next: context canceled")
+		_, err = cur.Next(bg, 1)
+		require.ErrorIs(t, err, ErrClosed, "%s: the cursor ended with that page", text)
+		require.NotErrorIs(t, err, context.Canceled)
+		require.NoError(t, cur.Close())
+	}
 }
 
 // TestSweepStopsWithItsContext: Sweep stops between two batches once its
@@ -113,6 +151,21 @@ func TestSweepStopsWithItsContext(t *testing.T) { // R5, R16
 		m, err := c.Sweep(bg)
 		require.NoError(t, err)
 		require.Equal(t, 100, n+m, "every expired document deleted once")
+
+		// A Sweep waiting for another sweep stops waiting when its
+		// context ends.
+		c.sweeping <- struct{}{} // as a sweep in progress holds it
+		ctx, cancel := context.WithCancel(bg)
+		waited := make(chan error, 1)
+		go func() {
+			_, err := c.Sweep(ctx)
+			waited <- err
+		}()
+		synctest.Wait()
+		require.Empty(t, waited, "it waits for the sweep in progress")
+		cancel()
+		require.ErrorIs(t, <-waited, context.Canceled)
+		<-c.sweeping
 	})
 }
 
@@ -133,7 +186,7 @@ func TestWaitForKeyOrderStopsWithItsContext(t *testing.T) { // R16
 				<-release
 			}
 		}
-		defer func() { orderHoldHook = nil }()
+		defer func() { c.building.Wait(); orderHoldHook = nil }()
 		first := make(chan error, 1)
 		go func() {
 			page, err := c.List(bg, Query{})

@@ -3,6 +3,7 @@ package ttldb
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 	"sync"
 )
@@ -25,6 +26,7 @@ type Cursor struct {
 	next   func() ([]byte, bool)
 	stop   func()
 	err    error // the error that ended the results, if any
+	told   bool  // err was returned once: a context's error is not returned again as if current
 	closed bool
 }
 
@@ -44,6 +46,7 @@ func (c *Collection) OpenQuery(ctx context.Context, q SQL) (*Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.op = "Cursor.Next" // what its later errors name
 	cur := &Cursor{r: r}
 	cur.next, cur.stop = iter.Pull(func(yield func([]byte) bool) {
 		var closed error
@@ -63,8 +66,13 @@ func (c *Collection) OpenQuery(ctx context.Context, q SQL) (*Cursor, error) {
 }
 
 // Next returns up to n more results, copied: fewer only when the results
-// run out (none after the last). Errors: [ErrInvalidOption] for n < 1;
-// [ErrClosed] once the cursor or its collection is closed.
+// run out (none after the last). The page's reads stop when ctx ends, every
+// 256 documents (R16): that ends the cursor, as its place in the snapshot
+// is lost with the page; open a new one.
+//
+// Errors: [ErrInvalidOption] for n < 1; [ErrClosed] once the cursor or its
+// collection is closed, or once an earlier page ended with its context; the
+// error of a context that is nil or done, or that ends during the page.
 func (cur *Cursor) Next(ctx context.Context, n int) ([]json.RawMessage, error) {
 	if err := checkContext(ctx, "Cursor.Next"); err != nil {
 		return nil, err
@@ -83,7 +91,12 @@ func (cur *Cursor) Next(ctx context.Context, n int) ([]json.RawMessage, error) {
 	for len(out) < n {
 		res, ok := cur.next()
 		if !ok {
-			if cur.err != nil {
+			switch {
+			case cur.err == nil:
+			case cur.told && (errors.Is(cur.err, context.Canceled) || errors.Is(cur.err, context.DeadlineExceeded)):
+				return nil, errorf(ErrClosed, "the cursor ended when an earlier page's context did (%v): open a new one (R16)", cur.err)
+			default:
+				cur.told = true
 				return nil, cur.err
 			}
 			break

@@ -133,13 +133,21 @@ func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 // nil for any other. It costs a comparison and a call of ctx.Err, which is
 // all the context costs a call that does not wait.
 func checkContext(ctx context.Context, op string) error {
+	if ctx != nil && ctx.Err() == nil {
+		return nil // the common case, which inlines
+	}
+	return contextError(ctx, op)
+}
+
+// contextError is checkContext's error, kept out of line so that the check
+// inlines.
+//
+//go:noinline
+func contextError(ctx context.Context, op string) error {
 	if ctx == nil {
 		return errorf(ErrInvalidOption, "%s with a nil context.Context: pass context.Background() (or context.TODO()) for none", op)
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("ttldb: %s: %w", op, err)
-	}
-	return nil
+	return fmt.Errorf("ttldb: %s: %w", op, ctx.Err())
 }
 
 // errorf wraps sentinel with a message that names the value at fault.

@@ -69,5 +69,5 @@ func ExampleCollection_WatchFeed() {
 	// 1 create cart
 	// 2 replace cart
 	// 3 delete cart
-	// stopped: context canceled
+	// stopped: ttldb: WatchFeed: context canceled
 }

@@ -194,7 +194,7 @@ func (c *Collection) ReadFeed(ctx context.Context, q FeedQuery) (FeedPage, error
 // is done or the collection is closed. It is for a consumer goroutine:
 // while it waits, and while the loop body runs, it holds no lock, so a slow
 // or stopped consumer never delays a writer. It yields an error once, with
-// a zero [Change], and ends: ctx.Err() when ctx is done, [ErrClosed] at
+// a zero [Change], and ends: ctx's error (wrapped) when ctx is done, [ErrClosed] at
 // Close, or an error of ReadFeed (such as [ErrFeedTrimmed] when it falls
 // behind the retention), or [ErrInvalidOption] for a nil ctx. Pages are
 // read q.Limit at a time into one buffer.
@@ -213,8 +213,8 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 		q := q // each iteration from q's start
 		var buf []Change
 		for {
-			if err := ctx.Err(); err != nil {
-				yield(Change{}, err)
+			if ctx.Err() != nil {
+				yield(Change{}, contextError(ctx, "WatchFeed"))
 				return
 			}
 			var next <-chan struct{}
@@ -239,7 +239,7 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 			select {
 			case <-next:
 			case <-ctx.Done():
-				yield(Change{}, ctx.Err())
+				yield(Change{}, contextError(ctx, "WatchFeed"))
 				return
 			case <-c.stop:
 				yield(Change{}, c.errClosed("WatchFeed"))

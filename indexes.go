@@ -118,7 +118,7 @@ func (c *Collection) finishBuild(ctx context.Context, b *indexBuild) (err error)
 	case c.unusable():
 		return c.errClosed("CreateIndex")
 	case ctx.Err() != nil:
-		return ctx.Err()
+		return contextError(ctx, "CreateIndex")
 	case b.abandoned.Load():
 		return errorf(ErrInvalidOption, "the index on %s was dropped while it was built", b.x.ptr)
 	}

@@ -38,14 +38,15 @@ func TestContextsAreChecked(t *testing.T) { // R10, R16
 	}{
 		{"nil", nil, func(t *testing.T, method string, err error) {
 			require.ErrorIs(t, err, ErrInvalidOption, method)
-			op := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(method, "Collection."), "Typed."), "JSON")
-			require.ErrorContains(t, err, op+" with a nil context.Context: pass context.Background()")
+			require.ErrorContains(t, err, contextOp(method)+" with a nil context.Context: pass context.Background()")
 		}},
 		{"canceled", canceled, func(t *testing.T, method string, err error) {
 			require.ErrorIs(t, err, context.Canceled, method)
+			require.ErrorContains(t, err, "ttldb: "+contextOp(method)+": context canceled")
 		}},
 		{"past its deadline", expired, func(t *testing.T, method string, err error) {
 			require.ErrorIs(t, err, context.DeadlineExceeded, method)
+			require.ErrorContains(t, err, "ttldb: "+contextOp(method)+": context deadline exceeded")
 		}},
 	}
 	for _, tc := range cases {
@@ -225,4 +226,11 @@ func takesContext(params *ast.FieldList) bool {
 		}
 	}
 	return false
+}
+
+// contextOp is the name the errors of method (Type.Method) give it: the
+// method's, but Cursor's, whose type is named, and the JSON writes', which
+// are named as the writes they are.
+func contextOp(method string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(method, "Collection."), "Typed."), "JSON")
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -191,7 +190,8 @@ func (o *keyOrder) built() bool { return o.tree != nil }
 // listing of 1,000,000 documents took 4 to 8 times as long as with none
 // (BenchmarkKeyOrderBuildUnderWriters); before the help it never ended.
 //
-// Errors: [ErrClosed].
+// Errors: [ErrClosed]; ctx's error, wrapped with op, when it ends first:
+// the build goes on for the calls that wait for it, or that come later.
 func (c *Collection) needOrder(ctx context.Context, op string) error {
 	if c.prim.order.ready.Load() {
 		return nil // the caller takes the lock and checks for Close, which alone clears the order
@@ -212,14 +212,22 @@ func (c *Collection) needOrder(ctx context.Context, op string) error {
 			select {
 			case <-b.done:
 			case <-ctx.Done(): // the build goes on for the calls that wait for it still
-				return fmt.Errorf("ttldb: %s: %w", op, ctx.Err())
+				return contextError(ctx, op)
 			}
 			continue
 		}
 		b := &orderBuild{done: make(chan struct{})}
 		o.build = b // from here on, writers note their changes in b
+		// The build runs on a goroutine of its own, so that the call that
+		// starts it waits for it as the others do, until its context ends
+		// (R16). Added under mu, which Close takes to mark the collection
+		// closed before it waits for builds: none starts after that wait.
+		c.building.Add(1)
 		c.mu.Unlock()
-		c.buildOrder(b)
+		go func() {
+			defer c.building.Done()
+			c.buildOrder(b)
+		}()
 	}
 }
 

@@ -159,7 +159,7 @@ func measureOrderBuild(b *testing.B, n, writers int, limit time.Duration) orderB
 			c.mu.Unlock()
 		}
 	}
-	defer func() { orderHook, orderHoldHook = nil, nil }()
+	defer func() { c.building.Wait(); orderHook, orderHoldHook = nil, nil }()
 	b.StartTimer()
 	go func() {
 		_, err := c.List(bg, Query{Limit: 10})

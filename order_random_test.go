@@ -132,6 +132,7 @@ func TestKeyOrderBuildRandomWriters(t *testing.T) {
 			orderOps(t, c, clk, r, r.IntN(2*perHold+1), manual, false)
 		}
 		_, err = c.List(bg, Query{Limit: 5})
+		c.building.Wait() // the build's goroutine may outlive a publication by a writer's help
 		orderHook, orderHoldHook = nil, nil
 		require.NoError(t, err)
 		waiters.Wait()
@@ -229,6 +230,7 @@ func TestKeyOrderBuildRandomConcurrent(t *testing.T) {
 		readers.Wait()
 		close(stop)
 		writers.Wait()
+		c.building.Wait()
 		orderHoldHook = nil
 		if closeAt < 0 || !c.closed.Load() {
 			c.mu.RLock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -174,7 +175,7 @@ func TestKeyOrderBuildMeetsWrites(t *testing.T) {
 		mustCreate(t, c, `{"id":"gone","pk":"p9","ttl":-1}`)
 		require.NoError(t, c.Delete(bg, StringKey("p9"), "gone")) // created and deleted during the build
 	}
-	t.Cleanup(func() { orderHook = nil })
+	t.Cleanup(func() { c.building.Wait(); orderHook = nil })
 	ids := listIDs(t, c)
 	require.True(t, ran)
 	checkInvariants(t, c)
@@ -202,7 +203,7 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 					<-release
 				}
 			}
-			t.Cleanup(func() { orderHook = nil })
+			t.Cleanup(func() { c.building.Wait(); orderHook = nil })
 			var wg sync.WaitGroup
 			counts := make([]int, 4)
 			for i := range counts {
@@ -221,14 +222,23 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 	})
 	t.Run("close", func(t *testing.T) {
 		c, _ := orderFixture(t, 50)
+		closed := make(chan error, 1)
 		orderHook = func(hc *Collection) {
 			if hc == c {
-				require.NoError(t, c.Close())
+				// Close from another goroutine, as a program would: it
+				// waits for this build, which is the hook's caller, to
+				// stop at its next hold. The hook returns once the
+				// collection is marked closed.
+				go func() { closed <- c.Close() }()
+				for !c.unusable() {
+					runtime.Gosched()
+				}
 			}
 		}
-		t.Cleanup(func() { orderHook = nil })
+		t.Cleanup(func() { c.building.Wait(); orderHook = nil })
 		_, err := c.List(bg, Query{})
 		require.ErrorIs(t, err, ErrClosed)
+		require.NoError(t, <-closed)
 		pk := StringKey("p1")
 		_, err = c.Count(bg, Query{Partition: &pk})
 		require.ErrorIs(t, err, ErrClosed)
@@ -309,7 +319,7 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 			applies = append(applies, applied)
 		}
 	}
-	t.Cleanup(func() { orderHook, orderHoldHook = nil, nil })
+	t.Cleanup(func() { c.building.Wait(); orderHook, orderHoldHook = nil, nil })
 	_, err = c.List(bg, Query{Limit: 1})
 	require.NoError(t, err)
 	require.Greater(t, len(reads), 1, "the key map is read in more than one hold")
@@ -385,7 +395,7 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 			writeRound()
 		}
 	}
-	t.Cleanup(func() { orderHook, orderHoldHook = nil, nil })
+	t.Cleanup(func() { c.building.Wait(); orderHook, orderHoldHook = nil, nil })
 	_, err := c.List(bg, Query{Limit: 10})
 	require.NoError(t, err)
 	require.Greater(t, readHolds, 1)

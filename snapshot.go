@@ -2,7 +2,6 @@ package ttldb
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -129,16 +128,16 @@ const ctxCheckEvery = 256
 // halted reports whether the context of the call reading the snapshot is
 // done, looking at it only when n, the caller's count of the documents it
 // stepped over, is a multiple of ctxCheckEvery.
-func (s snapshot) halted(n int) bool {
+func (s *snapshot) halted(n int) bool {
 	return n%ctxCheckEvery == 0 && s.ctx != nil && s.ctx.Err() != nil
 }
 
 // stopped returns the error of a read of the snapshot that could not go on:
 // its context's error if that is done (see halted), and otherwise
 // [ErrClosed], as a version it needed is gone with the collection.
-func (s snapshot) stopped(op string) error {
+func (s *snapshot) stopped(op string) error {
 	if s.ctx != nil && s.ctx.Err() != nil {
-		return fmt.Errorf("ttldb: %s: %w", op, s.ctx.Err())
+		return contextError(s.ctx, op)
 	}
 	return s.c.errClosed(op)
 }
@@ -207,7 +206,7 @@ func (s snapshot) doc(e *entry) *engine.Doc {
 // false. closed is true when it stopped at a document whose version it
 // could not find, or as its context ended (see halted): the caller reports
 // stopped's error rather than end silently.
-func (s snapshot) scan(p plan, fn func(*engine.Doc) bool) (closed bool) {
+func (s *snapshot) scan(p plan, fn func(*engine.Doc) bool) (closed bool) {
 	from := pivot(p.prefix)
 	if p.resume {
 		from = pivot(p.after)

@@ -2,7 +2,6 @@ package ttldb
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 )
@@ -20,32 +19,42 @@ import (
 // the sync policy says, like any call that changes the collection; the
 // background sweeper waits for no sync.
 //
-// Errors: [ErrClosed].
+// When ctx ends, Sweep stops waiting for the background sweeper's sweep,
+// or stops between two batches, and returns the documents it deleted so
+// far, durable as the policy says, with ctx's error (R16).
+//
+// Errors: [ErrClosed]; those of a context that is nil or done.
 func (c *Collection) Sweep(ctx context.Context) (int, error) {
 	if err := checkContext(ctx, "Sweep"); err != nil {
 		return 0, err
 	}
-	n, err := c.sweep(func() bool { return ctx.Err() != nil })
-	if err == nil && ctx.Err() != nil { // stopped between two batches
-		err = fmt.Errorf("ttldb: Sweep: %w", ctx.Err())
-	}
-	if err == nil && c.j != nil && c.j.policy == SyncAlways {
-		if err = c.j.syncAll(); err != nil {
-			err = c.fail(err)
+	n, stopped, err := c.sweep(ctx.Done(), func() bool { return ctx.Err() != nil })
+	if (n > 0 || err == nil && !stopped) && c.j != nil && c.j.policy == SyncAlways { // what it deleted, even if stopped
+		if serr := c.j.syncAll(); serr != nil && err == nil {
+			err = c.fail(serr)
 		}
+	}
+	if err == nil && stopped {
+		err = contextError(ctx, "Sweep")
 	}
 	return n, err
 }
 
-// sweep deletes batches until none is due or stopped, asked between two
-// batches, says to stop. Sweeps run one at a time: a Sweep call beside the
-// background sweeper waits for it, so that a foreground call waits for one
-// batch, not for one of each.
-func (c *Collection) sweep(stopped func() bool) (int, error) {
+// sweep deletes batches until none is due or stop, asked between two
+// batches, says to stop; it gives up waiting for another sweep when done
+// is closed (nil: never). stopped reports that it stopped before the end.
+// Sweeps run one at a time: a Sweep call beside the background sweeper
+// waits for it, so that a foreground call waits for one batch, not for one
+// of each.
+func (c *Collection) sweep(done <-chan struct{}, stop func() bool) (n int, stopped bool, err error) {
 	if c.unusable() {
-		return 0, c.errClosed("Sweep")
+		return 0, false, c.errClosed("Sweep")
 	}
-	c.sweeping <- struct{}{} // a channel, not a mutex: a sweep waiting here is asleep to testing/synctest too
+	select { // a channel, not a mutex: a sweep waiting here is asleep to testing/synctest too
+	case c.sweeping <- struct{}{}:
+	case <-done:
+		return 0, true, nil
+	}
 	defer func() { <-c.sweeping }()
 	start := time.Now()
 	total := 0
@@ -53,20 +62,20 @@ func (c *Collection) sweep(stopped func() bool) (int, error) {
 		n, more, seen, err := c.sweepBatch()
 		total += n
 		if err != nil {
-			return total, err
+			return total, false, err
 		}
 		if !more {
 			break
 		}
-		if stopped() {
-			return total, nil
+		if stop() {
+			return total, true, nil
 		}
 		c.yield(seen)
 	}
 	c.mu.Lock()
 	c.lastSweep = time.Since(start)
 	c.mu.Unlock()
-	return total, nil
+	return total, false, nil
 }
 
 // sweepChunk is how many documents a batch deletes between two looks at
@@ -141,7 +150,7 @@ func (c *Collection) run() {
 		var ring <-chan time.Time
 		if ok {
 			if wait <= 0 {
-				if _, err := c.sweep(c.stopping); err != nil {
+				if _, _, err := c.sweep(nil, c.stopping); err != nil {
 					return
 				}
 				select {
@@ -160,7 +169,7 @@ func (c *Collection) run() {
 		case <-c.wake:
 			timer.Stop()
 		case <-ring:
-			if _, err := c.sweep(c.stopping); err != nil {
+			if _, _, err := c.sweep(nil, c.stopping); err != nil {
 				return
 			}
 		}
