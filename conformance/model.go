@@ -1,13 +1,16 @@
-package ttldb_test
+package conformance
 
 // A model-based randomized test. A reference model written from SPEC.md
 // alone (type model) and a real Collection run the same random sequence of
 // operations; after every step each return value, error class, listing and
 // count of the library must be what the model predicts.
 //
-//	go test -run TestModel ./                           # the default sequences
-//	TTLDB_MODEL_SEED=12345 go test -run TestModel ./    # replay one sequence
-//	TTLDB_MODEL_SEQUENCES=20000 TTLDB_MODEL_STEPS=1000 go test -run TestModel ./
+//	go test -run 'TestConformance/.*/Model' ./                         # the default sequences
+//	TTLDB_MODEL_SEED=12345 go test -run 'TestConformance/.*/Model' ./  # replay one sequence
+//	TTLDB_MODEL_SEQUENCES=20000 TTLDB_MODEL_STEPS=1000 go test -run 'TestConformance/.*/Model' ./
+//
+// (TestConformance is the root package's run of the suite; an engine's
+// own test of the suite takes the same variables.)
 //
 // A failure reports the sequence's seed, the step, and the last steps run.
 
@@ -37,10 +40,10 @@ import (
 	"github.com/ttldb/ttldb"
 )
 
-// How many sequences TestModel runs, each of 100 to 200 steps: fewer under
+// How many sequences the model check runs, each of 100 to 200 steps: fewer under
 // the race detector, which makes them about eight times slower, and fewer
 // in the quick form that a plain `go test ./...` runs than in the long form
-// that CI runs (ttldb.LongTests). On a 2-core machine shared with other
+// that CI runs (Long). On a 2-core machine shared with other
 // work the long defaults take 10 to 14 s, and 9 to 22 s with -race, about a
 // third of it for the change feed's checks (model_feed_test.go); the quick
 // ones about a tenth of that. On a loaded machine the test stops starting
@@ -504,6 +507,8 @@ var inputClasses = map[string]bool{classInvalidTTL: true, classInvalidID: true, 
 // The harness: one sequence, a real collection and the model side by side.
 
 type modelHarness struct {
+	t          testing.TB // the sequence's subtest, for the engine's harness
+	eng        Harness    // the engine under test
 	seed       uint64
 	r          *rand.Rand
 	c          *ttldb.Collection
@@ -524,7 +529,7 @@ type modelHarness struct {
 	bodies     map[*mDoc]jv      // documents' members as queries read them (R13; model_query_test.go)
 	log        []string
 	opts       ttldb.Options // the collection's options
-	dir        string        // a durable collection's directory (R12), or ""
+	durable    bool          // the collection is reopened (R12): the engine has Harness.Reopen
 }
 
 // openListing is an All iteration started in one step and finished in a
@@ -1127,7 +1132,7 @@ var modelOps = []struct {
 // count of swept documents starts again. A collection in memory reads a
 // document instead.
 func (h *modelHarness) genReopen() modelStep {
-	if h.dir == "" || len(h.open) > 0 || h.m.closed {
+	if !h.durable || len(h.open) > 0 || h.m.closed {
 		return h.genKeyOp("Get")
 	}
 	md, none := h.m.def, h.m.noIndex
@@ -1165,7 +1170,7 @@ func (h *modelHarness) genReopen() modelStep {
 		if !none {
 			o.Indexes = h.drawIndexes()
 		}
-		c, err := ttldb.NewCollection("model", h.path, &o)
+		c, err := h.eng.Reopen(h.t, h.c, &o)
 		if err != nil {
 			return "", fmt.Errorf("reopen: %v", err)
 		}
@@ -1244,7 +1249,7 @@ func modeOf(none bool) ttldb.IndexingMode {
 // starting after the snapshot (reopened). A collection in memory reads a
 // document instead.
 func (h *modelHarness) genCompact() modelStep {
-	if h.dir == "" || h.m.closed {
+	if !h.durable || h.m.closed {
 		return h.genKeyOp("Get")
 	}
 	return modelStep{"Compact", func() (string, error) {
@@ -1907,9 +1912,9 @@ func (h *modelHarness) checkInvariants() error {
 // newModelHarness sets up a sequence: its partition-key path (/pk, /t/pk,
 // or, one sequence in four, /id, where every document's partition key is
 // its id), its partitions, its collection's options, and the model.
-func newModelHarness(seed uint64) (*modelHarness, error) {
+func newModelHarness(t testing.TB, eng Harness, seed uint64) (*modelHarness, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	h := &modelHarness{seed: seed, r: r, etags: map[mKey][]string{}, byKey: seed%2 == 1}
+	h := &modelHarness{t: t, eng: eng, seed: seed, r: r, etags: map[mKey][]string{}, byKey: seed%2 == 1}
 	h.feed.init(seed)
 	h.wall.Store((1_700_000_000+r.Int64N(1_000_000))*int64(time.Second) + r.Int64N(int64(time.Second)))
 	others := slices.Clone(modelPartitions)
@@ -1965,8 +1970,8 @@ func newModelHarness(seed uint64) (*modelHarness, error) {
 			{"m", "/pk", ttldb.Options{Indexes: []string{"/v"}, Indexing: ttldb.IndexingNone}, classInvalidOpt}, // R8
 		}
 		b := pick(r, bad)
-		b.opts.ManualSweep = true
-		c, err := ttldb.NewCollection(b.name, b.path, &b.opts)
+		b.opts.ManualSweep, b.opts.Now = true, h.wallNow
+		c, err := eng.Open(t, b.name, b.path, &b.opts)
 		if c != nil {
 			c.Close()
 		}
@@ -1995,14 +2000,10 @@ func newModelHarness(seed uint64) (*modelHarness, error) {
 	if mode != ttldb.IndexingNone { // R13
 		h.opts.Indexes = h.drawIndexes()
 	}
-	if r.IntN(3) == 0 { // durable (R12)
-		dir, err := os.MkdirTemp("", "ttldb-model-")
-		if err != nil {
-			return nil, err
-		}
-		h.dir, h.opts.Dir, h.opts.Sync = dir, dir, ttldb.SyncPolicy(r.IntN(3))
+	if eng.Reopen != nil && r.IntN(3) == 0 { // reopened and compacted (R12)
+		h.durable, h.opts.Sync = true, ttldb.SyncPolicy(r.IntN(3))
 	}
-	c, err := ttldb.NewCollection("model", path, &h.opts)
+	c, err := eng.Open(t, "model", path, &h.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -2023,24 +2024,21 @@ func newModelHarness(seed uint64) (*modelHarness, error) {
 	if err := h.checkInvariants(); err != nil {
 		return nil, err
 	}
-	h.log = append(h.log, fmt.Sprintf("   0 NewCollection path=%s DefaultTTL=%v indexing=%v indexes=%q background sweeper=%v partitions=%v wall=%v dir=%q sync=%v",
-		path, def, mode, h.opts.Indexes, h.background, parts, h.wallNow().UTC().Format(time.RFC3339Nano), h.dir, h.opts.Sync))
+	h.log = append(h.log, fmt.Sprintf("   0 NewCollection path=%s DefaultTTL=%v indexing=%v indexes=%q background sweeper=%v partitions=%v wall=%v durable=%v sync=%v",
+		path, def, mode, h.opts.Indexes, h.background, parts, h.wallNow().UTC().Format(time.RFC3339Nano), h.durable, h.opts.Sync))
 	return h, nil
 }
 
 // runModelSequence runs one sequence of steps and returns its collection's
 // partition-key path and the report of the first disagreement, or nil.
-func runModelSequence(seed uint64, steps int) (path string, err error) {
-	h, err := newModelHarness(seed)
+func runModelSequence(t testing.TB, eng Harness, seed uint64, steps int) (path string, err error) {
+	h, err := newModelHarness(t, eng, seed)
 	if err != nil {
 		return "", fmt.Errorf("seed %d: set-up: %v", seed, err)
 	}
 	path = h.path
 	defer func() {
-		h.c.Close() // the last collection: Reopen replaces it
-		if h.dir != "" {
-			os.RemoveAll(h.dir)
-		}
+		h.c.Close() // the last collection: Reopen replaces it; the harness removes what it kept
 	}()
 	defer func() {
 		for _, ol := range h.open {
@@ -2130,21 +2128,23 @@ func envInt(t *testing.T, name string, def uint64) uint64 {
 	return n
 }
 
-// TestModel runs random sequences of every operation against a Collection
-// and the reference model, and compares them after every step (R1-R10).
-// Listings are also opened in one step and finished steps later, to check
-// that they read the collection as it was when they started. The change
-// feed (R11) is read after every step, and from everywhere at the end of
-// the sequence (model_feed_test.go). Patches and transactional batches
-// (R14) are among the operations (model_patch_test.go), and so are queries
-// in Cosmos SQL and secondary indexes (R13, model_query_test.go).
-func TestModel(t *testing.T) {
+// checkModel runs random sequences of every operation against collections
+// of the engine and the reference model, and compares them after every step
+// (R1-R10). Listings are also opened in one step and finished steps later,
+// to check that they read the collection as it was when they started. The
+// change feed (R11) is read after every step, and from everywhere at the end
+// of the sequence (model_feed.go). Patches and transactional batches (R14)
+// are among the operations (model_patch.go), and so are queries in Cosmos
+// SQL and secondary indexes (R13, model_query.go); with Harness.Reopen,
+// reopening and compacting are too (R12). Each sequence is a subtest named
+// by its seed, so that what its collection kept goes when it ends.
+func checkModel(t *testing.T, eng Harness) {
 	def := uint64(modelDefaultSequences)
 	if raceEnabled() {
 		def = modelDefaultSequencesRace
 	}
 	budget := modelTimeBudget
-	if !ttldb.LongTests() {
+	if !Long() {
 		def /= modelQuickDivisor
 		budget /= 4
 	}
@@ -2180,8 +2180,6 @@ func TestModel(t *testing.T) {
 		ran    atomic.Int64
 		ranID  atomic.Int64 // of which with the partition-key path /id
 		failed atomic.Bool
-		mu     sync.Mutex
-		errs   []error
 	)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
@@ -2191,23 +2189,21 @@ func TestModel(t *testing.T) {
 					return
 				}
 				ran.Add(1)
-				path, err := runModelSequence(seeds[i], steps(seeds[i]))
-				if path == "/id" {
-					ranID.Add(1)
-				}
-				if err != nil {
-					failed.Store(true)
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
+				seed := seeds[i]
+				t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+					path, err := runModelSequence(t, eng, seed, steps(seed))
+					if path == "/id" {
+						ranID.Add(1)
+					}
+					if err != nil {
+						failed.Store(true)
+						t.Error(err)
+					}
+				})
 			}
 		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		t.Error(err)
-	}
 	if !failed.Load() {
 		t.Logf("%d of %d sequences passed, %d of them with the partition-key path /id", ran.Load(), len(seeds), ranID.Load())
 		if int(ran.Load()) < len(seeds) {

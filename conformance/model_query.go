@@ -1,4 +1,4 @@
-package ttldb_test
+package conformance
 
 // Queries in Cosmos SQL and secondary indexes (R13) in the model-based test
 // of model_test.go.

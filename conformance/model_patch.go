@@ -1,9 +1,9 @@
-package ttldb_test
+package conformance
 
 // Patch and ExecuteBatch (R14) in the model-based test of model_test.go.
 //
 // The model predicts a patch with the reference implementation of
-// patchref_test.go (ttldb.RefPatch), applied to the text of the model's
+// patchref_test.go (ref.RefPatch), applied to the text of the model's
 // document: success and the patched members, or the sentinel, in the order
 // the library checks (the operations alone, then the key, the document's
 // presence and etag, then the operations on the document, then the result
@@ -27,6 +27,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ttldb/ttldb/conformance/internal/ref"
 
 	"github.com/ttldb/ttldb"
 )
@@ -64,7 +67,7 @@ func docOfBody(body string) *mDoc {
 		if m.name != "ttl" {
 			continue
 		}
-		n, ok := ttldb.RefTTL(m.raw)
+		n, ok := ref.RefTTL(m.raw)
 		switch {
 		case !ok:
 			panic(fmt.Sprintf("the reference accepts the ttl %s", m.raw))
@@ -80,7 +83,7 @@ func docOfBody(body string) *mDoc {
 }
 
 // faultClasses names the sentinels of a reference's failure.
-func faultClasses(res ttldb.RefPatchResult) []string {
+func faultClasses(res ref.RefPatchResult) []string {
 	var out []string
 	for _, f := range res.Faults {
 		for _, s := range modelSentinels {
@@ -96,17 +99,17 @@ func faultClasses(res ttldb.RefPatchResult) []string {
 // class is the error of a bad partition key or id, else okClass. It
 // returns the error classes one of which the library must return, or
 // okClass alone, and then has applied the patch.
-func (m *model) patch(pkPath string, k mKey, class string, ops []ttldb.RefPatchOp, cond *string) []string {
+func (m *model) patch(pkPath string, k mKey, class string, ops []ref.RefPatchOp, cond *string) []string {
 	d := m.docs[k]
 	body := "{}"
 	if d != nil {
 		body = d.body()
 	}
-	res := ttldb.RefPatch(body, pkPath, ops)
+	res := ref.RefPatch(body, pkPath, ops)
 	switch {
 	case m.closed:
 		return []string{classClosed} // every call after Close, whatever its input
-	case res.Stage == ttldb.RefCompile:
+	case res.Stage == ref.RefCompile:
 		return []string{classInvalidPatch} // R14: bad in itself, whatever the document
 	case class != okClass:
 		return []string{class}
@@ -114,7 +117,7 @@ func (m *model) patch(pkPath string, k mKey, class string, ops []ttldb.RefPatchO
 		return []string{classNotFound} // R4: expired is not found
 	case cond != nil && *cond != d.etag:
 		return []string{classPrecondition} // R10
-	case res.Stage != ttldb.RefOK:
+	case res.Stage != ref.RefOK:
 		return faultClasses(res)
 	}
 	nd := docOfBody(res.Body)
@@ -168,13 +171,13 @@ var modelPatchValues = []string{
 
 // patchPath draws a path: one of the document's values, a new member or
 // position under one of its objects or arrays, or one of modelPatchPaths.
-func (h *modelHarness) patchPath(paths []ttldb.RefPath) string {
+func (h *modelHarness) patchPath(paths []ref.RefPath) string {
 	r := h.r
 	switch n := r.IntN(10); {
 	case n < 4 && len(paths) > 0:
 		return pick(r, paths).Pointer
 	case n < 6 && len(paths) > 0:
-		var cs []ttldb.RefPath
+		var cs []ref.RefPath
 		for _, p := range paths {
 			if p.Kind == 'o' || p.Kind == 'a' {
 				cs = append(cs, p)
@@ -225,11 +228,11 @@ func (h *modelHarness) patchValue(path string) any {
 // is none): mostly plausible ones, which apply to d when they come first;
 // sometimes wild ones, on any path, which seldom do; sometimes none, or
 // more than MaxPatchOperations.
-func (h *modelHarness) genPatchOps(d *mDoc, most int, wild bool) []ttldb.RefPatchOp {
+func (h *modelHarness) genPatchOps(d *mDoc, most int, wild bool) []ref.RefPatchOp {
 	r := h.r
-	var paths []ttldb.RefPath
+	var paths []ref.RefPath
 	if d != nil {
-		paths = ttldb.RefPaths(d.body())
+		paths = ref.RefPaths(d.body())
 	}
 	n := 1 + r.IntN(most)
 	switch r.IntN(60) {
@@ -240,7 +243,7 @@ func (h *modelHarness) genPatchOps(d *mDoc, most int, wild bool) []ttldb.RefPatc
 	case 2:
 		n = ttldb.MaxPatchOperations
 	}
-	ops := make([]ttldb.RefPatchOp, n)
+	ops := make([]ref.RefPatchOp, n)
 	for i := range ops {
 		if wild {
 			ops[i] = h.wildPatchOp(paths)
@@ -252,9 +255,9 @@ func (h *modelHarness) genPatchOps(d *mDoc, most int, wild bool) []ttldb.RefPatc
 }
 
 // wildPatchOp draws an operation of any kind on any path.
-func (h *modelHarness) wildPatchOp(paths []ttldb.RefPath) ttldb.RefPatchOp {
+func (h *modelHarness) wildPatchOp(paths []ref.RefPath) ref.RefPatchOp {
 	r := h.r
-	o := ttldb.RefPatchOp{Path: h.patchPath(paths)}
+	o := ref.RefPatchOp{Path: h.patchPath(paths)}
 	switch k := r.IntN(100); {
 	case k < 18:
 		o.Kind, o.Value = "add", h.patchValue(o.Path)
@@ -288,9 +291,9 @@ func (h *modelHarness) patchable(p string) bool {
 // paths, if the operations before it have left that document as it was:
 // on its values, new members of its objects, positions of its arrays, and
 // often its ttl (R6: a patch of /ttl changes the document's life).
-func (h *modelHarness) plausiblePatchOp(paths []ttldb.RefPath) ttldb.RefPatchOp {
+func (h *modelHarness) plausiblePatchOp(paths []ref.RefPath) ref.RefPatchOp {
 	r := h.r
-	var vals, nums, objs, arrs []ttldb.RefPath
+	var vals, nums, objs, arrs []ref.RefPath
 	for _, p := range paths {
 		if !h.patchable(p.Pointer) {
 			continue
@@ -305,7 +308,7 @@ func (h *modelHarness) plausiblePatchOp(paths []ttldb.RefPath) ttldb.RefPatchOp 
 			arrs = append(arrs, p)
 		}
 	}
-	objs = append(objs, ttldb.RefPath{Pointer: "", Kind: 'o'}) // the document
+	objs = append(objs, ref.RefPath{Pointer: "", Kind: 'o'}) // the document
 	// fresh draws a member that may be new, or a position in an array.
 	fresh := func() string {
 		if len(arrs) > 0 && r.IntN(3) == 0 {
@@ -320,33 +323,33 @@ func (h *modelHarness) plausiblePatchOp(paths []ttldb.RefPath) ttldb.RefPatchOp 
 		}
 		return json.RawMessage(pick(r, modelPatchValues))
 	}
-	var o ttldb.RefPatchOp
+	var o ref.RefPatchOp
 	switch k := r.IntN(100); {
 	case k < 15: // R6: the document's own ttl
 		t := h.genTTL()
 		switch {
 		case t.kind == ttlAbsent:
-			o = ttldb.RefPatchOp{Kind: "remove", Path: "/ttl"}
+			o = ref.RefPatchOp{Kind: "remove", Path: "/ttl"}
 		case t.kind == ttlSeconds && r.IntN(3) == 0:
-			o = ttldb.RefPatchOp{Kind: "incr", Path: "/ttl", By: t.n}
+			o = ref.RefPatchOp{Kind: "incr", Path: "/ttl", By: t.n}
 		default:
-			o = ttldb.RefPatchOp{Kind: pick(r, []string{"set", "add", "replace"}), Path: "/ttl", Value: json.RawMessage(t.lit)}
+			o = ref.RefPatchOp{Kind: pick(r, []string{"set", "add", "replace"}), Path: "/ttl", Value: json.RawMessage(t.lit)}
 		}
 	case k < 30:
-		o = ttldb.RefPatchOp{Kind: pick(r, []string{"add", "set"}), Path: fresh(), Value: value()}
+		o = ref.RefPatchOp{Kind: pick(r, []string{"add", "set"}), Path: fresh(), Value: value()}
 	case k < 40 && len(vals) > 0:
-		o = ttldb.RefPatchOp{Kind: pick(r, []string{"add", "set", "replace"}), Path: pick(r, vals).Pointer, Value: value()}
+		o = ref.RefPatchOp{Kind: pick(r, []string{"add", "set", "replace"}), Path: pick(r, vals).Pointer, Value: value()}
 	case k < 50 && len(vals) > 0:
-		o = ttldb.RefPatchOp{Kind: "remove", Path: pick(r, vals).Pointer}
+		o = ref.RefPatchOp{Kind: "remove", Path: pick(r, vals).Pointer}
 	case k < 70 && len(nums) > 0:
-		o = ttldb.RefPatchOp{Kind: "incr", Path: pick(r, nums).Pointer, By: pick(r, []int64{1, -1, 7})}
+		o = ref.RefPatchOp{Kind: "incr", Path: pick(r, nums).Pointer, By: pick(r, []int64{1, -1, 7})}
 		if r.IntN(4) == 0 {
 			o.Float, o.ByFloat = true, pick(r, []float64{0.5, -2.25, 0.1, 1e20, 1e-5, 123456789.25})
 		}
 	case k < 80:
-		o = ttldb.RefPatchOp{Kind: "incr", Path: fresh(), By: 1}
+		o = ref.RefPatchOp{Kind: "incr", Path: fresh(), By: 1}
 	case k < 92 && len(vals) > 0:
-		o = ttldb.RefPatchOp{Kind: "move", From: pick(r, vals).Pointer, Path: fresh()}
+		o = ref.RefPatchOp{Kind: "move", From: pick(r, vals).Pointer, Path: fresh()}
 		if r.IntN(4) == 0 {
 			o.Path = o.From
 		}
@@ -356,7 +359,7 @@ func (h *modelHarness) plausiblePatchOp(paths []ttldb.RefPath) ttldb.RefPatchOp 
 	return o
 }
 
-func describePatch(ops []ttldb.RefPatchOp) string {
+func describePatch(ops []ref.RefPatchOp) string {
 	s := make([]string, len(ops))
 	for i, o := range ops {
 		s[i] = o.String()
@@ -377,7 +380,7 @@ func (h *modelHarness) genPatch() modelStep {
 	opts, cond, condDesc := h.genIfMatch(drawn)
 	desc := fmt.Sprintf("Patch(%.40v, %.40q, %s)%s", pk, id, describePatch(ops), condDesc)
 	return modelStep{desc, func() (string, error) {
-		got, err := h.c.Patch(bg, pk, id, ttldb.RefOps(ops), opts...)
+		got, err := h.c.Patch(bg, pk, id, ref.RefOps(ops), opts...)
 		want := h.m.patch(h.path, k, class, ops, cond)
 		msg := ""
 		if len(want) == 1 && (want[0] == classNotFound || want[0] == classPrecondition) {
@@ -401,7 +404,7 @@ type mBatchOp struct {
 	foreign bool     // the write's document has another partition key than the batch
 	id      string   // the id given to Patch, Delete and Read
 	idClass string   // classInvalidID for a bad one
-	ops     []ttldb.RefPatchOp
+	ops     []ref.RefPatchOp
 	opts    []ttldb.WriteOption
 	cond    *string
 	desc    string
@@ -587,7 +590,7 @@ func (h *modelHarness) predictBatch(pkClass string, ops []mBatchOp) (at int, cla
 			return []string{op.in.class}
 		case op.foreign:
 			return []string{classInvalidPK}
-		case op.kind == "Patch" && ttldb.RefPatch("{}", h.path, op.ops).Stage == ttldb.RefCompile:
+		case op.kind == "Patch" && ref.RefPatch("{}", h.path, op.ops).Stage == ref.RefCompile:
 			return []string{classInvalidPatch}
 		case op.idClass != okClass:
 			return []string{op.idClass}
@@ -619,8 +622,8 @@ func (h *modelHarness) predictBatch(pkClass string, ops []mBatchOp) (at int, cla
 			seen[op.k] = mPending{}
 			continue
 		case "Patch":
-			res := ttldb.RefPatch(cur.d.body(), h.path, op.ops)
-			if res.Stage != ttldb.RefOK {
+			res := ref.RefPatch(cur.d.body(), h.path, op.ops)
+			if res.Stage != ref.RefOK {
 				return i, faultClasses(res), false
 			}
 			seen[op.k] = mPending{d: docOfBody(res.Body), fresh: true}
@@ -643,7 +646,7 @@ func (h *modelHarness) runBatch(pk ttldb.PartitionKey, pkClass string, ops []mBa
 		case "Upsert":
 			b.Upsert(op.in.payload, op.opts...)
 		case "Patch":
-			b.Patch(op.id, ttldb.RefOps(op.ops), op.opts...)
+			b.Patch(op.id, ref.RefOps(op.ops), op.opts...)
 		case "Delete":
 			b.Delete(op.id, op.opts...)
 		case "Read":
@@ -731,13 +734,13 @@ func (h *modelHarness) runBatch(pk ttldb.PartitionKey, pkClass string, ops []mBa
 // ---------------------------------------------------------------------------
 // Patch after Close.
 
-// TestPatchAfterCloseIsErrClosed: every call after Close returns ErrClosed
+// checkPatchAfterClose: every call after Close returns ErrClosed
 // (Collection.Close), whatever its input, and so does every method of the
 // zero Collection. (Patch once checked its operations first, and reported
 // ErrInvalidPatch for bad ones after Close, and for every patch of the zero
 // Collection, whose partition-key path is empty.) R14, R12.
-func TestPatchAfterCloseIsErrClosed(t *testing.T) {
-	c, err := ttldb.NewCollection("c", "/pk", &ttldb.Options{ManualSweep: true})
+func checkPatchAfterClose(t *testing.T, eng Harness) {
+	c, err := eng.Open(t, "c", "/pk", &ttldb.Options{ManualSweep: true, Now: newClock(time.Unix(1_700_000_000, 0)).Now})
 	if err != nil {
 		t.Fatal(err)
 	}

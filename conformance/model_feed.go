@@ -1,4 +1,4 @@
-package ttldb_test
+package conformance
 
 // The change feed (R11) in the model-based test of model_test.go.
 //
