@@ -2146,7 +2146,7 @@ func checkModel(t *testing.T, eng Harness) {
 	budget := modelTimeBudget
 	if !Long() {
 		def /= modelQuickDivisor
-		budget /= 4
+		budget /= 8
 	}
 	sequences := envInt(t, "TTLDB_MODEL_SEQUENCES", def)
 	deadline := time.Now().Add(budget)

@@ -25,5 +25,15 @@ var checks = []struct {
 	run  func(*testing.T, Harness)
 }{
 	{"R1-R14/Model", checkModel},
+	{"R2/MatrixStoredTTL", mxR2MatrixStoredTTL},
+	{"R3/MatrixEveryOperation", mxR3MatrixEveryOperation},
+	{"R3/MatrixSalesOrders", mxR3R6R7MatrixSalesOrders},
+	{"R4/MatrixWholeSeconds", mxR4MatrixWholeSeconds},
+	{"R6/MatrixDocumentTTLChanges", mxR6MatrixDocumentTTLChanges},
+	{"R6/MatrixTouch", mxR6MatrixTouch},
+	{"R7/MatrixPairs", mxR7MatrixPairs},
+	{"R7/MatrixSequences", mxR7MatrixSequences},
+	{"R7/MatrixExpiredStaysGone", mxR7MatrixExpiredStaysGone},
+	{"R8/MatrixIndexingNone", mxR8MatrixIndexingNone},
 	{"R14/PatchAfterClose", checkPatchAfterClose},
 }

@@ -15,9 +15,9 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/ttldb/ttldb"
@@ -394,4 +394,3 @@ func fzExpectDocument(b []byte, path string) fzExpect {
 	}
 	return e
 }
-
