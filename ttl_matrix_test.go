@@ -19,9 +19,6 @@ import (
 // mxNever stands for "never expires" in the expectation tables.
 const mxNever int64 = 0
 
-// mxFar is "far later": ten years, in seconds.
-const mxFar = int64(10 * 365 * 24 * 60 * 60)
-
 // mxSetting is a DefaultTTL state of R1, with a name for subtest names.
 type mxSetting struct {
 	name string
@@ -32,7 +29,6 @@ var (
 	mxOff   = mxSetting{"off", TTLOff()}
 	mxNoDef = mxSetting{"-1", TTLNoDefault()}
 	mxDefN  = mxSetting{"n=100", TTLSeconds(100)}
-	mxDefM  = mxSetting{"m=40", TTLSeconds(40)} // a second n, for R7
 )
 
 // mxTTL is a document's ttl member as written: its raw JSON, or "" when the
@@ -45,7 +41,6 @@ var (
 	mxMinus1 = mxTTL{"-1", "-1"}
 	mxOwn30  = mxTTL{"m=30", "30"}   // own ttl below n
 	mxOwn250 = mxTTL{"m=250", "250"} // own ttl above n
-	mxOwn70  = mxTTL{"own=70", "70"} // own ttl between the two defaults of R7
 )
 
 // mxR3Table is the table of R3 in SPEC.md, for DefaultTTL n = 100: the

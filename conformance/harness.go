@@ -60,14 +60,6 @@ func Long() bool {
 	return v != "" && v != "0" && !testing.Short()
 }
 
-// sized returns long when the long forms run, else quick.
-func sized(quick, long int) int {
-	if Long() {
-		return long
-	}
-	return quick
-}
-
 // clock is the time the suite gives an engine: it moves only when the
 // suite moves it, so that no check sleeps. Its zero value reads the Unix
 // epoch; it is safe for concurrent use.
