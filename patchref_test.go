@@ -3,10 +3,12 @@ package ttldb
 // An independent reference implementation of the partial document update
 // of R14 (Collection.Patch), written from the text of SPEC.md and of the
 // Patch API's documentation, not from internal/patch. It is the oracle of
-// FuzzPatch (fuzz_patch_test.go) and of the Patch and ExecuteBatch steps of
-// the model-based test (model_patch_test.go), which lives in the package
-// ttldb_test: hence the few exported names (RefPatch, RefPatchOp, ...),
-// which exist only in test builds.
+// FuzzPatch (fuzz_patch_test.go). The conformance suite's model keeps a copy,
+// conformance/internal/ref, for its Patch and ExecuteBatch steps: this
+// package's internal tests cannot import a package that imports ttldb.
+// Keep the two in step. (The exported names, RefPatch, RefPatchOp, ..., date
+// from when the model lived in package ttldb_test; they exist only in test
+// builds.)
 //
 // The document is read with encoding/json's Decoder (UseNumber), token by
 // token, into a tree of its own (refNode) that keeps members in order,

@@ -12,7 +12,8 @@ import (
 //
 //	TTLDB_LONG_TESTS=1 go test -race ./...
 //
-// Exported, in a test file, for the external test package (TestModel).
+// Exported, in a test file, for the external test package. (The conformance
+// suite reads the variable itself: conformance.Long.)
 const LongTestsEnv = "TTLDB_LONG_TESTS"
 
 // LongTests reports whether the long forms run: LongTestsEnv is set to

@@ -36,4 +36,7 @@ var checks = []struct {
 	{"R7/MatrixExpiredStaysGone", mxR7MatrixExpiredStaysGone},
 	{"R8/MatrixIndexingNone", mxR8MatrixIndexingNone},
 	{"R14/PatchAfterClose", checkPatchAfterClose},
+	{"R16/SharedReadYourWrites", checkSharedReadYourWrites},
+	{"R16/SharedFeedOnce", checkSharedFeedOnce},
+	{"R16/SharedSweepOnce", checkSharedSweepOnce},
 }

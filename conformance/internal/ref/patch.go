@@ -1,12 +1,14 @@
+// Package ref is the conformance suite's reference implementation of
+// R14's patch, an oracle independent of the library.
 package ref
 
 // An independent reference implementation of the partial document update
 // of R14 (Collection.Patch), written from the text of SPEC.md and of the
 // Patch API's documentation, not from internal/patch. It is the oracle of
-// FuzzPatch (fuzz_patch_test.go) and of the Patch and ExecuteBatch steps of
-// the model-based test (model_patch_test.go), which lives in the package
-// ttldb_test: hence the few exported names (RefPatch, RefPatchOp, ...),
-// which exist only in test builds.
+// the Patch and ExecuteBatch steps of the conformance suite's model
+// (model_patch.go). It is a copy of the root package's patchref_test.go
+// (the oracle of FuzzPatch there, whose internal tests cannot import this
+// package): keep the two in step.
 //
 // The document is read with encoding/json's Decoder (UseNumber), token by
 // token, into a tree of its own (refNode) that keeps members in order,
