@@ -259,5 +259,30 @@
 // safe for that. Documents are immutable values: a Document stays valid,
 // unchanged, after later writes and after Close.
 //
+// # Layers
+//
+// The repository reads from the contract down (R16):
+//
+//   - this package: the API and the rules every engine keeps, validation
+//     and errors, the TTL rules, the partition-key encoding, queries, patch,
+//     batches, continuation tokens, [Typed]; and, for now, the in-process
+//     engine (memory, or memory and a directory), which is to move into a
+//     package of its own behind the engine interface (issue 28);
+//   - engine: what an engine shares with the API, starting with the stored
+//     document every engine returns and [Document] wraps;
+//   - conformance: the suite of the contract, R1-R16, which every engine's
+//     tests run (the in-process engine's, in memory and on a directory, in
+//     conformance_test.go);
+//   - internal/jsonscan (a document's intake: validated and compacted in
+//     one pass), internal/jsontext (reading compact JSON in place),
+//     internal/query (the query language), internal/patch (a patch on
+//     compact JSON), internal/wal (the log's format), internal/vfs (the
+//     filesystem, real or in memory): each a machine of its own, with a
+//     small interface and its own tests;
+//   - bench (a module of its own: the benchmarks against the peers, the
+//     report, and cmd/compare for a change's cost), examples.
+//
+// [Open] opens a collection by URL, on the engine its scheme names.
+//
 // [the specification]: https://github.com/ttldb/ttldb/blob/main/docs/SPEC.md
 package ttldb
