@@ -322,6 +322,7 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 	t.Cleanup(func() { c.building.Wait(); orderHook, orderHoldHook = nil, nil })
 	_, err = c.List(bg, Query{Limit: 1})
 	require.NoError(t, err)
+	c.building.Wait() // the build's goroutine, and its hooks, are done
 	require.Greater(t, len(reads), 1, "the key map is read in more than one hold")
 	require.LessOrEqual(t, slices.Max(reads), orderReadSlots+maxKeyGroups*groupSlots, "a hold reads at most its budget and one table")
 	require.Greater(t, len(applies), 1, "the writes made meanwhile are applied in more than one hold")
@@ -398,6 +399,7 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 	t.Cleanup(func() { c.building.Wait(); orderHook, orderHoldHook = nil, nil })
 	_, err := c.List(bg, Query{Limit: 10})
 	require.NoError(t, err)
+	c.building.Wait() // the build's goroutine, and its hooks, are done
 	require.Greater(t, readHolds, 1)
 	require.GreaterOrEqual(t, backlog, 3000, "the changes made during the read and the sort")
 	require.LessOrEqual(t, applyHolds, 2+backlog/perRound,
