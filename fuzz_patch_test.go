@@ -2,7 +2,7 @@ package ttldb
 
 // FuzzPatch: a document of arbitrary bytes, patched by an arbitrary sequence
 // of operations (R14), against the reference implementation of
-// patchref_test.go.
+// internal/ref (ref.RefPatch).
 //
 //	go test -run='^$' -fuzz='^FuzzPatch$' -fuzztime=20000x .
 //
@@ -33,6 +33,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ttldb/ttldb/internal/ref"
 )
 
 // fzPatchSentinels are every sentinel error of the package; an error must
@@ -84,7 +86,7 @@ func fzPatchCollection(t testing.TB, path string, def DefaultTTL, now *atomic.In
 }
 
 // fzDecodePatch reads the operations of the text encoding above.
-func fzDecodePatch(b []byte) []RefPatchOp {
+func fzDecodePatch(b []byte) []ref.RefPatchOp {
 	if len(b) == 0 {
 		return nil
 	}
@@ -92,14 +94,14 @@ func fzDecodePatch(b []byte) []RefPatchOp {
 	if len(lines) > MaxPatchOperations+2 {
 		lines = lines[:MaxPatchOperations+2]
 	}
-	ops := make([]RefPatchOp, 0, len(lines))
+	ops := make([]ref.RefPatchOp, 0, len(lines))
 	for _, l := range lines {
 		if len(l) == 0 {
-			ops = append(ops, RefPatchOp{})
+			ops = append(ops, ref.RefPatchOp{})
 			continue
 		}
 		path, arg, _ := strings.Cut(string(l[1:]), "\t")
-		o := RefPatchOp{Path: path}
+		o := ref.RefPatchOp{Path: path}
 		switch l[0] {
 		case 'a', 's', 'r':
 			o.Kind = map[byte]string{'a': "add", 's': "set", 'r': "replace"}[l[0]]
@@ -139,15 +141,11 @@ func fzDecodePatch(b []byte) []RefPatchOp {
 // document text s, or "" when it has none.
 func fzPatchMember(t testing.TB, s, name string) string {
 	t.Helper()
-	n, err := refParse([]byte(s))
-	if err != nil || n.kind != 'o' {
-		t.Fatalf("the document %.300q does not parse: %v", s, err)
+	lit, ok := ref.Member(s, name)
+	if !ok {
+		t.Fatalf("the document %.300q does not parse as an object", s)
 	}
-	j, err := n.member(name)
-	if err != nil || j < 0 {
-		return ""
-	}
-	return string(n.kids[j].appendTo(nil, false))
+	return lit
 }
 
 // fzCheckPatch creates doc in a collection of the setup, patches it with
@@ -156,7 +154,7 @@ func fzCheckPatch(t testing.TB, setup uint8, doc, opsText []byte) {
 	t.Helper()
 	st := fzPatchSetups[setup%uint8(len(fzPatchSetups))]
 	ops := fzDecodePatch(opsText)
-	lib := RefOps(ops)
+	lib := refLib.Ops(ops)
 	var clock atomic.Int64
 	c := fzPatchCollection(t, st.path, st.def, &clock)
 	defer c.Close()
@@ -166,10 +164,10 @@ func fzCheckPatch(t testing.TB, setup uint8, doc, opsText []byte) {
 	if err != nil {
 		// No document: a patch that is bad in itself is refused as such
 		// (checked before the lookup), any other is not found (R4).
-		res := RefPatch(`{}`, st.path, ops)
+		res := ref.RefPatch(`{}`, st.path, ops)
 		_, err := c.Patch(bg, NoPartitionKey(), "x", lib)
 		want := ErrNotFound
-		if res.Stage == RefCompile {
+		if res.Stage == ref.RefCompile {
 			want = ErrInvalidPatch
 		}
 		if got := fzPatchSentinel(t, "Patch of a missing document", err); got != want {
@@ -192,9 +190,9 @@ func fzCheckPatch(t testing.TB, setup uint8, doc, opsText []byte) {
 	if at, expires := c.ExpiresAt(created); !expires || at.Unix() > fzNow+1 {
 		clock.Add(1)
 	}
-	res := RefPatch(created.Body(), st.path, ops)
-	if stale && res.Stage != RefCompile {
-		res = RefPatchResult{Stage: RefApply, Faults: []error{ErrPreconditionFailed}, Reason: "a stale etag"}
+	res := ref.RefPatch(created.Body(), st.path, ops)
+	if stale && res.Stage != ref.RefCompile {
+		res = ref.RefPatchResult{Stage: ref.RefApply, Faults: []ref.Fault{ref.PreconditionFailed}, Reason: "a stale etag"}
 	}
 	lsn := c.LastLSN()
 	got, err := c.Patch(bg, pk, id, lib, opts...)
@@ -202,11 +200,11 @@ func fzCheckPatch(t testing.TB, setup uint8, doc, opsText []byte) {
 		fzPatchSentinel(t, what, err)
 	}
 	switch {
-	case res.Stage != RefOK && err == nil:
+	case res.Stage != ref.RefOK && err == nil:
 		t.Fatalf("%s: Patch succeeded with %s; the reference says %v", what, got.JSON(), res)
-	case res.Stage != RefOK && !res.Allows(err):
+	case res.Stage != ref.RefOK && !fzAllows(res, err):
 		t.Fatalf("%s: Patch: %v; the reference says %v", what, err, res)
-	case res.Stage != RefOK:
+	case res.Stage != ref.RefOK:
 		// Nothing changed: the document, its etag, the feed.
 		now, gerr := c.Get(bg, pk, id)
 		if gerr != nil || now.JSON() != created.JSON() || c.LastLSN() != lsn {
@@ -222,9 +220,9 @@ func fzCheckPatch(t testing.TB, setup uint8, doc, opsText []byte) {
 
 // fzCheckPatched checks a successful patch: the result is the reference's,
 // it is a valid document, a write (R6, R10, R11), and Get returns it.
-func fzCheckPatched(t testing.TB, c *Collection, what string, created, got Document, res RefPatchResult, now int64) {
+func fzCheckPatched(t testing.TB, c *Collection, what string, created, got Document, res ref.RefPatchResult, now int64) {
 	t.Helper()
-	canon, err := RefCanonical(got.Body())
+	canon, err := ref.RefCanonical(got.Body())
 	switch {
 	case err != nil:
 		t.Fatalf("%s: the patched body %.300q does not parse: %v", what, got.Body(), err)
@@ -246,7 +244,7 @@ func fzCheckPatched(t testing.TB, c *Collection, what string, created, got Docum
 	lit := fzPatchMember(t, got.Body(), "ttl")
 	want, wok := int64(0), false
 	if lit != "" && lit != "null" {
-		v, valid := RefTTL(lit)
+		v, valid := ref.RefTTL(lit)
 		if !valid {
 			t.Fatalf("%s: the patched document has the ttl %s, which R2 refuses", what, lit)
 		}

@@ -3,7 +3,7 @@ package conformance
 // Patch and ExecuteBatch (R14) in the model-based test of model_test.go.
 //
 // The model predicts a patch with the reference implementation of
-// patchref_test.go (ref.RefPatch), applied to the text of the model's
+// internal/ref (ref.RefPatch), applied to the text of the model's
 // document: success and the patched members, or the sentinel, in the order
 // the library checks (the operations alone, then the key, the document's
 // presence and etag, then the operations on the document, then the result
@@ -29,7 +29,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttldb/ttldb/conformance/internal/ref"
+	"github.com/ttldb/ttldb/internal/ref"
 
 	"github.com/ttldb/ttldb"
 )
@@ -82,15 +82,24 @@ func docOfBody(body string) *mDoc {
 	return d
 }
 
+// refFault is the error class of each fault the reference names.
+var refFault = map[ref.Fault]string{
+	ref.PreconditionFailed: classPrecondition, ref.InvalidTTL: classInvalidTTL, ref.InvalidID: classInvalidID,
+	ref.InvalidPartitionKey: classInvalidPK, ref.InvalidDocument: classInvalidDoc,
+	ref.TooLarge: classTooLarge, ref.InvalidPatch: classInvalidPatch,
+}
+
+// refLib makes the library's operations of the reference's.
+var refLib = ref.Builders[ttldb.PatchOp]{
+	Add: ttldb.PatchAdd, Set: ttldb.PatchSet, Replace: ttldb.PatchReplace, Remove: ttldb.PatchRemove,
+	Increment: ttldb.PatchIncrement, IncrementFloat: ttldb.PatchIncrementFloat, Move: ttldb.PatchMove,
+}
+
 // faultClasses names the sentinels of a reference's failure.
 func faultClasses(res ref.RefPatchResult) []string {
 	var out []string
 	for _, f := range res.Faults {
-		for _, s := range modelSentinels {
-			if errors.Is(f, s.err) {
-				out = append(out, s.class)
-			}
-		}
+		out = append(out, refFault[f])
 	}
 	return out
 }
@@ -380,7 +389,7 @@ func (h *modelHarness) genPatch() modelStep {
 	opts, cond, condDesc := h.genIfMatch(drawn)
 	desc := fmt.Sprintf("Patch(%.40v, %.40q, %s)%s", pk, id, describePatch(ops), condDesc)
 	return modelStep{desc, func() (string, error) {
-		got, err := h.c.Patch(bg, pk, id, ref.RefOps(ops), opts...)
+		got, err := h.c.Patch(bg, pk, id, refLib.Ops(ops), opts...)
 		want := h.m.patch(h.path, k, class, ops, cond)
 		msg := ""
 		if len(want) == 1 && (want[0] == classNotFound || want[0] == classPrecondition) {
@@ -646,7 +655,7 @@ func (h *modelHarness) runBatch(pk ttldb.PartitionKey, pkClass string, ops []mBa
 		case "Upsert":
 			b.Upsert(op.in.payload, op.opts...)
 		case "Patch":
-			b.Patch(op.id, ref.RefOps(op.ops), op.opts...)
+			b.Patch(op.id, refLib.Ops(op.ops), op.opts...)
 		case "Delete":
 			b.Delete(op.id, op.opts...)
 		case "Read":
