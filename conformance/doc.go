@@ -47,7 +47,7 @@
 //     both modes, and with [Harness.Reopen] reopening and compacting)
 //     against a reference model written from SPEC.md, compared after every
 //     step; refused options at open (R1, R8, R10, R13).
-//   - R2, R3, R4, R6, R7, R8 by matrices (matrix.go): every combination of
+//   - R2, R3, R4, R6, R7, R8 by matrices (matrix*.go): every combination of
 //     DefaultTTL and document ttl through every operation, at the instants
 //     around expiry; whole seconds; renewals; every pair and sequence of
 //     DefaultTTL changes; TTL and indexing mode none.

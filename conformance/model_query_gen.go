@@ -1,0 +1,406 @@
+package conformance
+
+// The model's queries (R13), drawn at random: paths and values the live
+// documents hold, WHERE clauses, ORDER BY, TOP, OFFSET ... LIMIT and
+// SELECT, and the step that runs one.
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ttldb/ttldb"
+)
+
+// ---------------------------------------------------------------------------
+// Drawing queries.
+
+// Kinds of SELECT clause.
+const (
+	selID    = iota // SELECT VALUE c.id
+	selValue        // SELECT VALUE <path>: no result where it is undefined
+	selStar         // SELECT *: the document, _ts and _etag included
+	selCount        // SELECT VALUE COUNT(1), SELECT COUNT(1) [AS n]
+)
+
+type mOrder struct {
+	path []qStep
+	desc bool
+}
+
+// mSQL is a query step: the query, how it is read, and what the model
+// needs to answer it.
+type mSQL struct {
+	sql              ttldb.SQL
+	prepare          bool   // run it as Prepared
+	how              string // "pages", "all" or "cursor"
+	class            string // the error its input must get
+	part             *mPK   // the partition, nil: all
+	sel              int
+	selPath          []qStep
+	countName        string // the member COUNT(1) is named by, "" for VALUE
+	where            *mCond
+	order            []mOrder
+	top, offset, lim int             // TOP top, OFFSET offset LIMIT lim; -1: none
+	ptrs             []string        // the pointers of the paths WHERE and ORDER BY read: the indexes a plan may name
+	vkeys            []string        // the keys of the Params WHERE compares with
+	plan             ttldb.QueryPlan // the first page's plan, or the cursor's
+}
+
+// modelQueryLits are parameter values besides those of the documents.
+var modelQueryLits = []string{"null", "true", "false", "0", "-0", "1", "7", "2.5", "100", "1e2", "-3", "999",
+	"9223372036854775807", `"s"`, `"soon"`, `"a"`, `"é"`, `""`, `"B"`, `"zz"`, `"7"`, `"1"`, "[]", "{}",
+	"[1,2,3]", `[1,{"ttl":0}]`, `{"x":1,"y":[1,2]}`, `{"x":1,"pk":"a"}`}
+
+// modelQueryPaths are paths besides the documents': missing, through a
+// scalar, array positions, escapes.
+var modelQueryPaths = [][]qStep{
+	{{name: "nope"}}, {{name: "v"}, {name: "x"}}, {{name: "sub"}, {name: "x"}, {index: 1, isIdx: true}},
+	{{name: "sub"}, {name: "x"}, {index: 1, isIdx: true}, {name: "ttl"}}, {{name: "_ts"}}, {{name: "id"}},
+	{{name: "t"}, {name: "pk"}}, {{name: "a/b"}}, {{name: "m~n"}}, {{name: "arr"}, {index: 0, isIdx: true}},
+}
+
+// identRE and sqlKeywords: the members c.name may name; sqlKeywordRE: the
+// keywords and functions the queries use.
+var (
+	identRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	sqlKeywords = " SELECT TOP VALUE FROM AS WHERE ORDER BY ASC DESC OFFSET LIMIT AND OR NOT IN BETWEEN TRUE " +
+		"FALSE NULL UNDEFINED JOIN GROUP DISTINCT EXISTS LIKE ESCAPE ARRAY "
+	sqlKeywordRE = regexp.MustCompile(`\b(SELECT|TOP|VALUE|COUNT|AS|FROM|WHERE|NOT|AND|OR|BETWEEN|IN|IS_DEFINED|` +
+		`IS_NULL|STARTSWITH|ORDER|BY|ASC|DESC|OFFSET|LIMIT)\b`)
+)
+
+// The escapes of JSON Pointers: ~0 is '~', ~1 is '/'.
+var (
+	ptrEscape   = strings.NewReplacer("~", "~0", "/", "~1")
+	ptrUnescape = strings.NewReplacer("~1", "/", "~0", "~")
+	ptrEscapes  = strings.NewReplacer("~0", "", "~1", "")
+)
+
+// pointer is the JSON Pointer of p, if it has no array position.
+func pointer(p []qStep) (string, bool) {
+	var b strings.Builder
+	for _, s := range p {
+		if s.isIdx {
+			return "", false
+		}
+		b.WriteString("/" + ptrEscape.Replace(s.name))
+	}
+	return b.String(), true
+}
+
+// pointerPath is the path of a well-formed JSON Pointer of member names.
+func pointerPath(ptr string) []qStep {
+	var p []qStep
+	for _, seg := range strings.Split(ptr[1:], "/") {
+		p = append(p, qStep{name: ptrUnescape.Replace(seg)})
+	}
+	return p
+}
+
+// liveJV is the live documents in the partition (nil: all) as queries read
+// them, in key order.
+func (h *modelHarness) liveJV(part *mPK) ([]mKey, []jv) {
+	keys := h.m.list(part, nil, nil)
+	docs := make([]jv, len(keys))
+	for i, k := range keys {
+		docs[i] = h.docJV(h.m.docs[k])
+	}
+	return keys, docs
+}
+
+// docPaths are the paths of the documents' members, of the members of
+// their objects and of the first element of their arrays, sorted.
+func docPaths(docs []jv) [][]qStep {
+	set := map[string][]qStep{}
+	add := func(p ...qStep) { set[fmt.Sprint(p)] = p }
+	for _, d := range docs {
+		for _, m := range d.obj {
+			add(qStep{name: m.name})
+			for _, c := range m.v.obj {
+				add(qStep{name: m.name}, qStep{name: c.name})
+			}
+			if len(m.v.arr) > 0 {
+				add(qStep{name: m.name}, qStep{isIdx: true})
+			}
+		}
+	}
+	var out [][]qStep
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, set[k])
+	}
+	return out
+}
+
+// sqlGen draws one query.
+type sqlGen struct {
+	h     *modelHarness
+	q     *mSQL
+	docs  []jv      // the live documents, whose values parameters are drawn from
+	paths [][]qStep // their paths
+}
+
+func (g *sqlGen) pathSQL(p []qStep) string {
+	var b strings.Builder
+	b.WriteString("c")
+	for _, s := range p {
+		switch {
+		case s.isIdx:
+			fmt.Fprintf(&b, "[%d]", s.index)
+		case identRE.MatchString(s.name) && !strings.Contains(sqlKeywords, " "+strings.ToUpper(s.name)+" ") && g.h.r.IntN(4) > 0:
+			b.WriteString("." + s.name)
+		default:
+			b.WriteString("[" + jsonString(s.name) + "]")
+		}
+	}
+	return b.String()
+}
+
+// path draws a path: often one an index is on, else mostly one of the
+// documents'. One WHERE or ORDER BY reads (read) is one a plan may name.
+func (g *sqlGen) path(read bool) []qStep {
+	r := g.h.r
+	p := pick(r, modelQueryPaths)
+	switch n := r.IntN(20); {
+	case n < 7 && len(g.h.m.indexes) > 0:
+		p = pointerPath(pick(r, g.h.m.indexes))
+	case n < 18 && len(g.paths) > 0:
+		p = pick(r, g.paths)
+	}
+	if ptr, ok := pointer(p); ok && read {
+		g.q.ptrs = append(g.q.ptrs, ptr)
+	}
+	return p
+}
+
+func anyKind(jv) bool       { return true }
+func scalarKind(v jv) bool  { return v.kind < jArr }
+func orderedKind(v jv) bool { return v.kind == jBool || v.kind == jNum || v.kind == jStr }
+
+// value draws a value that fits, mostly one a document has at p.
+func (g *sqlGen) value(p []qStep, fits func(jv) bool) jv {
+	r := g.h.r
+	var vs []jv
+	for _, d := range g.docs {
+		if v, amb := d.at(p); !amb && !v.odd && v.kind != jUndef && fits(v) {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) > 0 && r.IntN(4) > 0 {
+		v := pick(r, vs)
+		if v.kind == jNum && r.IntN(3) == 0 { // the same double, written otherwise
+			v.raw = strconv.FormatFloat(v.n, pick(r, []byte{'e', 'E', 'f'}), -1, 64)
+		}
+		return v
+	}
+	for {
+		lit := pick(r, modelQueryLits)
+		if r.IntN(4) == 0 {
+			lit = strconv.Itoa(r.IntN(1000))
+		}
+		if v, _ := parseJV(lit); fits(v) {
+			return v
+		}
+	}
+}
+
+// param adds a parameter of value v, as JSON text (a string sometimes with
+// an escape) or a Go value, under its name with or without '@'.
+func (g *sqlGen) param(v jv, compared bool) string {
+	r := g.h.r
+	name := fmt.Sprintf("p%d", len(g.q.sql.Params))
+	key := name
+	if r.IntN(3) == 0 {
+		key = "@" + name
+	}
+	text := v.raw
+	if v.kind == jStr && v.s != "" && v.s[0] < utf8.RuneSelf && r.IntN(3) == 0 {
+		text = fmt.Sprintf(`"\u%04x`, v.s[0]) + jsonString(v.s[1:])[1:]
+	}
+	var val any = json.RawMessage(text)
+	if r.IntN(4) == 0 {
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		if err := dec.Decode(&val); err != nil {
+			panic(err)
+		}
+	}
+	if g.q.sql.Params == nil {
+		g.q.sql.Params = map[string]any{}
+	}
+	if g.q.sql.Params[key] = val; compared {
+		g.q.vkeys = append(g.q.vkeys, key)
+	}
+	return "@" + name
+}
+
+// cond draws a WHERE condition: comparisons of a path with parameters,
+// type tests, and NOT, AND, OR of them. Under NOT (scalar), only those the
+// spec leaves in no doubt: no STARTSWITH, no arrays or objects compared
+// (whether = of arrays of unlike elements is false or undefined, it does
+// not say), BETWEEN bounds in order.
+func (g *sqlGen) cond(depth int, scalar bool) (*mCond, string) {
+	r := g.h.r
+	switch n := r.IntN(20); {
+	case n < 4 && depth == 0:
+		a, as := g.cond(1, scalar)
+		b, bs := g.cond(1, scalar)
+		op := []string{"and", "and", "and", "or"}[n]
+		return &mCond{op: op, subs: []*mCond{a, b}}, "(" + as + ") " + strings.ToUpper(op) + " (" + bs + ")"
+	case n < 6 && !scalar:
+		a, as := g.cond(1, true)
+		return &mCond{op: "not", subs: []*mCond{a}}, "NOT (" + as + ")"
+	}
+	p := g.path(true)
+	ps := g.pathSQL(p)
+	c := &mCond{op: "=", path: p}
+	values := anyKind
+	if scalar {
+		values = scalarKind
+	}
+	switch n := r.IntN(100); {
+	case n < 35:
+		if c.vals = []jv{g.value(p, values)}; r.IntN(6) == 0 {
+			return c, g.param(c.vals[0], true) + " = " + ps
+		}
+	case n < 43:
+		c.op, c.vals = "!=", []jv{g.value(p, scalarKind)}
+	case n < 63:
+		c.op, c.vals = pick(r, []string{"<", "<=", ">", ">="}), []jv{g.value(p, orderedKind)}
+	case n < 71:
+		lo := g.value(p, orderedKind)
+		hi := g.value(p, func(v jv) bool { return v.kind == lo.kind })
+		if orderCmp(lo, hi) > 0 && (scalar || r.IntN(3) > 0) {
+			lo, hi = hi, lo
+		}
+		c.op, c.vals = "between", []jv{lo, hi}
+		return c, fmt.Sprintf("%s BETWEEN %s AND %s", ps, g.param(lo, true), g.param(hi, true))
+	case n < 81:
+		c.op = "in"
+		var ns []string
+		for range 1 + r.IntN(3) {
+			c.vals = append(c.vals, g.value(p, values))
+			ns = append(ns, g.param(c.vals[len(c.vals)-1], true))
+		}
+		return c, ps + " IN (" + strings.Join(ns, ", ") + ")"
+	case n < 88:
+		c.op = "defined"
+		return c, "IS_DEFINED(" + ps + ")"
+	case n < 93 || scalar:
+		c.op = "null"
+		return c, "IS_NULL(" + ps + ")"
+	default:
+		c.op = "starts"
+		v := g.value(p, func(v jv) bool { return v.kind == jStr })
+		if cut := v.s[:r.IntN(len(v.s)+1)]; utf8.ValidString(cut) && r.IntN(2) == 0 {
+			v.s, v.raw = cut, jsonString(cut) // a prefix
+		}
+		c.vals = []jv{v}
+		return c, "STARTSWITH(" + ps + ", " + g.param(v, true) + ")"
+	}
+	return c, ps + " " + c.op + " " + g.param(c.vals[0], true)
+}
+
+// genSQL draws a query step: a SELECT clause, maybe WHERE, ORDER BY, TOP
+// or OFFSET ... LIMIT, a partition (sometimes a bad one), sometimes a
+// defect, and how to read it: in pages, with QueryAll, or with a Cursor.
+func (h *modelHarness) genSQL() modelStep {
+	r := h.r
+	_, docs := h.liveJV(nil)
+	q := &mSQL{top: -1, offset: -1, how: pick(r, []string{"pages", "pages", "pages", "all", "cursor"})}
+	g := &sqlGen{h: h, q: q, docs: docs, paths: docPaths(docs)}
+	pdesc := "all"
+	if n := r.IntN(40); n >= 26 && n < 39 {
+		p := pick(r, h.parts).pk
+		if live := h.m.list(nil, nil, nil); h.idPath && len(live) > 0 && r.IntN(2) == 0 {
+			p = pick(r, live).pk
+		}
+		if n >= 37 { // maybe never used
+			p = pick(r, []mPK{{kind: mkString, str: "zz"}, {kind: mkNumber, num: 99}})
+		}
+		pk := h.pkGo(p)
+		q.sql.Partition, q.part, pdesc = &pk, &p, fmt.Sprintf("%.30s", pkName(p))
+	} else if n == 39 {
+		pk := pick(r, modelBadPKs)
+		q.sql.Partition, q.class, pdesc = &pk, classInvalidPK, fmt.Sprintf("%.20v (bad)", pk)
+	}
+
+	text := "SELECT "
+	q.sel = pick(r, []int{selID, selID, selID, selID, selID, selValue, selValue, selStar, selCount, selCount})
+	if r.IntN(20) < 3 && q.sel != selCount && q.sel != selValue {
+		q.top = r.IntN(5)
+		text += fmt.Sprintf("TOP %d ", q.top)
+	}
+	switch q.sel {
+	case selID:
+		text += "VALUE c.id"
+	case selValue:
+		q.selPath = g.path(false)
+		text += "VALUE " + g.pathSQL(q.selPath)
+	case selStar:
+		text += "*"
+	case selCount:
+		q.countName = pick(r, []string{"", "$1", "n"})
+		text += map[string]string{"": "VALUE "}[q.countName] + "COUNT(1)" +
+			map[string]string{"n": " AS n"}[q.countName]
+	}
+	text += " FROM c"
+	if r.IntN(20) < 13 {
+		c, w := g.cond(0, false)
+		q.where, text = c, text+" WHERE "+w
+	}
+	if q.sel != selCount && r.IntN(10) < 4 {
+		var items []string
+		for range 1 + r.IntN(5)/4 {
+			dir := pick(r, []string{"", " ASC", " DESC", " DESC"})
+			o := mOrder{path: g.path(true), desc: dir == " DESC"}
+			q.order, items = append(q.order, o), append(items, g.pathSQL(o.path)+dir)
+		}
+		text += " ORDER BY " + strings.Join(items, ", ")
+	}
+	if q.top < 0 && q.sel != selCount && q.sel != selValue && r.IntN(10) == 0 {
+		q.offset, q.lim = r.IntN(4), r.IntN(5)
+		text += fmt.Sprintf(" OFFSET %d LIMIT %d", q.offset, q.lim)
+	}
+	if r.IntN(5) == 0 { // keywords and function names in any case (R13)
+		text = sqlKeywordRE.ReplaceAllStringFunc(text, pick(r, []func(string) string{strings.ToLower,
+			func(w string) string { return w[:1] + strings.ToLower(w[1:]) }}))
+	}
+	if q.sql.Text = text; q.how == "pages" {
+		q.sql.MaxItems = r.IntN(5)
+	}
+	if q.class == okClass && r.IntN(25) == 0 { // one defect
+		q.class = classInvalidQuery
+		switch {
+		case len(q.sql.Params) > 0 && r.IntN(3) == 0: // every use needs a value
+			delete(q.sql.Params, pick(r, slices.Sorted(maps.Keys(q.sql.Params))))
+		case r.IntN(2) == 0: // and every value a use
+			if q.sql.Params == nil {
+				q.sql.Params = map[string]any{}
+			}
+			q.sql.Params["unused"] = 1
+		default:
+			q.sql.MaxItems, q.class, q.how = -1, classInvalidOpt, "pages"
+		}
+	}
+	q.prepare = r.IntN(5) == 0
+	var ps []string
+	for _, k := range slices.Sorted(maps.Keys(q.sql.Params)) {
+		b, _ := json.Marshal(q.sql.Params[k])
+		ps = append(ps, fmt.Sprintf("%s=%s", k, b))
+	}
+	desc := fmt.Sprintf("Query %q params{%s} partition=%s maxItems=%d via %s prepared=%v",
+		q.sql.Text, strings.Join(ps, " "), pdesc, q.sql.MaxItems, q.how, q.prepare)
+	return modelStep{desc, func() (string, error) {
+		res, err := h.runSQL(q)
+		if err != nil {
+			err = fmt.Errorf("%s: %v", desc, err)
+		}
+		return res, err
+	}}
+}
