@@ -278,7 +278,9 @@
 //     internal/query (the query language), internal/patch (a patch on
 //     compact JSON), internal/wal (the log's format), internal/vfs (the
 //     filesystem, real or in memory): each a machine of its own, with a
-//     small interface and its own tests;
+//     small interface and its own tests; and internal/ref, independent
+//     reference implementations (of patch, of a document's intake) the
+//     tests hold the library to;
 //   - bench (a module of its own: the benchmarks against the peers, the
 //     report, and cmd/compare for a change's cost), examples.
 //
