@@ -18,16 +18,15 @@ package conformance
 // file start with "mx".
 
 import (
-	"strconv"
-
 	"github.com/ttldb/ttldb"
+	"github.com/ttldb/ttldb/internal/ref"
 )
 
 // ---------------------------------------------------------------------------
 // The cells of R3.
 
 // mxNever stands for "never expires" in the expectation tables.
-const mxNever int64 = 0
+const mxNever = ref.Never
 
 // mxFar is "far later": ten years, in seconds.
 const mxFar = int64(10 * 365 * 24 * 60 * 60)
@@ -58,20 +57,20 @@ var (
 	mxOwn70  = mxTTL{"own=70", "70"} // own ttl between the two defaults of R7
 )
 
-// mxR3Table is the table of R3 in SPEC.md, for DefaultTTL n = 100: the
-// effective TTL in seconds of each document ttl (rows) under each DefaultTTL
-// (columns), or mxNever. The m = 250 row checks that an own ttl overrides a
-// smaller default as well as a larger one.
-var mxR3Table = []struct {
+// mxR3Table is the table of R3 in SPEC.md (ref.R3), for DefaultTTL n = 100,
+// with the rows as the matrix names them.
+var mxR3Table = func() (rows []struct {
 	ttl            mxTTL
 	off, noDef, is int64
-}{
-	{mxAbsent, mxNever, mxNever, 100},
-	{mxNull, mxNever, mxNever, 100},
-	{mxMinus1, mxNever, mxNever, mxNever},
-	{mxOwn30, mxNever, 30, 30},
-	{mxOwn250, mxNever, 250, 250},
-}
+}) {
+	for _, r := range ref.R3 {
+		rows = append(rows, struct {
+			ttl            mxTTL
+			off, noDef, is int64
+		}{mxTTL{r.Name, r.Raw}, r.Off, r.NoDefault, r.N})
+	}
+	return rows
+}()
 
 // mxCell is one cell of R3: a DefaultTTL, a document ttl and the expected
 // effective TTL.
@@ -94,24 +93,12 @@ func mxR3Cells() []mxCell {
 	return cells
 }
 
-// mxLifetime is the test's own reading of R3, for any DefaultTTL: seconds
-// after _ts, or mxNever. TestEffectiveTTLMatrix checks it against mxR3Table.
+// mxLifetime is the reference's reading of R3 (ref.Lifetime), for any
+// DefaultTTL: seconds after _ts, or mxNever. TestEffectiveTTLMatrix checks it
+// against mxR3Table.
 func mxLifetime(s mxSetting, ttl mxTTL) int64 {
 	n, on := s.def.Seconds()
-	switch {
-	case !on, ttl.raw == "-1":
-		return mxNever
-	case ttl.raw == "" || ttl.raw == "null":
-		if n == -1 {
-			return mxNever
-		}
-		return n
-	}
-	own, err := strconv.ParseInt(ttl.raw, 10, 64)
-	if err != nil {
-		panic("mxLifetime: ttl " + ttl.raw)
-	}
-	return own
+	return ref.Lifetime(on, n, ttl.raw)
 }
 
 // mxExpired reports whether a document that lives life seconds (or mxNever)
