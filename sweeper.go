@@ -51,9 +51,13 @@ func (c *Collection) sweep(done <-chan struct{}, stop func() bool) (n int, stopp
 		return 0, false, c.errClosed("Sweep")
 	}
 	select { // a channel, not a mutex: a sweep waiting here is asleep to testing/synctest too
-	case c.sweeping <- struct{}{}:
-	case <-done:
-		return 0, true, nil
+	case c.sweeping <- struct{}{}: // the common case: no other sweep
+	default:
+		select {
+		case c.sweeping <- struct{}{}:
+		case <-done:
+			return 0, true, nil
+		}
 	}
 	defer func() { <-c.sweeping }()
 	start := time.Now()
