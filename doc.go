@@ -3,8 +3,9 @@
 //
 // The behaviour is a contract of numbered rules, R1 to R17, in
 // [the specification] (docs/SPEC.md in the repository); R1-R15 hold today,
-// R13 for part of the query language, R16 for its contexts, and the rest of
-// R16-R17 (engines beyond the process, and the operator's tools) is planned. Doc comments and
+// R13 for part of the query language, R16 for its contexts, opening by URL
+// and the conformance suite, and the rest of R16-R17 (the engine interface,
+// engines beyond the process, and the operator's tools) is planned. Doc comments and
 // error messages name the rule they follow, as in "(R10)", and each rule
 // is checked by tests that name it.
 //
