@@ -39,4 +39,5 @@ var checks = []struct {
 	{"R16/SharedReadYourWrites", checkSharedReadYourWrites},
 	{"R16/SharedFeedOnce", checkSharedFeedOnce},
 	{"R16/SharedSweepOnce", checkSharedSweepOnce},
+	{"R13/QueryIndexOracle", checkQueryIndexOracle},
 }
