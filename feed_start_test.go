@@ -19,58 +19,6 @@ func lsns(chs []Change) []uint64 {
 	return s
 }
 
-// TestFeedFromOldest: FromOldest starts the all-versions feed at the
-// oldest change kept, where a read from the beginning fails with
-// ErrFeedTrimmed, with ReadFeed and WatchFeed, of one partition or all;
-// in latest-version mode it is the beginning. It takes no other start.
-// (A caller had to catch the *TrimmedError and retry.)
-func TestFeedFromOldest(t *testing.T) { // R11
-	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-	c, err := NewCollection("oldest", "/pk", &Options{Now: clk.Now, ManualSweep: true, Feed: FeedOptions{MaxRecords: 5}})
-	require.NoError(t, err)
-	defer c.Close()
-	for i := range 12 {
-		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"%c"}`, i, "ab"[i%2]))
-	}
-	_, err = c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes})
-	require.ErrorIs(t, err, ErrFeedTrimmed, "from the beginning")
-
-	all, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true})
-	require.Equal(t, []uint64{8, 9, 10, 11, 12}, lsns(all))
-	a := StringKey("a")
-	part, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true, Partition: &a})
-	require.Equal(t, []uint64{9, 11}, lsns(part), "ids 8 and 10, in partition a")
-	latest, _ := readAllFeed(t, c, FeedQuery{FromOldest: true})
-	require.Len(t, latest, 12, "the latest-version feed keeps no records: its oldest is the beginning")
-
-	var watched []uint64
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	for ch, err := range c.WatchFeed(ctx, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true, Partition: &a, Limit: 1}) {
-		require.NoError(t, err)
-		watched = append(watched, ch.LSN)
-		if len(watched) == 2 {
-			require.NoError(t, c.Delete(bg, a, "8")) // LSN 13, which the watch waits for
-		}
-		if len(watched) == 3 {
-			break
-		}
-	}
-	require.Equal(t, []uint64{9, 11, 13}, watched, "pages of one: the start is kept only for the first")
-
-	page, err := c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, Limit: 1, FromOldest: true})
-	require.NoError(t, err)
-	for _, q := range []FeedQuery{
-		{FromOldest: true, FromNow: true},
-		{FromOldest: true, AfterLSN: 9},
-		{FromOldest: true, Continuation: page.Continuation, Mode: AllVersionsAndDeletes},
-	} {
-		_, err := c.ReadFeed(bg, q)
-		require.ErrorIs(t, err, ErrInvalidOption, "%+v", q)
-		require.ErrorContains(t, err, "FromOldest and")
-	}
-}
-
 // TestFeedFromOldestAfterReopen: a reopened durable collection's
 // all-versions feed starts after its last snapshot (R12); FromOldest
 // starts there, with the expiries its sweeper deletes as it opens.

@@ -40,4 +40,11 @@ var checks = []struct {
 	{"R16/SharedFeedOnce", checkSharedFeedOnce},
 	{"R16/SharedSweepOnce", checkSharedSweepOnce},
 	{"R13/QueryIndexOracle", checkQueryIndexOracle},
+	{"R11/FeedCosmosScenario", checkFeedCosmosScenario},
+	{"R11/FeedOperations", checkFeedOperations},
+	{"R11/FeedLatestVersion", checkFeedLatestVersion},
+	{"R11/FeedRetention", checkFeedRetention},
+	{"R11/FeedFromOldest", checkFeedFromOldest},
+	{"R11/FeedBadInput", checkFeedBadInput},
+	{"R11/FeedLatestVersionChains", checkFeedLatestVersionChains},
 }
