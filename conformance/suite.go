@@ -47,4 +47,9 @@ var checks = []struct {
 	{"R11/FeedFromOldest", checkFeedFromOldest},
 	{"R11/FeedBadInput", checkFeedBadInput},
 	{"R11/FeedLatestVersionChains", checkFeedLatestVersionChains},
+	{"R10/PartitionedByID", checkPartitionedByID},
+	{"R10/PartitionKeys", checkPartitionKeys},
+	{"R10/LimitsExactly", checkLimitsExactly},
+	{"R10/BadKeyThatIsTheID", checkBadKeyThatIsTheID},
+	{"R10/LimitsMeasureWhatIsStored", checkLimitsMeasureWhatIsStored},
 }
