@@ -4,9 +4,7 @@ package ttldb
 // review of the first version, which failed it.
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -108,46 +106,4 @@ func TestReadOnlyBatchChangesNothing(t *testing.T) { // R5, R14
 	require.Equal(t, lsn, c.LastLSN(), "a batch of reads deleted documents")
 	require.NoError(t, serr)
 	require.Equal(t, 1, st.Expired, "the expired document is left to the sweeper")
-}
-
-// TestPatchResultErrorsNameTheDocument: a patched document that breaks
-// R10 (size, depth) is refused with an error that names the document, not
-// only an offset into a text the caller never saw; a raw value that is not
-// valid UTF-8 is a malformed operation, ErrInvalidPatch.
-func TestPatchResultErrorsNameTheDocument(t *testing.T) { // R10, R14
-	c, _ := newTestCollection(t, "/pk", TTLOff())
-	mustCreate(t, c, `{"id":"x","pk":"p"}`)
-	for _, op := range []PatchOp{
-		PatchSet("/s", strings.Repeat("y", MaxDocumentSize)),
-		PatchSet("/d", json.RawMessage(strings.Repeat("[", 130)+strings.Repeat("]", 130))),
-		PatchSet("/u", json.RawMessage("\"\xff\"")),
-	} {
-		_, err := c.Patch(bg, StringKey("p"), "x", []PatchOp{op})
-		require.Error(t, err)
-		require.Contains(t, err.Error(), `"x"`, "the error of %v names the document patched: %v", op, err)
-	}
-	_, err := c.Patch(bg, StringKey("p"), "x", []PatchOp{PatchSet("/u", json.RawMessage("\"\xff\""))})
-	require.ErrorIs(t, err, ErrInvalidPatch, "a value that is not valid JSON is a malformed operation: %v", err)
-}
-
-type typedCounter struct {
-	ID string `json:"id"`
-	PK string `json:"pk"`
-	N  int    `json:"n"`
-}
-
-// TestTypedPatchThatWouldNotDecodeChangesNothing: Typed.Patch refuses a
-// result that would not decode into T before it writes, so that its error
-// changes nothing and a retry cannot apply an increment twice.
-func TestTypedPatchThatWouldNotDecodeChangesNothing(t *testing.T) { // R14
-	c, _ := newTestCollection(t, "/pk", TTLOff())
-	tc, err := NewTyped[typedCounter](c)
-	require.NoError(t, err)
-	_, err = tc.Create(bg, typedCounter{ID: "x", PK: "p", N: 1})
-	require.NoError(t, err)
-	lsn := c.LastLSN()
-	_, err = tc.Patch(bg, StringKey("p"), "x", []PatchOp{PatchIncrement("/m", 1), PatchSet("/n", "one")})
-	if err != nil {
-		require.Equal(t, lsn, c.LastLSN(), "Typed.Patch returned %q, and the patch was applied: %s", err, mustGet(t, c, StringKey("p"), "x").Body())
-	}
 }

@@ -118,41 +118,6 @@ func TestParsePatchErrors(t *testing.T) { // R14
 	require.EqualError(t, err, p+`operation 1 of 1 ({"op":"add","path":"/`+strings.Repeat("é", 29)+`...): add has no "value" member`)
 }
 
-// TestPatchJSONLikeConstructors applies every case of the table of patch
-// operations twice, as built by the constructors and through their JSON
-// form (MarshalJSON, then ParsePatch): the same document, or the same
-// sentinel. An operation with no JSON form (the zero PatchOp, a value that
-// does not encode, an infinite incr) and a patch ParsePatch refuses (a
-// path that is no JSON Pointer, no operation, eleven) are refused by
-// Patch too (R14).
-func TestPatchJSONLikeConstructors(t *testing.T) { // R14
-	for _, tc := range patchOperationCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			text, err := json.Marshal(tc.ops)
-			if err != nil {
-				require.ErrorIs(t, err, ErrInvalidPatch)
-				require.ErrorIs(t, tc.err, ErrInvalidPatch, "MarshalJSON refuses an operation Patch takes")
-				return
-			}
-			ops, err := ParsePatch(text)
-			if err != nil {
-				require.ErrorIs(t, err, ErrInvalidPatch)
-				require.ErrorIs(t, tc.err, ErrInvalidPatch, "ParsePatch refuses %s, which Patch takes", text)
-				return
-			}
-			c, _ := newTestCollection(t, "/pk", DefaultTTL{})
-			mustCreate(t, c, patchBase)
-			got, err := c.Patch(bg, StringKey("a"), "p1", ops)
-			if tc.err != nil {
-				require.ErrorIs(t, err, tc.err, "%s", text)
-				return
-			}
-			require.NoError(t, err, "%s", text)
-			require.Equal(t, tc.want, got.Body(), "%s", text)
-		})
-	}
-}
-
 // TestPatchJSONIncr applies an incr written in the JSON form and by the
 // constructor to the same documents: 1 and 1.0 differ where an integer
 // and a float64 add differently (R14).
@@ -249,4 +214,17 @@ func TestPatchOpUnmarshalJSON(t *testing.T) { // R14
 	}
 	require.False(t, errors.Is(op.UnmarshalJSON([]byte(`{"op":"remove","path":"/a"}`)), ErrInvalidPatch))
 	require.Equal(t, PatchRemove("/a"), op)
+}
+
+// patchBase is the document the patch tests of this package patch (the
+// table of patch operations is the conformance suite's, R14/Patch*).
+const patchBase = `{"id":"p1","pk":"a","name":"bike","price":455.95,"inventory":{"quantity":15,"bins":[1,2]},"used":false,"tags":["r-series"],"n":null,"s":"str","a~b":1,"c/d":2}`
+
+// make10 is ten increments of /k by 1, the most a patch takes.
+func make10() []PatchOp {
+	ops := make([]PatchOp, 10)
+	for i := range ops {
+		ops[i] = PatchIncrement("/k", 1)
+	}
+	return ops
 }

@@ -52,4 +52,12 @@ var checks = []struct {
 	{"R10/LimitsExactly", checkLimitsExactly},
 	{"R10/BadKeyThatIsTheID", checkBadKeyThatIsTheID},
 	{"R10/LimitsMeasureWhatIsStored", checkLimitsMeasureWhatIsStored},
+	{"R14/PatchOperations", checkPatchOperations},
+	{"R14/PatchJSONLikeConstructors", checkPatchJSONLikeConstructors},
+	{"R14/PatchErrorsNameTheFault", checkPatchErrorsNameTheFault},
+	{"R14/PatchResultErrorsNameTheDocument", checkPatchResultErrorsNameTheDocument},
+	{"R14/PatchIsAWrite", checkPatchIsAWrite},
+	{"R14/PatchNestedPartitionKey", checkPatchNestedPartitionKey},
+	{"R14/PatchConcurrentIncrements", checkPatchConcurrentIncrements},
+	{"R14/TypedPatch", checkTypedPatch},
 }
