@@ -60,4 +60,9 @@ var checks = []struct {
 	{"R14/PatchNestedPartitionKey", checkPatchNestedPartitionKey},
 	{"R14/PatchConcurrentIncrements", checkPatchConcurrentIncrements},
 	{"R14/TypedPatch", checkTypedPatch},
+	{"R14/BatchCosmosScenario", checkBatchCosmosScenario},
+	{"R14/BatchFailureChangesNothing", checkBatchFailureChangesNothing},
+	{"R14/BatchErrors", checkBatchErrors},
+	{"R14/BatchIsSequential", checkBatchIsSequential},
+	{"R12/BatchIsDurable", checkBatchIsDurable},
 }
