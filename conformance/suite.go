@@ -65,4 +65,11 @@ var checks = []struct {
 	{"R14/BatchErrors", checkBatchErrors},
 	{"R14/BatchIsSequential", checkBatchIsSequential},
 	{"R12/BatchIsDurable", checkBatchIsDurable},
+	{"R13/QueryTable", checkQueryTable},
+	{"R13/QueryPages", checkQueryPages},
+	{"R13/QueryExpiryThroughIndexes", checkQueryExpiryThroughIndexes},
+	{"R13/QueryErrors", checkQueryErrors},
+	{"R13/PreparedAndTyped", checkPreparedAndTyped},
+	{"R13/CursorReadsOneSnapshot", checkCursorReadsOneSnapshot},
+	{"R13/CursorDropsWhatExpires", checkCursorDropsWhatExpires},
 }
