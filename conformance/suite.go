@@ -72,4 +72,7 @@ var checks = []struct {
 	{"R13/PreparedAndTyped", checkPreparedAndTyped},
 	{"R13/CursorReadsOneSnapshot", checkCursorReadsOneSnapshot},
 	{"R13/CursorDropsWhatExpires", checkCursorDropsWhatExpires},
+	{"R10/CreateGetRoundTrip", checkCreateGetRoundTrip},
+	{"R10/CRUD", checkCRUD},
+	{"R10/ETags", checkETags},
 }
