@@ -29,19 +29,6 @@ func readAllFeed(t *testing.T, c *Collection, q FeedQuery) ([]Change, string) {
 	}
 }
 
-// summary is a change in a line: op, id, partition key, TTL-expired.
-func summary(chs []Change) []string {
-	var s []string
-	for _, ch := range chs {
-		line := fmt.Sprintf("%v %s %v", ch.Op, ch.ID, ch.PartitionKey)
-		if ch.TimeToLiveExpired {
-			line += " ttl-expired"
-		}
-		s = append(s, line)
-	}
-	return s
-}
-
 // TestFeedLatestVersionFingers: pages resume where they stopped in O(1),
 // through the entry they stopped at, while the documents around it are
 // written again and deleted; and without it (AfterLSN, or a forgotten

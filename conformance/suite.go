@@ -75,4 +75,12 @@ var checks = []struct {
 	{"R10/CreateGetRoundTrip", checkCreateGetRoundTrip},
 	{"R10/CRUD", checkCRUD},
 	{"R10/ETags", checkETags},
+	{"R13/NotEqualOfArraysAndObjectsIsUndefined", checkNotEqualOfArraysAndObjectsIsUndefined},
+	{"R13/IgnoreCaseAgreesWithUpper", checkIgnoreCaseAgreesWithUpper},
+	{"R13/EdgeCosmosSemantics", checkQueryEdgeCosmosSemantics},
+	{"R13/EdgeIndexEqualsScanOnEdgeValues", checkQueryEdgeIndexEqualsScanOnEdgeValues},
+	{"R13/EdgeOrderedIndexPastPointCap", checkQueryEdgeOrderedIndexPastPointCap},
+	{"R4/EdgeExpiryInstantThroughEveryPlan", checkQueryEdgeExpiryInstantThroughEveryPlan},
+	{"R13/EdgeSystemPropertyIndexes", checkQueryEdgeSystemPropertyIndexes},
+	{"R13/EdgePagesWithWritesBetween", checkQueryEdgePagesWithWritesBetween},
 }
