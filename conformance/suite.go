@@ -83,4 +83,7 @@ var checks = []struct {
 	{"R4/EdgeExpiryInstantThroughEveryPlan", checkQueryEdgeExpiryInstantThroughEveryPlan},
 	{"R13/EdgeSystemPropertyIndexes", checkQueryEdgeSystemPropertyIndexes},
 	{"R13/EdgePagesWithWritesBetween", checkQueryEdgePagesWithWritesBetween},
+	{"R2/TypedRoundTrip", checkTypedRoundTrip},
+	{"R10/TypedSystemProperties", checkTypedSystemProperties},
+	{"R10/TypedListing", checkTypedListing},
 }
