@@ -309,7 +309,7 @@ func checkPreparedAndTyped(t *testing.T, h Harness) {
 }
 
 // R13: a cursor's pages are the results of one snapshot, whatever is
-// written or deleted between them (TestCursorDropsWhatExpires has what
+// written or deleted between them (R13/CursorDropsWhatExpires has what
 // expires); Close is idempotent, and a closed collection ends the cursor
 // with ErrClosed.
 func checkCursorReadsOneSnapshot(t *testing.T, h Harness) {
