@@ -256,8 +256,8 @@ func (s *step) keyBytes() []byte { return unsafe.Slice(unsafe.StringData(s.key),
 // ([IfMatch]) on a document the same batch wrote earlier fails: its etag is
 // not known before the batch commits. A nil b is an [ErrInvalidBatch].
 func (c *Collection) ExecuteBatch(ctx context.Context, b *Batch) (_ []Document, err error) {
-	if err := checkContext(ctx, "ExecuteBatch"); err != nil {
-		return nil, err
+	if !ctxLive(ctx) {
+		return nil, contextError(ctx, "ExecuteBatch")
 	}
 	if c.unusable() {
 		return nil, c.errClosed("ExecuteBatch")

@@ -291,8 +291,8 @@ func (c *Collection) PartitionKeyPath() string { return c.path }
 // indexing mode is none and d is not off (R8); [ErrClosed]. An error changes
 // nothing.
 func (c *Collection) SetDefaultTTL(ctx context.Context, d DefaultTTL) (err error) {
-	if err := checkContext(ctx, "SetDefaultTTL"); err != nil {
-		return err
+	if !ctxLive(ctx) {
+		return contextError(ctx, "SetDefaultTTL")
 	}
 	if c.unusable() {
 		return c.errClosed("SetDefaultTTL")
@@ -328,8 +328,8 @@ func (c *Collection) DefaultTTL() DefaultTTL {
 // Errors: [ErrInvalidOption] for an unknown mode, or for [IndexingNone] while
 // [DefaultTTL] is not off (R8); [ErrClosed]. An error changes nothing.
 func (c *Collection) SetIndexingMode(ctx context.Context, m IndexingMode) (err error) {
-	if err := checkContext(ctx, "SetIndexingMode"); err != nil {
-		return err
+	if !ctxLive(ctx) {
+		return contextError(ctx, "SetIndexingMode")
 	}
 	if c.unusable() {
 		return c.errClosed("SetIndexingMode")

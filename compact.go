@@ -27,8 +27,8 @@ const defaultCompactSlack = 16 << 20
 // than the collection held, which only a bug can cause (nothing is
 // written, and the collection stays usable).
 func (c *Collection) Compact(ctx context.Context) error {
-	if err := checkContext(ctx, "Compact"); err != nil {
-		return err
+	if !ctxLive(ctx) {
+		return contextError(ctx, "Compact")
 	}
 	if c.unusable() {
 		return c.errClosed("Compact")

@@ -38,8 +38,8 @@ type Cursor struct {
 //
 // Errors: those of [Collection.Query].
 func (c *Collection) OpenQuery(ctx context.Context, q SQL) (*Cursor, error) {
-	if err := checkContext(ctx, "OpenQuery"); err != nil {
-		return nil, err
+	if !ctxLive(ctx) {
+		return nil, contextError(ctx, "OpenQuery")
 	}
 	q.MaxItems, q.Continuation = 0, ""
 	r, err := c.startQuery(ctx, "OpenQuery", q)
@@ -74,8 +74,8 @@ func (c *Collection) OpenQuery(ctx context.Context, q SQL) (*Cursor, error) {
 // collection is closed, or once an earlier page ended with its context; the
 // error of a context that is nil or done, or that ends during the page.
 func (cur *Cursor) Next(ctx context.Context, n int) ([]json.RawMessage, error) {
-	if err := checkContext(ctx, "Cursor.Next"); err != nil {
-		return nil, err
+	if !ctxLive(ctx) {
+		return nil, contextError(ctx, "Cursor.Next")
 	}
 	if n < 1 {
 		return nil, errorf(ErrInvalidOption, "Next(%d): a page holds at least 1 result", n)

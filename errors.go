@@ -127,20 +127,16 @@ func (e *CorruptError) Error() string {
 // Unwrap returns [ErrCorrupt].
 func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
-// checkContext returns the error of op called with ctx before it starts
-// (R16): [ErrInvalidOption] for a nil ctx (as net/http refuses a nil
-// context), ctx's error, wrapped with op's name, for one that is done, and
-// nil for any other. It costs a comparison and a call of ctx.Err, which is
-// all the context costs a call that does not wait.
-func checkContext(ctx context.Context, op string) error {
-	if ctx != nil && ctx.Err() == nil {
-		return nil // the common case, which inlines
-	}
-	return contextError(ctx, op)
-}
+// ctxLive reports whether ctx lets a call start (R16): it is not nil and
+// not done. It inlines, and costs a comparison and a call of ctx.Err, which
+// is all the context costs a call that does not wait; when it is false, the
+// call returns contextError's error and does nothing.
+func ctxLive(ctx context.Context) bool { return ctx != nil && ctx.Err() == nil }
 
-// contextError is checkContext's error, kept out of line so that the check
-// inlines.
+// contextError returns the error of op called with a ctx that is nil or
+// done: [ErrInvalidOption] for a nil ctx (as net/http refuses a nil
+// context), and ctx's error wrapped with op's name for one that is done. It
+// is kept out of line, off the path of a call that starts.
 //
 //go:noinline
 func contextError(ctx context.Context, op string) error {

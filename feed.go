@@ -183,8 +183,8 @@ type FeedPage struct {
 // change, AfterLSN with a Continuation, or a feed that is off;
 // [ErrInvalidPartitionKey]; [ErrClosed].
 func (c *Collection) ReadFeed(ctx context.Context, q FeedQuery) (FeedPage, error) {
-	if err := checkContext(ctx, "ReadFeed"); err != nil {
-		return FeedPage{}, err
+	if !ctxLive(ctx) {
+		return FeedPage{}, contextError(ctx, "ReadFeed")
 	}
 	return c.readFeed("ReadFeed", q, nil)
 }
@@ -206,8 +206,8 @@ func (c *Collection) ReadFeed(ctx context.Context, q FeedQuery) (FeedPage, error
 // q.FromOldest (see [FeedQuery]).
 func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Change, error] {
 	return func(yield func(Change, error) bool) {
-		if err := checkContext(ctx, "WatchFeed"); err != nil {
-			yield(Change{}, err)
+		if !ctxLive(ctx) {
+			yield(Change{}, contextError(ctx, "WatchFeed"))
 			return
 		}
 		q := q // each iteration from q's start
@@ -277,8 +277,8 @@ type FeedStats struct {
 //
 // Errors: [ErrInvalidOption] when the feed is off; [ErrClosed].
 func (c *Collection) FeedStats(ctx context.Context) (FeedStats, error) {
-	if err := checkContext(ctx, "FeedStats"); err != nil {
-		return FeedStats{}, err
+	if !ctxLive(ctx) {
+		return FeedStats{}, contextError(ctx, "FeedStats")
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()

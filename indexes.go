@@ -45,8 +45,8 @@ const buildEvery = 1024
 // dropped while it was built, or indexing mode none (R8); the context's
 // error if ctx ends first; [ErrClosed]. An error leaves no index.
 func (c *Collection) CreateIndex(ctx context.Context, path string) (err error) {
-	if err := checkContext(ctx, "CreateIndex"); err != nil {
-		return err
+	if !ctxLive(ctx) {
+		return contextError(ctx, "CreateIndex")
 	}
 	if c.unusable() {
 		return c.errClosed("CreateIndex")
@@ -153,8 +153,8 @@ func (c *Collection) finishBuild(ctx context.Context, b *indexBuild) (err error)
 // Errors: [ErrInvalidOption] for a malformed path; [ErrNotFound] when no
 // index on path exists; [ErrClosed].
 func (c *Collection) DropIndex(ctx context.Context, path string) (err error) {
-	if err := checkContext(ctx, "DropIndex"); err != nil {
-		return err
+	if !ctxLive(ctx) {
+		return contextError(ctx, "DropIndex")
 	}
 	if c.unusable() {
 		return c.errClosed("DropIndex")

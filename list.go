@@ -90,8 +90,8 @@ func (c *Collection) plan(op string, q Query) (plan, error) {
 // collection did not issue for a query of this Partition; [ErrInvalidOption]
 // for a negative Limit; [ErrInvalidPartitionKey]; [ErrClosed].
 func (c *Collection) List(ctx context.Context, q Query) (Page, error) {
-	if err := checkContext(ctx, "List"); err != nil {
-		return Page{}, err
+	if !ctxLive(ctx) {
+		return Page{}, contextError(ctx, "List")
 	}
 	p, err := c.plan("List", q)
 	if err != nil {
@@ -128,8 +128,8 @@ func (c *Collection) List(ctx context.Context, q Query) (Page, error) {
 // ends the iteration.
 func (c *Collection) All(ctx context.Context, q Query) iter.Seq2[Document, error] {
 	return func(yield func(Document, error) bool) {
-		if err := checkContext(ctx, "All"); err != nil {
-			yield(Document{}, err)
+		if !ctxLive(ctx) {
+			yield(Document{}, contextError(ctx, "All"))
 			return
 		}
 		p, err := c.plan("All", q)
@@ -170,8 +170,8 @@ func (c *Collection) All(ctx context.Context, q Query) iter.Seq2[Document, error
 //
 // Errors: those of List.
 func (c *Collection) Count(ctx context.Context, q Query) (int, error) {
-	if err := checkContext(ctx, "Count"); err != nil {
-		return 0, err
+	if !ctxLive(ctx) {
+		return 0, contextError(ctx, "Count")
 	}
 	q.Limit, q.Continuation = 0, ""
 	p, err := c.plan("Count", q)

@@ -124,8 +124,8 @@ func validScheme(s string) bool {
 // refused open changes nothing in the directory. A URL's password never
 // appears in a message.
 func Open(ctx context.Context, url string, opts *Options) (*Collection, error) {
-	if err := checkContext(ctx, "Open"); err != nil {
-		return nil, err
+	if !ctxLive(ctx) {
+		return nil, contextError(ctx, "Open")
 	}
 	u, err := parseURL(url)
 	if err != nil {

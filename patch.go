@@ -236,8 +236,8 @@ func (c *Collection) Patch(ctx context.Context, pk PartitionKey, id string, ops 
 // patch is Patch, refusing a patched document that fits does not accept
 // (for [Typed.Patch]: one that does not decode into its type).
 func (c *Collection) patch(ctx context.Context, pk PartitionKey, id string, ops []PatchOp, opts []WriteOption, fits func(*engine.Doc) error) (Document, error) {
-	if err := checkContext(ctx, "Patch"); err != nil { // before the patch is compiled; modify looks again
-		return Document{}, err
+	if !ctxLive(ctx) { // before the patch is compiled; modify looks again
+		return Document{}, contextError(ctx, "Patch")
 	}
 	if c.unusable() {
 		return Document{}, c.errClosed("Patch")

@@ -55,8 +55,8 @@ func (c *Collection) live(key []byte, now int64) (*entry, uint64) {
 // [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed];
 // those of a context that is nil or done (see [Collection]).
 func (c *Collection) Get(ctx context.Context, pk PartitionKey, id string) (Document, error) {
-	if err := checkContext(ctx, "Get"); err != nil {
-		return Document{}, err
+	if !ctxLive(ctx) {
+		return Document{}, contextError(ctx, "Get")
 	}
 	if c.unusable() {
 		return Document{}, c.errClosed("Get")
@@ -137,8 +137,8 @@ func (c *Collection) Touch(ctx context.Context, pk PartitionKey, id string, opts
 // at, which the change must use too (one reading of the clock per call). An
 // error of change must come before it changes anything.
 func (c *Collection) modify(ctx context.Context, op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64, now int64) (*engine.Doc, error)) (_ Document, err error) {
-	if err := checkContext(ctx, op); err != nil {
-		return Document{}, err
+	if !ctxLive(ctx) {
+		return Document{}, contextError(ctx, op)
 	}
 	if c.unusable() {
 		return Document{}, c.errClosed(op)

@@ -50,8 +50,8 @@ type QueryPlan struct {
 // a negative MaxItems; [ErrInvalidContinuation] for a token this collection
 // did not issue for this query; [ErrInvalidPartitionKey]; [ErrClosed].
 func (c *Collection) Query(ctx context.Context, q SQL) (QueryPage, error) {
-	if err := checkContext(ctx, "Query"); err != nil {
-		return QueryPage{}, err
+	if !ctxLive(ctx) {
+		return QueryPage{}, contextError(ctx, "Query")
 	}
 	r, err := c.startQuery(ctx, "Query", q)
 	if err != nil {
@@ -94,8 +94,8 @@ func (c *Collection) Query(ctx context.Context, q SQL) (QueryPage, error) {
 // valid until the next one is yielded: keep a copy.
 func (c *Collection) QueryAll(ctx context.Context, q SQL) iter.Seq2[json.RawMessage, error] {
 	return func(yield func(json.RawMessage, error) bool) {
-		if err := checkContext(ctx, "QueryAll"); err != nil {
-			yield(nil, err)
+		if !ctxLive(ctx) {
+			yield(nil, contextError(ctx, "QueryAll"))
 			return
 		}
 		q.MaxItems = 0
@@ -131,8 +131,8 @@ func (c *Collection) QueryAll(ctx context.Context, q SQL) iter.Seq2[json.RawMess
 //
 // Errors: those of Query.
 func (c *Collection) Explain(ctx context.Context, q SQL) (QueryPlan, error) {
-	if err := checkContext(ctx, "Explain"); err != nil {
-		return QueryPlan{}, err
+	if !ctxLive(ctx) {
+		return QueryPlan{}, contextError(ctx, "Explain")
 	}
 	r, err := c.startQuery(ctx, "Explain", q)
 	if err != nil {

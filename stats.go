@@ -26,8 +26,8 @@ type Stats struct {
 //
 // Errors: [ErrClosed].
 func (c *Collection) Stats(ctx context.Context) (Stats, error) {
-	if err := checkContext(ctx, "Stats"); err != nil {
-		return Stats{}, err
+	if !ctxLive(ctx) {
+		return Stats{}, contextError(ctx, "Stats")
 	}
 	return c.census("Stats")
 }

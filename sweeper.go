@@ -25,8 +25,8 @@ import (
 //
 // Errors: [ErrClosed]; those of a context that is nil or done.
 func (c *Collection) Sweep(ctx context.Context) (int, error) {
-	if err := checkContext(ctx, "Sweep"); err != nil {
-		return 0, err
+	if !ctxLive(ctx) {
+		return 0, contextError(ctx, "Sweep")
 	}
 	n, stopped, err := c.sweep(ctx.Done(), func() bool { return ctx.Err() != nil })
 	if (n > 0 || err == nil && !stopped) && c.j != nil && c.j.policy == SyncAlways { // what it deleted, even if stopped

@@ -96,8 +96,8 @@ func (c *Collection) UpsertJSON(ctx context.Context, doc []byte, opts ...WriteOp
 
 // writeAny writes what a caller passed as any, once it is JSON text.
 func (c *Collection) writeAny(ctx context.Context, kind writeKind, v any, opts []WriteOption) (Document, error) {
-	if err := checkContext(ctx, kind.String()); err != nil {
-		return Document{}, err
+	if !ctxLive(ctx) {
+		return Document{}, contextError(ctx, kind.String())
 	}
 	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
@@ -106,19 +106,14 @@ func (c *Collection) writeAny(ctx context.Context, kind writeKind, v any, opts [
 	if err != nil {
 		return Document{}, err
 	}
-	return c.writeText(kind, src, opts)
+	return c.write(ctx, kind, src, opts) // which looks at ctx again: an inlined comparison
 }
 
-// write writes the JSON text src, for a call given ctx.
-func (c *Collection) write(ctx context.Context, kind writeKind, src []byte, opts []WriteOption) (Document, error) {
-	if err := checkContext(ctx, kind.String()); err != nil {
-		return Document{}, err
+// write writes the JSON text src.
+func (c *Collection) write(ctx context.Context, kind writeKind, src []byte, opts []WriteOption) (_ Document, err error) {
+	if !ctxLive(ctx) {
+		return Document{}, contextError(ctx, kind.String())
 	}
-	return c.writeText(kind, src, opts)
-}
-
-// writeText writes the JSON text src, once the call's context is checked.
-func (c *Collection) writeText(kind writeKind, src []byte, opts []WriteOption) (_ Document, err error) {
 	if c.unusable() {
 		return Document{}, c.errClosed(kind.String())
 	}
