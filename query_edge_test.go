@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/ref"
 )
 
 // edgeCollection returns a collection partitioned by /pk (TTL on, no
@@ -128,22 +129,7 @@ func TestArithmeticAfterCountIsUnsupported(t *testing.T) {
 // a scan, whole and in pages, is the conformance suite's,
 // R13/EdgeOrderedIndexPastPointCap.)
 func TestQueryEdgeOrderedIndexPastPointCap(t *testing.T) {
-	var docs []string
-	for i := range 1300 {
-		v := fmt.Sprint(i % 17)
-		switch {
-		case i%11 == 0:
-			v = "null"
-		case i%5 == 0:
-			v = fmt.Sprintf(`"s%d"`, i%3)
-		}
-		st := map[bool]string{true: `"closed"`, false: `"open"`}[i%7 == 0]
-		if i%13 == 0 {
-			docs = append(docs, fmt.Sprintf(`{"id":"%04d","pk":"p%d","st":%s}`, (i*7919)%1300, i%4, st))
-			continue
-		}
-		docs = append(docs, fmt.Sprintf(`{"id":"%04d","pk":"p%d","st":%s,"v":%s}`, (i*7919)%1300, i%4, st, v))
-	}
+	docs := ref.PointCapDocs()
 	indexed, _ := edgeCollection(t, docs, "/st", "/v")
 	for _, text := range []string{
 		`SELECT VALUE c.id FROM c WHERE c.st = "open" ORDER BY c.v DESC`,

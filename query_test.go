@@ -4,25 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/ref"
 )
 
-// queryDocs are the documents of the query tests: kinds of every sort at
-// the same paths, missing members, nulls, nesting and arrays.
-var queryDocs = []string{
-	`{"id":"ord-1","pk":"eu","status":"open","total":10,"region":"eu","user":{"name":"Ann"},"tags":["a","b"],"email":"a@x"}`,
-	`{"id":"ord-2","pk":"eu","status":"open","total":10.0,"region":"us","user":{"name":"Bob"},"tags":["b"]}`,
-	`{"id":"ord-3","pk":"us","status":"closed","total":25.5,"region":"us","user":{"name":"Cid"},"email":null}`,
-	`{"id":"ord-4","pk":"us","status":"open","total":"12","region":"ap","tags":[]}`,
-	`{"id":"inv-1","pk":"eu","status":"open","total":3,"region":"eu","odd key":1}`,
-	`{"id":"inv-2","pk":"ap","status":null,"total":-7,"region":"eu","user":{"name":"Éva"},"flag":true}`,
-	`{"id":"inv-3","pk":"ap","total":100,"flag":false}`,
-	`{"id":"x","pk":"ap","status":true,"total":null,"user":"plain"}`,
-}
+// queryDocs are the documents of the query tests (ref.QueryDocs).
+var queryDocs = ref.QueryDocs
 
 // newQueryCollection returns a collection of queryDocs, with indexes on
 // paths, if any.
@@ -39,21 +29,10 @@ func newQueryCollection(t testing.TB, paths ...string) (*Collection, *fakeClock)
 }
 
 // resultIDs returns the ids of results that are documents, or the results
-// themselves.
+// themselves (ref.ResultIDs).
 func resultIDs(t *testing.T, results []json.RawMessage) []string {
 	t.Helper()
-	out := []string{}
-	for _, r := range results {
-		var v struct {
-			ID *string `json:"id"`
-		}
-		if json.Unmarshal(r, &v) == nil && v.ID != nil && strings.Contains(string(r), `"_etag"`) {
-			out = append(out, *v.ID)
-		} else {
-			out = append(out, string(r))
-		}
-	}
-	return out
+	return ref.ResultIDs(results)
 }
 
 // R13: the plan says which index a query read; an equality beats a

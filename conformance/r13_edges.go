@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/ttldb/ttldb"
+	"github.com/ttldb/ttldb/internal/ref"
 )
 
 // r13Edge opens a collection partitioned by /pk (TTL on, no default)
@@ -243,22 +244,7 @@ func checkQueryEdgeIndexEqualsScanOnEdgeValues(t *testing.T, h Harness) {
 // in-process engine then reads the index on the ORDER BY path instead)
 // gives the rows of a scan, whole and in pages.
 func checkQueryEdgeOrderedIndexPastPointCap(t *testing.T, h Harness) {
-	var docs []string
-	for i := range 1300 {
-		v := fmt.Sprint(i % 17)
-		switch {
-		case i%11 == 0:
-			v = "null"
-		case i%5 == 0:
-			v = fmt.Sprintf(`"s%d"`, i%3)
-		}
-		st := map[bool]string{true: `"closed"`, false: `"open"`}[i%7 == 0]
-		if i%13 == 0 {
-			docs = append(docs, fmt.Sprintf(`{"id":"%04d","pk":"p%d","st":%s}`, (i*7919)%1300, i%4, st))
-			continue
-		}
-		docs = append(docs, fmt.Sprintf(`{"id":"%04d","pk":"p%d","st":%s,"v":%s}`, (i*7919)%1300, i%4, st, v))
-	}
+	docs := ref.PointCapDocs()
 	plain, _ := r13Edge(t, h, docs)
 	indexed, _ := r13Edge(t, h, docs, "/st", "/v")
 	pk := ttldb.StringKey("p2")

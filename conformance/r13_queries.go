@@ -16,51 +16,24 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/ttldb/ttldb"
+	"github.com/ttldb/ttldb/internal/ref"
 )
 
-// r13Docs are the documents of the query checks: kinds of every sort at
-// the same paths, missing members, nulls, nesting and arrays.
-var r13Docs = []string{
-	`{"id":"ord-1","pk":"eu","status":"open","total":10,"region":"eu","user":{"name":"Ann"},"tags":["a","b"],"email":"a@x"}`,
-	`{"id":"ord-2","pk":"eu","status":"open","total":10.0,"region":"us","user":{"name":"Bob"},"tags":["b"]}`,
-	`{"id":"ord-3","pk":"us","status":"closed","total":25.5,"region":"us","user":{"name":"Cid"},"email":null}`,
-	`{"id":"ord-4","pk":"us","status":"open","total":"12","region":"ap","tags":[]}`,
-	`{"id":"inv-1","pk":"eu","status":"open","total":3,"region":"eu","odd key":1}`,
-	`{"id":"inv-2","pk":"ap","status":null,"total":-7,"region":"eu","user":{"name":"Éva"},"flag":true}`,
-	`{"id":"inv-3","pk":"ap","total":100,"flag":false}`,
-	`{"id":"x","pk":"ap","status":true,"total":null,"user":"plain"}`,
-}
+// r13Docs are the documents of the query checks (ref.QueryDocs).
+var r13Docs = ref.QueryDocs
 
 // r13Collection opens a collection of r13Docs, under DefaultTTL -1, with
 // indexes on paths, if any.
 func r13Collection(t *testing.T, h Harness, paths ...string) (*ttldb.Collection, *clock) {
 	t.Helper()
-	c, clk := ruleOpenTTL(t, h, "/pk", ttldb.TTLNoDefault())
-	for _, d := range r13Docs {
-		ruleCreate(t, c, d)
-	}
-	for _, p := range paths {
-		require.NoError(t, c.CreateIndex(bg, p))
-	}
-	return c, clk
+	return r13Edge(t, h, r13Docs, paths...)
 }
 
 // r13IDs returns the ids of results that are documents, or the results
-// themselves.
+// themselves (ref.ResultIDs).
 func r13IDs(t *testing.T, results []json.RawMessage) []string {
 	t.Helper()
-	out := []string{}
-	for _, r := range results {
-		var v struct {
-			ID *string `json:"id"`
-		}
-		if json.Unmarshal(r, &v) == nil && v.ID != nil && strings.Contains(string(r), `"_etag"`) {
-			out = append(out, *v.ID)
-		} else {
-			out = append(out, string(r))
-		}
-	}
-	return out
+	return ref.ResultIDs(results)
 }
 
 // R13: a table of queries with their results, the same with or without
