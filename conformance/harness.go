@@ -47,17 +47,21 @@ type Harness struct {
 }
 
 // LongEnv names the environment variable that turns on the long forms of
-// the suite's randomized checks (more model sequences, more steps), as it
-// does for the root package's own tests:
+// the suite's randomized checks (more model sequences, more steps, every
+// fixture of the matrices), as it does for the root package's own tests:
 //
-//	TTLDB_LONG_TESTS=1 go test -race ./...
+//	TTLDB_LONG_TESTS=1 go test -run TestConformance ./...
 const LongEnv = "TTLDB_LONG_TESTS"
 
 // Long reports whether the long forms run: LongEnv is set to anything but
-// "" or "0", and the run is not -short. Call it from a test.
+// "" or "0", the run is not -short, and the test binary is not built with
+// the race detector. The long forms search more inputs, which the race
+// detector makes five to ten times slower; the quick forms, which run
+// under it, exercise every path, so CI runs the long forms without it
+// (.ci/run). Call it from a test.
 func Long() bool {
 	v := os.Getenv(LongEnv)
-	return v != "" && v != "0" && !testing.Short()
+	return v != "" && v != "0" && !testing.Short() && !raceEnabled()
 }
 
 // clock is the time the suite gives an engine: it moves only when the
