@@ -347,7 +347,7 @@ func (c *Collection) decide(steps []step, pk PartitionKey, now int64) (int, erro
 // wait until it is done (see Get), and the sweeper's help comes after the
 // batch, not between its changes: two deletions per write, as alone, and
 // none for a batch that only reads or deletes. Call with mu held.
-func (c *Collection) commitBatch(steps []step, now int64) {
+func (c *local) commitBatch(steps []step, now int64) {
 	c.batching.Add(1) // odd: a batch is applying its changes
 	c.inBatch = true
 	lim := c.exp.limits(now)

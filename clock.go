@@ -8,11 +8,11 @@ const maxClock = 1 << 62
 
 // now returns the collection's "now" in Unix seconds, which never goes
 // backward (R4).
-func (c *Collection) now() int64 { return c.nowAt(c.clock()) }
+func (c *local) now() int64 { return c.nowAt(c.clock()) }
 
 // nowAt is now for the clock's reading at: what needs both the reading and
 // "now" must read the clock once.
-func (c *Collection) nowAt(at time.Time) int64 {
+func (c *local) nowAt(at time.Time) int64 {
 	t := min(max(at.Unix(), -maxClock), maxClock)
 	for {
 		last := c.last.Load()

@@ -2,13 +2,12 @@ package ttldb
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // Collection is a named set of JSON documents that expire like Cosmos DB's
@@ -47,59 +46,16 @@ import (
 // need it meanwhile wait for that build. A collection used as a cache, by key
 // alone, never builds it: its creates and removals take O(1).
 type Collection struct {
-	// What a point read loads. It takes no lock, so these sit on cache
-	// lines of their own, apart from what writes and the sweeper change all
-	// the time (the lock, the counters, the feed's state): were they to
-	// share a line, each read after another core's write would wait for
-	// that line to move, and a sweep deleting a million documents would slow
-	// every read beside it. Set when the collection is made, or rarely
-	// changed (Close, a batch, a DefaultTTL change, the clock's second).
-	name     string
-	path     string
-	pkPath   []string
-	byID     bool // the path is /id: see keyFor
-	clock    func() time.Time
-	batch    int
-	etagBase uint64
-	stop     chan struct{}
-	last     atomic.Int64 // the latest "now", Unix seconds: never goes backward
-	closed   atomic.Bool  // set under mu; read without it where a stale read is harmless
-	// batching is odd while a batch applies its changes; Get reads again
-	// when it moved.
-	batching atomic.Uint64
-	rules    atomic.Pointer[expiryRules] // exp's rules, for point reads, which take no lock
-	_        cacheLinePad
+	*local // the in-process engine, while the API moves onto eng (issue 28)
 
-	handoff   handoff // foreground calls waiting for mu go before the sweeper's next batch
-	mu        sync.RWMutex
-	mode      IndexingMode
-	prim      primary
-	sec       secondaries   // the secondary indexes (R13)
-	exp       expiryIndex   // and the DefaultTTL it owns
-	tokenID   uint64        // binds the continuation tokens the collection issues to it
-	seq       uint64        // the last LSN given out (R11); a document's etag is etagBase + its LSN
-	feed      feed          // the change feed (R11)
-	ver       versions      // the older documents open snapshots may read
-	swept     atomic.Uint64 // written under mu, read anywhere
-	lastSweep time.Duration
-	sweeping  chan struct{} // holds a token while a sweep runs: one at a time (R5)
-	wakeAt    int64         // the instant the sweeper sleeps until; a write due earlier wakes it
-	inBatch   bool          // a batch is applying its changes: the writes leave the sweeper's help to its end
-
-	wake      chan struct{} // nil with ManualSweep
-	done      chan struct{}
-	closeOnce sync.Once
-	closeErr  error
-
-	// Durability (R12); j is nil for a collection in memory.
-	j            *journal
-	recovery     Recovery
-	failure      atomic.Pointer[error] // why the journal failed, which closed the collection
-	slack        int64                 // the files' growth before compaction
-	compacting   chan struct{}         // holds a token while a compaction runs
-	compactCheck chan struct{}         // asks the compactor to look
-	bg           sync.WaitGroup        // the journal's goroutine and the compactor
-	building     sync.WaitGroup        // a build of the key order (needOrder)
+	// What every call reads: set when the collection is made.
+	eng     engine.Engine
+	fast    *localEngine // eng, when it is the in-process engine: see calls.go
+	name    string
+	path    string
+	pkPath  []string
+	byID    bool   // the path is /id: see keyFor
+	tokenID uint64 // binds the continuation tokens the collection issues to it
 }
 
 // NewCollection returns an empty collection named name whose documents carry
@@ -192,21 +148,31 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	c := &Collection{
+	l := &local{
 		name:     name,
 		path:     partitionKeyPath,
 		pkPath:   segs,
 		byID:     isIDPath(segs),
+		tokenID:  rand.Uint64(),
 		clock:    o.Now,
 		batch:    o.SweepBatch,
 		mode:     o.Indexing,
 		exp:      newExpiryIndex(o.DefaultTTL),
 		etagBase: rand.Uint64(),
-		tokenID:  rand.Uint64(),
 		wakeAt:   math.MinInt64,
 		stop:     make(chan struct{}),
 		sweeping: make(chan struct{}, 1),
 		done:     make(chan struct{}),
+	}
+	c := &Collection{
+		local:   l,
+		eng:     (*localEngine)(l),
+		fast:    (*localEngine)(l),
+		name:    name,
+		path:    partitionKeyPath,
+		pkPath:  segs,
+		byID:    isIDPath(segs),
+		tokenID: rand.Uint64(),
 	}
 	c.handoff.init()
 	c.feed.init(!o.Feed.Off, keep)
@@ -217,6 +183,8 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 		if err := c.startDurable(&o); err != nil {
 			return nil, err
 		}
+		// The identity the directory holds.
+		c.name, c.path, c.pkPath, c.byID, c.tokenID = l.name, l.path, l.pkPath, l.byID, l.tokenID
 		if err := c.applySettings(&o); err != nil {
 			close(c.done) // no sweeper has started: Close waits for none
 			c.Close()
@@ -290,7 +258,7 @@ func (c *Collection) PartitionKeyPath() string { return c.path }
 // Errors: [ErrInvalidTTL] for a value outside R1; [ErrInvalidOption] when the
 // indexing mode is none and d is not off (R8); [ErrClosed]. An error changes
 // nothing.
-func (c *Collection) SetDefaultTTL(ctx context.Context, d DefaultTTL) (err error) {
+func (c *Collection) SetDefaultTTL(ctx context.Context, d DefaultTTL) error {
 	if !ctxLive(ctx) {
 		return contextError(ctx, "SetDefaultTTL")
 	}
@@ -300,34 +268,23 @@ func (c *Collection) SetDefaultTTL(ctx context.Context, d DefaultTTL) (err error
 	if err := d.validate(); err != nil {
 		return err
 	}
-	c.lock()
-	defer c.settle(&err)
-	if c.unusable() {
-		return c.errClosed("SetDefaultTTL")
-	}
-	if err := ttlNeedsIndexing(d, c.mode); err != nil {
-		return err
-	}
-	now := c.now()
-	c.exp.setDefault(d, now)
-	c.journalSetting(func(b []byte) []byte { return appendDefault(b, d, now) })
-	c.publish()
-	c.poke()
-	return nil
+	return c.eng.SetDefaultTTL(ctx, d.engine())
 }
 
 // DefaultTTL returns the collection's [DefaultTTL].
 func (c *Collection) DefaultTTL() DefaultTTL {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.exp.def
+	if c.eng == nil {
+		return DefaultTTL{}
+	}
+	return defaultTTLOf(c.eng.Settings().DefaultTTL)
 }
 
 // SetIndexingMode changes the indexing mode in O(1).
 //
 // Errors: [ErrInvalidOption] for an unknown mode, or for [IndexingNone] while
-// [DefaultTTL] is not off (R8); [ErrClosed]. An error changes nothing.
-func (c *Collection) SetIndexingMode(ctx context.Context, m IndexingMode) (err error) {
+// [DefaultTTL] is not off (R8), or while the collection has secondary
+// indexes; [ErrClosed]. An error changes nothing.
+func (c *Collection) SetIndexingMode(ctx context.Context, m IndexingMode) error {
 	if !ctxLive(ctx) {
 		return contextError(ctx, "SetIndexingMode")
 	}
@@ -337,27 +294,15 @@ func (c *Collection) SetIndexingMode(ctx context.Context, m IndexingMode) (err e
 	if err := m.validate(); err != nil {
 		return err
 	}
-	c.lock()
-	defer c.settle(&err)
-	if c.unusable() {
-		return c.errClosed("SetIndexingMode")
-	}
-	if err := ttlNeedsIndexing(c.exp.def, m); err != nil {
-		return err
-	}
-	if m == IndexingNone && len(c.sec.list)+len(c.sec.building) > 0 {
-		return errorf(ErrInvalidOption, "indexing mode none keeps no index, and the collection has %d secondary indexes: drop them first (R8)", len(c.sec.list)+len(c.sec.building))
-	}
-	c.mode = m
-	c.journalSetting(func(b []byte) []byte { return appendIndexing(b, m) })
-	return nil
+	return c.eng.SetIndexing(ctx, engine.Indexing(m))
 }
 
 // IndexingMode returns the collection's indexing mode.
 func (c *Collection) IndexingMode() IndexingMode {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.mode
+	if c.eng == nil {
+		return IndexingConsistent
+	}
+	return IndexingMode(c.eng.Settings().Indexing)
 }
 
 // Close stops the sweeper, waits for it to return, and releases the
@@ -371,39 +316,27 @@ func (c *Collection) IndexingMode() IndexingMode {
 // several goroutines at once: each call returns the same result once the
 // collection is closed.
 func (c *Collection) Close() error {
-	if c.stop == nil {
+	if c.eng == nil {
 		return nil // not made by NewCollection: nothing to stop
 	}
-	c.closeOnce.Do(func() {
-		c.lock()
-		c.closed.Store(true)
-		c.mu.Unlock()
-		close(c.stop)
-		<-c.done
-		c.building.Wait() // a build of the key order stops at its next hold
-		if c.j != nil {
-			c.bg.Wait()
-			c.compacting <- struct{}{} // a Compact in progress stops; none starts: the token stays
-			c.saveClock()
-			if err := c.j.close(); err != nil {
-				c.closeErr = fmt.Errorf("%w: Close of collection %q: %w", ErrClosed, c.name, err)
-			}
-		}
-		c.mu.Lock()
-		c.prim.clear()
-		c.sec.clear()
-		c.exp = expiryIndex{def: c.exp.def} // the setting stays readable
-		c.feed.clear()
-		// c.ver stays: listings in progress read the versions kept for them,
-		// which go when the last of them ends.
-		c.mu.Unlock()
-	})
-	return c.closeErr
+	return c.eng.Close()
+}
+
+// unusable reports whether calls must fail with [ErrClosed]: after Close, or
+// on a [Collection] not made by [NewCollection].
+func (c *Collection) unusable() bool { return c.local == nil || c.local.unusable() }
+
+// errClosed returns the [ErrClosed] of op on a collection that is unusable.
+func (c *Collection) errClosed(op string) error {
+	if c.local == nil {
+		return errorf(ErrClosed, "%s on a Collection not made by NewCollection", op)
+	}
+	return c.local.errClosed(op)
 }
 
 // publish makes the expiry index's rules those point reads decide by. Call
 // it with mu held, whenever they change.
-func (c *Collection) publish() {
+func (c *local) publish() {
 	r := c.exp.rules()
 	c.rules.Store(&r)
 }

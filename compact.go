@@ -58,7 +58,7 @@ func (c *Collection) Compact(ctx context.Context) error {
 
 // compactor is the goroutine that compacts the files once they grow too
 // large for the documents they hold.
-func (c *Collection) compactor() {
+func (c *local) compactor() {
 	defer c.bg.Done()
 	for {
 		select {
@@ -80,7 +80,7 @@ func (c *Collection) compactor() {
 }
 
 // checkCompaction asks the compactor to look at the files' size.
-func (c *Collection) checkCompaction() {
+func (c *local) checkCompaction() {
 	select {
 	case c.compactCheck <- struct{}{}:
 	default:
@@ -95,7 +95,7 @@ func (j *journal) oversized(slack int64) bool {
 
 // compact writes a snapshot and removes the files before it; stop
 // abandons it. Call holding the compacting token.
-func (c *Collection) compact(stop <-chan struct{}) error {
+func (c *local) compact(stop <-chan struct{}) error {
 	j := c.j
 	c.lock()
 	if c.unusable() {

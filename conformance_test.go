@@ -16,6 +16,15 @@ func TestConformance(t *testing.T) {
 	t.Run("Memory", func(t *testing.T) {
 		conformance.Run(t, conformance.Harness{Open: openMemory})
 	})
+	t.Run("Interface", func(t *testing.T) { // R16: the calls that have moved onto the engine interface, made through it alone
+		conformance.Run(t, conformance.Harness{Open: func(t testing.TB, name, path string, opts *ttldb.Options) (*ttldb.Collection, error) {
+			c, err := openMemory(t, name, path, opts)
+			if err != nil {
+				return nil, err
+			}
+			return ttldb.ThroughInterface(c), nil
+		}})
+	})
 	t.Run("Dir", func(t *testing.T) {
 		d := &dirEngine{}
 		conformance.Run(t, conformance.Harness{Open: d.open, Reopen: d.reopen})

@@ -181,8 +181,8 @@ func TestWaitForKeyOrderStopsWithItsContext(t *testing.T) { // R16
 			mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
 		}
 		release := make(chan struct{})
-		orderHoldHook = func(hc *Collection, _, _ int) {
-			if hc == c {
+		orderHoldHook = func(hc *local, _, _ int) {
+			if hc == c.local {
 				<-release
 			}
 		}

@@ -12,7 +12,7 @@ import "github.com/ttldb/ttldb/engine"
 
 // journalPut records the write of d, replacing old (nil for none), as op.
 // Call with mu held.
-func (c *Collection) journalPut(d, old *engine.Doc, op ChangeOp) {
+func (c *local) journalPut(d, old *engine.Doc, op ChangeOp) {
 	if c.j != nil {
 		c.j.put(d, old, c.seqOf(d), op)
 	}
@@ -20,7 +20,7 @@ func (c *Collection) journalPut(d, old *engine.Doc, op ChangeOp) {
 
 // journalDelete records the deletion of d at now, with the LSN lsn. Call
 // with mu held.
-func (c *Collection) journalDelete(d *engine.Doc, lsn uint64, now int64, expired bool) {
+func (c *local) journalDelete(d *engine.Doc, lsn uint64, now int64, expired bool) {
 	if c.j != nil {
 		c.j.del(d, lsn, now, expired)
 	}
@@ -28,7 +28,7 @@ func (c *Collection) journalDelete(d *engine.Doc, lsn uint64, now int64, expired
 
 // journalSetting records a change of a setting, which rec appends. Call
 // with mu held.
-func (c *Collection) journalSetting(rec func([]byte) []byte) {
+func (c *local) journalSetting(rec func([]byte) []byte) {
 	if c.j != nil {
 		var b [32]byte
 		c.j.setting(rec(b[:0]))
@@ -39,16 +39,16 @@ func (c *Collection) journalSetting(rec func([]byte) []byte) {
 // releases mu and waits for the group to be durable, as the policy says.
 // A failure to write or sync closes the collection, and becomes the call's
 // error, *errp, unless it has one already.
-func (c *Collection) settle(errp *error) {
+func (c *local) settle(errp *error) {
 	c.settleAs(errp, c.j != nil && c.j.policy == SyncAlways)
 }
 
 // settleSweep is settle for a batch of the sweeper, which waits for the
 // write and never for a sync: it acknowledges nothing to anyone.
-func (c *Collection) settleSweep(errp *error) { c.settleAs(errp, false) }
+func (c *local) settleSweep(errp *error) { c.settleAs(errp, false) }
 
 // settleAs is settle, waiting for a sync if sync is set.
-func (c *Collection) settleAs(errp *error, sync bool) {
+func (c *local) settleAs(errp *error, sync bool) {
 	if c.j == nil {
 		c.unlock()
 		return
@@ -62,7 +62,7 @@ func (c *Collection) settleAs(errp *error, sync bool) {
 
 // visible returns the last LSN the change feed shows: of the last change,
 // or of the last one durable as the policy wants. Call with mu held.
-func (c *Collection) visible() uint64 {
+func (c *local) visible() uint64 {
 	if c.j == nil {
 		return c.seq
 	}
@@ -72,7 +72,7 @@ func (c *Collection) visible() uint64 {
 // startDurable opens the directory o.Dir for the collection, new and not
 // yet started, and starts the journal's goroutine and the compactor, which
 // Close stops.
-func (c *Collection) startDurable(o *Options) error {
+func (c *local) startDurable(o *Options) error {
 	if err := c.openDir(o); err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (c *Collection) startDurable(o *Options) error {
 // saveClock records the collection's latest "now" if it moved since it was
 // last recorded: reads move it too, and a reopen must not let it go back.
 // The journal's goroutine calls it every second, and Close once.
-func (c *Collection) saveClock() {
+func (c *local) saveClock() {
 	if c.failure.Load() != nil {
 		return
 	}

@@ -2,9 +2,9 @@ package ttldb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/jsontext"
 )
 
@@ -14,56 +14,56 @@ import (
 var (
 	// ErrNotFound: no live document has the key. Expired documents are not
 	// found even before the sweeper deletes them (R4).
-	ErrNotFound = errors.New("ttldb: not found")
+	ErrNotFound = engine.ErrNotFound
 
 	// ErrConflict: Create found a live document with the same key (R10).
-	ErrConflict = errors.New("ttldb: conflict")
+	ErrConflict = engine.ErrConflict
 
 	// ErrPreconditionFailed: the etag given to [IfMatch] is not the document's
 	// current etag (R10).
-	ErrPreconditionFailed = errors.New("ttldb: precondition failed")
+	ErrPreconditionFailed = engine.ErrPreconditionFailed
 
 	// ErrInvalidTTL: a [DefaultTTL] (R1) or a document ttl (R2) outside the
 	// allowed values.
-	ErrInvalidTTL = errors.New("ttldb: invalid TTL")
+	ErrInvalidTTL = engine.ErrInvalidTTL
 
 	// ErrInvalidID: a document id that is missing, not a string, empty, too
 	// long or holds a forbidden character (R10).
-	ErrInvalidID = errors.New("ttldb: invalid id")
+	ErrInvalidID = engine.ErrInvalidID
 
 	// ErrInvalidPartitionKey: a partition-key value of the wrong type or too
 	// long (R10).
-	ErrInvalidPartitionKey = errors.New("ttldb: invalid partition key")
+	ErrInvalidPartitionKey = engine.ErrInvalidPartitionKey
 
 	// ErrInvalidDocument: the input is not a JSON object, is not valid JSON,
 	// or is nested too deeply (R10).
-	ErrInvalidDocument = errors.New("ttldb: invalid document")
+	ErrInvalidDocument = engine.ErrInvalidDocument
 
 	// ErrTooLarge: the document is larger than [MaxDocumentSize] (R10).
-	ErrTooLarge = errors.New("ttldb: document too large")
+	ErrTooLarge = engine.ErrTooLarge
 
 	// ErrInvalidPatch: a patch operation that is malformed, names a path a
 	// patch may not change (id, _ts, _etag, the partition key), or does not
 	// apply to the document: a missing member to replace or remove, a path
 	// through a string, an incr of a non-number (R14).
-	ErrInvalidPatch = errors.New("ttldb: invalid patch")
+	ErrInvalidPatch = engine.ErrInvalidPatch
 
 	// ErrInvalidBatch: a transactional batch that is nil, holds no
 	// operation, or more than [MaxBatchOperations] (R14). An operation that
 	// fails is a [*BatchError] instead, which wraps its own sentinel.
-	ErrInvalidBatch = errors.New("ttldb: invalid batch")
+	ErrInvalidBatch = engine.ErrInvalidBatch
 
 	// ErrInvalidQuery: a query (R13) that does not parse, as a
 	// [*QueryError] that gives the position and what was expected there,
 	// or one that uses a part of Cosmos SQL ttldb does not support; or
 	// parameters that do not fit the query.
-	ErrInvalidQuery = errors.New("ttldb: invalid query")
+	ErrInvalidQuery = engine.ErrInvalidQuery
 
 	// ErrInvalidOption: a collection setting that is not allowed: a bad name,
 	// partition-key path, indexing mode or batch size, or TTL together with
 	// indexing mode none (R8); or a call's option that is: such as a nil
 	// context.Context, where context.Background() was meant.
-	ErrInvalidOption = errors.New("ttldb: invalid option")
+	ErrInvalidOption = engine.ErrInvalidOption
 
 	// ErrInvalidContinuation: a continuation token that is damaged, of an
 	// earlier version, or that the collection did not issue for this read.
@@ -71,25 +71,25 @@ var (
 	// another instance, in another directory or made again, with both
 	// ids), another kind of read or feed mode, another partition (or all
 	// partitions), another query text, other parameter values.
-	ErrInvalidContinuation = errors.New("ttldb: invalid continuation token")
+	ErrInvalidContinuation = engine.ErrInvalidContinuation
 
 	// ErrFeedTrimmed: a read of the all-versions-and-deletes feed resumes
 	// after a change older than the oldest record its retention keeps
 	// (R11): changes between were dropped. The error is a [*TrimmedError],
 	// which says where to resume.
-	ErrFeedTrimmed = errors.New("ttldb: change feed trimmed")
+	ErrFeedTrimmed = engine.ErrFeedTrimmed
 
 	// ErrClosed: the collection has been closed, by Close or, for a
 	// durable collection, because writing or syncing its files failed, or
 	// its log lost its name (its directory removed: the error then wraps
 	// [io/fs.ErrNotExist]); the error then wraps the failure too: reopen the
 	// directory to recover what reached it.
-	ErrClosed = errors.New("ttldb: collection closed")
+	ErrClosed = engine.ErrClosed
 
 	// ErrLocked: the directory of a durable collection is in use by
 	// another collection, of this process or another (R12), even when its
 	// LOCK file was removed: the lock is the directory's own.
-	ErrLocked = errors.New("ttldb: directory in use")
+	ErrLocked = engine.ErrLocked
 
 	// ErrCorrupt: a durable collection's files are damaged otherwise than
 	// by a write a crash interrupted, which opening repairs by itself
@@ -98,7 +98,7 @@ var (
 	// when its walk of the collection finds fewer documents than the
 	// collection held: only a bug can cause that, and Compact then writes
 	// nothing, so that the files stay whole.
-	ErrCorrupt = errors.New("ttldb: files damaged")
+	ErrCorrupt = engine.ErrCorrupt
 )
 
 // CorruptError is damage found while opening a durable collection: in

@@ -121,7 +121,7 @@ type limits struct {
 }
 
 // limits returns which documents are expired now. Call with mu held.
-func (c *Collection) limits() limits { return c.exp.limits(c.now()) }
+func (c *local) limits() limits { return c.exp.limits(c.now()) }
 
 // limits returns the limits at now.
 func (x *expiryIndex) limits(now int64) limits { return x.rules().limits(now) }

@@ -253,6 +253,9 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 // first. For a durable collection, of its last change durable as the sync
 // policy says, like the feed (R12). It takes O(1) under the read lock.
 func (c *Collection) LastLSN() uint64 {
+	if c.local == nil {
+		return 0
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.visible()
@@ -279,6 +282,9 @@ type FeedStats struct {
 func (c *Collection) FeedStats(ctx context.Context) (FeedStats, error) {
 	if !ctxLive(ctx) {
 		return FeedStats{}, contextError(ctx, "FeedStats")
+	}
+	if c.local == nil {
+		return FeedStats{}, c.errClosed("FeedStats")
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()

@@ -86,7 +86,7 @@ func (c *Collection) readFeed(op string, q FeedQuery, buf []Change) (FeedPage, e
 }
 
 // feedStart returns the LSN a read starts after. Call it with mu held.
-func (c *Collection) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
+func (c *local) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
 	var after uint64
 	last := c.visible()
 	switch {
@@ -114,7 +114,7 @@ func (c *Collection) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
 // readLatest reads a page of the latest-version feed after the LSN after,
 // and returns the LSN the next page resumes after, and whether it has
 // more to read. Call it with mu held, shared at least.
-func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
+func (c *local) readLatest(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
 	l := &c.feed.latest
 	last := c.visible() // the changes after it are not durable yet (R12)
 	if l.tail == nil || c.seqOf(l.tail.doc()) <= after {
@@ -159,7 +159,7 @@ func (c *Collection) readLatest(p feedPlan, after uint64, page *FeedPage) (end u
 // readAll reads a page of the all-versions-and-deletes feed after the LSN
 // after, which is kept, and returns the LSN the next page resumes after,
 // and whether it has more to read. Call it with mu held, shared at least.
-func (c *Collection) readAll(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
+func (c *local) readAll(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
 	log := &c.feed.log
 	last := min(log.last, c.visible())
 	budget := 4*p.limit + 1024
@@ -176,7 +176,7 @@ func (c *Collection) readAll(p feedPlan, after uint64, page *FeedPage) (end uint
 }
 
 // change returns the [Change] of r, whose LSN is lsn.
-func (c *Collection) change(r record, lsn uint64) Change {
+func (c *local) change(r record, lsn uint64) Change {
 	d := r.d
 	pk, _ := decodePartitionKey(d.Key()[:d.Layout.PK])
 	ch := Change{Op: r.op, LSN: lsn, TS: r.ts, ID: d.ID(), PartitionKey: pk, TimeToLiveExpired: r.expired}

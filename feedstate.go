@@ -31,7 +31,7 @@ func (f *feed) init(on bool, r retention) {
 
 // logWrite records the write of e's document, just stored with the next
 // LSN, as op. Call it with mu held.
-func (c *Collection) logWrite(e *entry, op ChangeOp) {
+func (c *local) logWrite(e *entry, op ChangeOp) {
 	f := &c.feed
 	if !f.on {
 		return
@@ -48,7 +48,7 @@ func (c *Collection) logWrite(e *entry, op ChangeOp) {
 // records it; expired says the sweeper deleted it (timeToLiveExpired). Call
 // it with mu held, before e leaves the primary index or takes a new
 // document.
-func (c *Collection) logDelete(e *entry, now int64, expired bool) {
+func (c *local) logDelete(e *entry, now int64, expired bool) {
 	lsn := c.nextLSN()
 	c.journalDelete(e.doc(), lsn, now, expired)
 	f := &c.feed
@@ -64,7 +64,7 @@ func (c *Collection) logDelete(e *entry, now int64, expired bool) {
 
 // dropExpired deletes e, expired, from the primary index at now, for the
 // sweeper, which has taken it out of the expiry index. Call with mu held.
-func (c *Collection) dropExpired(e *entry, now int64) {
+func (c *local) dropExpired(e *entry, now int64) {
 	c.logDelete(e, now, true)
 	c.sec.update(e, e.doc(), nil)
 	c.prim.remove(e)

@@ -126,7 +126,7 @@ func removeBefore(d vfs.Dir, s uint64, snaps, logs []uint64) {
 
 // savedState returns the collection's state for a snapshot. Call with mu
 // held.
-func (c *Collection) savedState() savedState {
+func (c *local) savedState() savedState {
 	return savedState{
 		name: c.name, path: c.path, etagBase: c.etagBase, tokenID: c.tokenID,
 		seq: c.seq, last: c.last.Load(), mode: c.mode, def: c.exp.def,

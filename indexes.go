@@ -80,7 +80,7 @@ func (c *Collection) CreateIndex(ctx context.Context, path string) (err error) {
 
 // startBuild registers the build of an index on path, and takes its
 // snapshot.
-func (c *Collection) startBuild(ctx context.Context, ptr string, p query.Path) (*indexBuild, error) {
+func (c *local) startBuild(ctx context.Context, ptr string, p query.Path) (*indexBuild, error) {
 	if err := c.needOrder(ctx, "CreateIndex"); err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (c *Collection) startBuild(ctx context.Context, ptr string, p query.Path) (
 }
 
 // canIndex says whether an index on ptr may be declared. Call with mu held.
-func (c *Collection) canIndex(ptr string) error {
+func (c *local) canIndex(ptr string) error {
 	if c.mode == IndexingNone {
 		return errorf(ErrInvalidOption, "index on %s: indexing mode none keeps no index (R8)", ptr)
 	}
@@ -110,7 +110,7 @@ func (c *Collection) canIndex(ptr string) error {
 
 // finishBuild brings b's index up to date with the writes made since its
 // snapshot, and makes it one of the collection's.
-func (c *Collection) finishBuild(ctx context.Context, b *indexBuild) (err error) {
+func (c *local) finishBuild(ctx context.Context, b *indexBuild) (err error) {
 	c.lock()
 	defer c.settle(&err)
 	c.sec.building = slices.DeleteFunc(c.sec.building, func(o *indexBuild) bool { return o == b })
@@ -186,6 +186,9 @@ func (c *Collection) DropIndex(ctx context.Context, path string) (err error) {
 // order they were made; not those still being built. It takes O(k) for k
 // indexes.
 func (c *Collection) Indexes() []string {
+	if c.local == nil {
+		return nil
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.sec.paths()

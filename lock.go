@@ -32,7 +32,7 @@ func (h *handoff) init() { h.cond = sync.NewCond(&h.mu) }
 
 // lock takes mu for a foreground call, taking its turn before the
 // sweeper's next batch.
-func (c *Collection) lock() {
+func (c *local) lock() {
 	c.handoff.arrive()
 	c.mu.Lock()
 	c.handoff.took()
@@ -61,7 +61,7 @@ func (h *handoff) took() {
 // handoff.taken as read under mu at the end of the batch. Readers need no
 // help: unlocking a sync.RWMutex admits the readers that were waiting
 // before the next Lock can succeed.
-func (c *Collection) yield(seen uint64) {
+func (c *local) yield(seen uint64) {
 	runtime.Gosched()
 	h := &c.handoff
 	if h.waiting.Load() == 0 {
@@ -78,9 +78,9 @@ func (c *Collection) yield(seen uint64) {
 
 // unusable reports whether calls must fail with [ErrClosed]: after Close, or
 // on a [Collection] not made by [NewCollection].
-func (c *Collection) unusable() bool { return c.closed.Load() || c.stop == nil }
+func (c *local) unusable() bool { return c.closed.Load() || c.stop == nil }
 
-func (c *Collection) errClosed(op string) error {
+func (c *local) errClosed(op string) error {
 	if c.stop == nil {
 		return errorf(ErrClosed, "%s on a Collection not made by NewCollection", op)
 	}
@@ -93,7 +93,7 @@ func (c *Collection) errClosed(op string) error {
 // unlock releases mu, then wakes the readers a change made under it has
 // to wake: closing their channel readies every one of them, which would
 // lengthen the writer's hold of the lock by as much.
-func (c *Collection) unlock() {
+func (c *local) unlock() {
 	woken := c.feed.woken
 	c.feed.woken = nil
 	c.mu.Unlock()
@@ -106,7 +106,7 @@ func (c *Collection) unlock() {
 // on every call reports [ErrClosed], wrapping err, rather than run ahead of
 // what is on disk. Close still stops the goroutines and releases the
 // files. It returns the error of the call that found the failure.
-func (c *Collection) fail(err error) error {
+func (c *local) fail(err error) error {
 	c.failure.CompareAndSwap(nil, &err)
 	c.closed.Store(true)
 	c.feed.wakeAll() // WatchFeed's readers, to find it closed

@@ -159,8 +159,8 @@ func (b *orderBuild) end() {
 // hold of the lock, without it, with the entries it read and the changes it
 // applied.
 var (
-	orderHook     func(c *Collection)
-	orderHoldHook func(c *Collection, read, applied int)
+	orderHook     func(c *local)
+	orderHoldHook func(c *local, read, applied int)
 )
 
 // reset empties o: not built, none building.
@@ -192,7 +192,7 @@ func (o *keyOrder) built() bool { return o.tree != nil }
 //
 // Errors: [ErrClosed]; ctx's error, wrapped with op, when it ends first:
 // the build goes on for the calls that wait for it, or that come later.
-func (c *Collection) needOrder(ctx context.Context, op string) error {
+func (c *local) needOrder(ctx context.Context, op string) error {
 	if c.prim.order.ready.Load() {
 		return nil // the caller takes the lock and checks for Close, which alone clears the order
 	}
@@ -245,7 +245,7 @@ const (
 // touched is read as it was when b began: so the order holds exactly the
 // map's keys, however the reading and the writes interleave. A Close
 // meanwhile drops it.
-func (c *Collection) buildOrder(b *orderBuild) {
+func (c *local) buildOrder(b *orderBuild) {
 	o := &c.prim.order
 	var read [][]*entry
 	from, done := uint64(0), false
@@ -293,7 +293,7 @@ func (c *Collection) buildOrder(b *orderBuild) {
 // holdBuild takes the lock for the next hold of b and reports true, unless
 // b has ended meanwhile: made the order by a writer's help, or made useless
 // by a Close. Then it ends b and returns false, without the lock.
-func (c *Collection) holdBuild(b *orderBuild) bool {
+func (c *local) holdBuild(b *orderBuild) bool {
 	c.mu.Lock()
 	o := &c.prim.order
 	if o.build == b && !c.unusable() {

@@ -137,13 +137,13 @@ func measureOrderBuild(b *testing.B, n, writers int, limit time.Duration) orderB
 	phase.Store(phaseDuring)
 	listed := make(chan error, 1)
 	start := time.Now()
-	orderHook = func(hc *Collection) {
-		if hc == c {
+	orderHook = func(hc *local) {
+		if hc == c.local {
 			r.read = time.Since(start)
 		}
 	}
-	orderHoldHook = func(hc *Collection, read, applied int) {
-		if hc != c {
+	orderHoldHook = func(hc *local, read, applied int) {
+		if hc != c.local {
 			return
 		}
 		if read > 0 {

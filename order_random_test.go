@@ -103,13 +103,13 @@ func TestKeyOrderBuildRandomWriters(t *testing.T) {
 		var waiters sync.WaitGroup
 		holds, published := 0, -1
 		perHold := []int{0, 10, 100, 400}[r.IntN(4)]
-		orderHook = func(hc *Collection) {
-			if hc == c {
+		orderHook = func(hc *local) {
+			if hc == c.local {
 				orderOps(t, c, clk, r, r.IntN(4*perHold+1), manual, false)
 			}
 		}
-		orderHoldHook = func(hc *Collection, _, _ int) {
-			if hc != c {
+		orderHoldHook = func(hc *local, _, _ int) {
+			if hc != c.local {
 				return
 			}
 			holds++
@@ -184,8 +184,8 @@ func TestKeyOrderBuildRandomConcurrent(t *testing.T) {
 			closeAt = 1 + r.IntN(8)
 		}
 		var holds atomic.Int64
-		orderHoldHook = func(hc *Collection, _, _ int) {
-			if hc != c {
+		orderHoldHook = func(hc *local, _, _ int) {
+			if hc != c.local {
 				return
 			}
 			if h := holds.Add(1); int(h) == closeAt {

@@ -158,8 +158,8 @@ func TestKeyOrderOnDemand(t *testing.T) {
 func TestKeyOrderBuildMeetsWrites(t *testing.T) {
 	c, clk := orderFixture(t, 300)
 	ran := false
-	orderHook = func(hc *Collection) {
-		if hc != c || ran {
+	orderHook = func(hc *local) {
+		if hc != c.local || ran {
 			return
 		}
 		ran = true
@@ -197,8 +197,8 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 			c, _ := orderFixture(t, 50)
 			release := make(chan struct{})
 			builds := 0
-			orderHook = func(hc *Collection) {
-				if hc == c {
+			orderHook = func(hc *local) {
+				if hc == c.local {
 					builds++
 					<-release
 				}
@@ -223,8 +223,8 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 	t.Run("close", func(t *testing.T) {
 		c, _ := orderFixture(t, 50)
 		closed := make(chan error, 1)
-		orderHook = func(hc *Collection) {
-			if hc == c {
+		orderHook = func(hc *local) {
+			if hc == c.local {
 				// Close from another goroutine, as a program would: it
 				// waits for this build, which is the hook's caller, to
 				// stop at its next hold. The hook returns once the
@@ -305,13 +305,13 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 	for i := range 20_000 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"base%06d","pk":"p%d"}`, i, i%10))
 	}
-	orderHook = func(hc *Collection) {
+	orderHook = func(hc *local) {
 		for i := range 3000 { // while the build sorts, off the lock
 			mustCreate(t, c, fmt.Sprintf(`{"id":"new%06d","pk":"p%d"}`, i, i%10))
 		}
 	}
 	var reads, applies []int
-	orderHoldHook = func(_ *Collection, read, applied int) {
+	orderHoldHook = func(_ *local, read, applied int) {
 		if read > 0 {
 			reads = append(reads, read)
 		}
@@ -361,16 +361,16 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 			deleted++
 		}
 	}
-	orderHook = func(hc *Collection) {
-		if hc == c {
+	orderHook = func(hc *local) {
+		if hc == c.local {
 			for range 10 { // while the build sorts: 3000 changes to catch up with
 				writeRound()
 			}
 		}
 	}
 	readHolds, applyHolds, backlog := 0, 0, 0
-	orderHoldHook = func(hc *Collection, read, applied int) {
-		if hc != c {
+	orderHoldHook = func(hc *local, read, applied int) {
+		if hc != c.local {
 			return
 		}
 		if read > 0 {

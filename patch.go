@@ -246,8 +246,8 @@ func (c *Collection) patch(ctx context.Context, pk PartitionKey, id string, ops 
 	if err != nil {
 		return Document{}, err
 	}
-	return c.modify(ctx, "Patch", pk, id, opts, func(e *entry, h uint64, now int64) (*engine.Doc, error) {
-		d, err := c.applyPatch(e.doc(), compiled)
+	return c.modify(ctx, engine.Change, pk, id, opts, func(old *engine.Doc, _ int64) (*engine.Doc, error) {
+		d, err := c.applyPatch(old, compiled)
 		if err != nil {
 			return nil, err
 		}
@@ -256,8 +256,6 @@ func (c *Collection) patch(ctx context.Context, pk PartitionKey, id string, ops 
 				return nil, err
 			}
 		}
-		c.stamp(d, now)
-		c.store(e, d, h, OpReplace)
 		return d, nil
 	})
 }

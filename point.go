@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/ttldb/ttldb/engine"
@@ -34,16 +35,6 @@ func (c *Collection) lookupKey(buf []byte, pk PartitionKey, id string) ([]byte, 
 	return keyFor(buf, pk, id, c.byID), nil
 }
 
-// live returns the entry of key when its document is live at now, or
-// nil, and the key's hash. Call with mu held.
-func (c *Collection) live(key []byte, now int64) (*entry, uint64) {
-	e, h := c.prim.get(key)
-	if e == nil || c.exp.limits(now).expired(e.doc()) {
-		return nil, h
-	}
-	return e, h
-}
-
 // Get returns the live document with partition key pk and id id. It takes
 // O(1) on average and does not allocate when it finds the document. It
 // takes no collection-wide lock: it waits for neither writers nor the
@@ -66,18 +57,12 @@ func (c *Collection) Get(ctx context.Context, pk PartitionKey, id string) (Docum
 	if err != nil {
 		return Document{}, err
 	}
-	// No collection lock: the maps' own, shared, and the published rules.
-	// The clock and the rules are read before the document: a document
-	// written since is no older than that instant, and is judged by them
-	// as it would have been then; read after, the instant could be one at
-	// which the older document found had expired while its key was renewed.
-	now, rules := c.now(), c.rules.Load()
-	d, open := c.lookup(key)
-	if !open || c.unusable() {
-		return Document{}, c.errClosed("Get")
-	}
-	if d == nil || rules.limits(now).expired(d) {
+	d, err := c.get(ctx, key)
+	if err == engine.ErrNotFound {
 		return Document{}, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", id, pk)
+	}
+	if err != nil {
+		return Document{}, err
 	}
 	return c.document(d), nil
 }
@@ -87,7 +72,7 @@ func (c *Collection) Get(ctx context.Context, pk PartitionKey, id string) (Docum
 // applying them now, so that a reader sees all of a batch or none of it
 // (R14). With no batch, it costs two loads of a word no write but a
 // batch's touches.
-func (c *Collection) lookup(key []byte) (d *engine.Doc, open bool) {
+func (c *local) lookup(key []byte) (d *engine.Doc, open bool) {
 	for {
 		seq := c.batching.Load()
 		if seq&1 != 0 { // a batch holds mu while it applies its changes
@@ -110,10 +95,7 @@ func (c *Collection) lookup(key []byte) (d *engine.Doc, open bool) {
 // [ErrInvalidPartitionKey] or [ErrInvalidID] for a bad key; [ErrClosed];
 // those of a context that is nil or done (see [Collection]).
 func (c *Collection) Delete(ctx context.Context, pk PartitionKey, id string, opts ...WriteOption) error {
-	_, err := c.modify(ctx, "Delete", pk, id, opts, func(e *entry, _ uint64, now int64) (*engine.Doc, error) {
-		c.remove(e, now)
-		return nil, nil
-	})
+	_, err := c.modify(ctx, engine.Delete, pk, id, opts, nil)
 	return err
 }
 
@@ -123,55 +105,38 @@ func (c *Collection) Delete(ctx context.Context, pk PartitionKey, id string, opt
 //
 // Errors: those of Delete.
 func (c *Collection) Touch(ctx context.Context, pk PartitionKey, id string, opts ...WriteOption) (Document, error) {
-	return c.modify(ctx, "Touch", pk, id, opts, func(e *entry, h uint64, now int64) (*engine.Doc, error) {
-		old := e.doc()
-		d := engine.NewDoc(old.Key(), old.Layout, old.Body(), old.TTL, 0, 0)
-		c.stamp(d, now)
-		c.store(e, d, h, OpReplace)
-		return d, nil
-	})
+	return c.modify(ctx, engine.Touch, pk, id, opts, nil)
 }
 
-// modify runs change on the live document with the key, under the lock and
-// the write's condition, at now: the instant the document was found live
-// at, which the change must use too (one reading of the clock per call). An
-// error of change must come before it changes anything.
-func (c *Collection) modify(ctx context.Context, op string, pk PartitionKey, id string, opts []WriteOption, change func(e *entry, h uint64, now int64) (*engine.Doc, error)) (_ Document, err error) {
+// modify makes the write op (Delete, Touch or Change, with change) of the
+// live document with the key, under the write's condition.
+func (c *Collection) modify(ctx context.Context, op engine.Op, pk PartitionKey, id string, opts []WriteOption, change func(old *engine.Doc, now int64) (*engine.Doc, error)) (Document, error) {
 	if !ctxLive(ctx) {
-		return Document{}, contextError(ctx, op)
+		return Document{}, contextError(ctx, op.String())
 	}
 	if c.unusable() {
-		return Document{}, c.errClosed(op)
+		return Document{}, c.errClosed(op.String())
 	}
 	var buf keyBuffer
 	key, err := c.lookupKey(buf[:0], pk, id)
 	if err != nil {
 		return Document{}, err
 	}
-	c.lock()
-	defer c.settle(&err)
-	if c.unusable() {
-		return Document{}, c.errClosed(op)
-	}
-	now := c.now()
-	e, h := c.live(key, now)
-	etag, cond := condition(opts)
-	switch {
-	case e == nil:
-		return Document{}, errorf(ErrNotFound, "%s: document %q in partition %v is not there or has expired", op, id, pk)
-	case cond && !e.doc().HasETag(etag):
-		return Document{}, errorf(ErrPreconditionFailed, "%s: document %q in partition %v has etag %q, not %q", op, id, pk, e.doc().ETag(), etag)
-	}
-	d, err := change(e, h, now)
+	w := engine.Write{Op: op, Change: change}
+	w.IfMatch, w.HasIfMatch = condition(opts)
+	d, err := c.apply(ctx, key, w)
 	if err != nil {
-		return Document{}, err
+		return Document{}, refused(err, &w, fmt.Sprintf("document %q in partition %v", id, pk))
+	}
+	if d == nil {
+		return Document{}, nil
 	}
 	return c.document(d), nil
 }
 
 // remove deletes e's document, live, at now: the deletion a caller asked
 // for. Call with mu held.
-func (c *Collection) remove(e *entry, now int64) {
+func (c *local) remove(e *entry, now int64) {
 	c.logDelete(e, now, false)
 	c.sec.update(e, e.doc(), nil)
 	c.prim.remove(e)

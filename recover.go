@@ -39,13 +39,18 @@ type Recovery struct {
 }
 
 // Recovery returns what opening the collection found in its directory.
-func (c *Collection) Recovery() Recovery { return c.recovery }
+func (c *Collection) Recovery() Recovery {
+	if c.local == nil {
+		return Recovery{}
+	}
+	return c.recovery
+}
 
 // openDir opens the directory of a durable collection, made by
 // NewCollection but not yet started: a new one gets a snapshot of the
 // collection as made; an existing one replaces the collection's state
 // with its own. Then the collection writes its changes there.
-func (c *Collection) openDir(o *Options) (err error) {
+func (c *local) openDir(o *Options) (err error) {
 	fsys := o.fs
 	if fsys == nil {
 		fsys = vfs.OS{}
@@ -164,7 +169,7 @@ func (c *Collection) openDir(o *Options) (err error) {
 // missing is damage (logchain.go): the snapshot's own, one between two,
 // one that the last says follows it. The log before the last, when it
 // does not say that the last follows, it ends so, durably.
-func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File, epoch uint64, err error) {
+func (c *local) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File, epoch uint64, err error) {
 	dir := j.dir
 	var prev vfs.File // the log before f
 	var prevEnded, ended bool
@@ -247,7 +252,7 @@ func (c *Collection) replayLogs(j *journal, s uint64, logs []uint64) (f vfs.File
 // which it cuts off, and so may another when tornOK is set, and the log
 // before the last when the torn group is the one that ends it (endTorn);
 // otherwise, that is damage.
-func (c *Collection) replayLog(dir vfs.Dir, epoch uint64, last, tornOK, beforeLast bool) (vfs.File, bool, error) {
+func (c *local) replayLog(dir vfs.Dir, epoch uint64, last, tornOK, beforeLast bool) (vfs.File, bool, error) {
 	name := inDir(dir, logName(epoch))
 	f, err := dir.Open(logName(epoch))
 	if err != nil {

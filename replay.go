@@ -63,7 +63,7 @@ func (p *replayer) scan(f vfs.File, fn func(rec []byte) error, tag func(uint64) 
 // returns its size. A goroutine of its own reads and parses the documents,
 // and hands them over in batches to be indexed: on two cores, a reopen
 // takes about the time of the indexing alone.
-func (c *Collection) loadSnapshot(dir vfs.Dir, s uint64) (int64, error) {
+func (c *local) loadSnapshot(dir vfs.Dir, s uint64) (int64, error) {
 	name := inDir(dir, snapName(s))
 	f, err := dir.Open(snapName(s))
 	if err != nil {
@@ -179,7 +179,7 @@ type logItem struct {
 // replayLogFile replays the groups of the log f. A goroutine of its own
 // reads them and parses the puts, and hands them over in batches, as
 // loadSnapshot does. It returns what the scan found.
-func (c *Collection) replayLogFile(p *replayer, f vfs.File) (wal.Result, error) {
+func (c *local) replayLogFile(p *replayer, f vfs.File) (wal.Result, error) {
 	items := make(chan []logItem, 4)
 	var stop atomic.Bool // the replay failed: read no further
 	var res wal.Result
@@ -249,7 +249,7 @@ func (c *Collection) replayLogFile(p *replayer, f vfs.File) (wal.Result, error) 
 }
 
 // replay applies a record of a log to the collection.
-func (c *Collection) replay(it logItem) error {
+func (c *local) replay(it logItem) error {
 	if it.end {
 		if it.tag != c.seq {
 			return fmt.Errorf("a group that ends at LSN %d says it ends at LSN %d", c.seq, it.tag)
@@ -335,7 +335,7 @@ func (c *Collection) replay(it logItem) error {
 
 // readPut decodes a put record, without its kind, into its document,
 // stamped, parsing the body again into buf and kb.
-func (c *Collection) readPut(r []byte, buf, kb *[]byte) (op ChangeOp, lsn uint64, d *engine.Doc, err error) {
+func (c *local) readPut(r []byte, buf, kb *[]byte) (op ChangeOp, lsn uint64, d *engine.Doc, err error) {
 	f := fields{b: r}
 	op = ChangeOp(f.u8())
 	lsn, ts := f.u64(), f.i64()
@@ -354,7 +354,7 @@ func (c *Collection) readPut(r []byte, buf, kb *[]byte) (op ChangeOp, lsn uint64
 
 // advance makes now no earlier than t, an instant the collection's files
 // hold: the clock of a reopened collection never goes back before them.
-func (c *Collection) advance(t int64) {
+func (c *local) advance(t int64) {
 	for last := c.last.Load(); t > last && !c.last.CompareAndSwap(last, t); last = c.last.Load() {
 	}
 }
@@ -362,7 +362,7 @@ func (c *Collection) advance(t int64) {
 // load puts a document of a snapshot, in the order of their LSNs, in the
 // indexes: as a write, but for the all-versions feed, which starts after
 // the snapshot.
-func (c *Collection) load(d *engine.Doc) (ok bool) {
+func (c *local) load(d *engine.Doc) (ok bool) {
 	e, h := c.prim.get([]byte(d.Key()))
 	if e != nil {
 		return false // a key twice
@@ -376,7 +376,7 @@ func (c *Collection) load(d *engine.Doc) (ok bool) {
 }
 
 // restore gives the new collection the state of a snapshot.
-func (c *Collection) restore(s savedState) {
+func (c *local) restore(s savedState) {
 	c.etagBase, c.tokenID, c.seq = s.etagBase, s.tokenID, s.seq
 	c.advance(s.last)
 	c.mode = s.mode
@@ -391,7 +391,7 @@ func (c *Collection) restore(s savedState) {
 // adoptIdentity checks that the stored collection v is the one opened: of
 // its name and partition-key path, or, where those are empty (Open with
 // Options that leave them), gives it v's.
-func (c *Collection) adoptIdentity(dir vfs.Dir, v savedState) error {
+func (c *local) adoptIdentity(dir vfs.Dir, v savedState) error {
 	name, path := c.name, c.path
 	if name == "" {
 		name = v.name

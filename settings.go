@@ -44,7 +44,7 @@ func (s SettingChange) String() string { return s.Setting + ": " + s.Old + " →
 // before anything is written to them: a refused open changes nothing.
 // (A different name or partition-key path is refused as the snapshot is
 // read.)
-func (c *Collection) checkSettings(dir string, o *Options) error {
+func (c *local) checkSettings(dir string, o *Options) error {
 	if o.asStored {
 		return c.checkStored(dir, o)
 	}
@@ -56,7 +56,7 @@ func (c *Collection) checkSettings(dir string, o *Options) error {
 
 // changed records in the collection's Recovery that the open changed a
 // setting.
-func (c *Collection) changed(setting, old, new string) {
+func (c *local) changed(setting, old, new string) {
 	c.recovery.Changed = append(c.recovery.Changed, SettingChange{Setting: setting, Old: old, New: new})
 }
 
@@ -66,7 +66,7 @@ func indexList(paths []string) string { return fmt.Sprint(paths) }
 // checkStored refuses Open's options for the existing directory dir where
 // a setting is not zero and differs from the stored one: Open keeps a
 // collection's settings, and names the setter that changes them.
-func (c *Collection) checkStored(dir string, o *Options) error {
+func (c *local) checkStored(dir string, o *Options) error {
 	const keeps = "Open keeps the settings of a collection it did not make"
 	if o.DefaultTTL != TTLOff() && o.DefaultTTL != c.exp.def {
 		return errorf(ErrInvalidOption, "Options.DefaultTTL %v, and %s holds collection %q with DefaultTTL %v: %s; change it with SetDefaultTTL once it is open, or leave Options.DefaultTTL zero for the stored one (R12)", o.DefaultTTL, dir, c.name, c.exp.def, keeps)

@@ -24,7 +24,7 @@ import (
 // versions. Entries created after the snapshot are not in its tree; entries
 // deleted after it still are, with their last document.
 type snapshot struct {
-	c    *Collection
+	c    *local
 	tree *btree.BTreeG[*entry]
 	lim  limits
 	seq  uint64
@@ -105,7 +105,7 @@ func (v *versions) prune() {
 
 // snapshot takes a snapshot in O(1), once the key order is built (the
 // first snapshot builds it: see needOrder). Release it when done.
-func (c *Collection) snapshot(ctx context.Context, op string) (snapshot, error) {
+func (c *local) snapshot(ctx context.Context, op string) (snapshot, error) {
 	if err := c.needOrder(ctx, op); err != nil {
 		return snapshot{}, err
 	}
@@ -145,7 +145,7 @@ func (s *snapshot) stopped(op string) error {
 // openSnapshot takes a snapshot in O(1). Call with mu held, the key order
 // built (needOrder), and the collection usable: the order goes only when
 // Close clears the collection.
-func (c *Collection) openSnapshot() snapshot {
+func (c *local) openSnapshot() snapshot {
 	s := c.openView()
 	s.tree = c.prim.order.tree.Clone()
 	return s
@@ -154,7 +154,7 @@ func (c *Collection) openSnapshot() snapshot {
 // openView takes a snapshot without the key tree, for a reader that finds
 // its entries otherwise (through a secondary index), in O(1). Call with mu
 // held.
-func (c *Collection) openView() snapshot {
+func (c *local) openView() snapshot {
 	v := &c.ver
 	v.mu.Lock()
 	if v.open == nil {

@@ -29,13 +29,16 @@ func (c *Collection) Stats(ctx context.Context) (Stats, error) {
 	if !ctxLive(ctx) {
 		return Stats{}, contextError(ctx, "Stats")
 	}
+	if c.unusable() {
+		return Stats{}, c.errClosed("Stats")
+	}
 	return c.census("Stats")
 }
 
 // census returns the collection's [Stats], all read at one instant, under
 // the read lock: the expired documents are counted by the seconds they fell
 // due at, O(log b + k) for k such seconds, however many documents each holds.
-func (c *Collection) census(op string) (Stats, error) {
+func (c *local) census(op string) (Stats, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.unusable() {

@@ -28,6 +28,9 @@ func (c *Collection) Sweep(ctx context.Context) (int, error) {
 	if !ctxLive(ctx) {
 		return 0, contextError(ctx, "Sweep")
 	}
+	if c.unusable() {
+		return 0, c.errClosed("Sweep")
+	}
 	n, stopped, err := c.sweep(ctx.Done(), func() bool { return ctx.Err() != nil })
 	if (n > 0 || err == nil && !stopped) && c.j != nil && c.j.policy == SyncAlways { // what it deleted, even if stopped
 		if serr := c.j.syncAll(); serr != nil && err == nil {
@@ -46,7 +49,7 @@ func (c *Collection) Sweep(ctx context.Context) (int, error) {
 // Sweeps run one at a time: a Sweep call beside the background sweeper
 // waits for it, so that a foreground call waits for one batch, not for one
 // of each.
-func (c *Collection) sweep(done <-chan struct{}, stop func() bool) (n int, stopped bool, err error) {
+func (c *local) sweep(done <-chan struct{}, stop func() bool) (n int, stopped bool, err error) {
 	if c.unusable() {
 		return 0, false, c.errClosed("Sweep")
 	}
@@ -90,7 +93,7 @@ const sweepChunk = 32
 // c.batch of them, or fewer once it has held the lock for [MaxSweepHold].
 // more is false when no expired document is left. seen is the count of
 // foreground lock holds at the batch's end, for yield.
-func (c *Collection) sweepBatch() (n int, more bool, seen uint64, err error) {
+func (c *local) sweepBatch() (n int, more bool, seen uint64, err error) {
 	c.mu.Lock()
 	defer c.settleSweep(&err)
 	seen = c.handoff.taken.Load()
@@ -131,7 +134,7 @@ const helpBatch = 2
 // heavy the load. With nothing due it costs two looks at the first item of
 // each expiry tree. It does nothing with ManualSweep, where only Sweep
 // deletes, and while TTL is off (R5).
-func (c *Collection) help(now int64, writes int) {
+func (c *local) help(now int64, writes int) {
 	if c.wake == nil || !c.exp.def.on || writes == 0 {
 		return
 	}
@@ -144,7 +147,7 @@ func (c *Collection) help(now int64, writes int) {
 // run is the sweeper goroutine: it sleeps until the next document expires
 // (or a write or a change of setting moves that instant earlier), sweeps,
 // and returns when stop is closed.
-func (c *Collection) run() {
+func (c *local) run() {
 	defer close(c.done)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -182,7 +185,7 @@ func (c *Collection) run() {
 
 // nextWake plans the sweeper's sleep: how long until the next document
 // expires, or ok false when none will (as while TTL is off).
-func (c *Collection) nextWake() (wait time.Duration, ok bool) {
+func (c *local) nextWake() (wait time.Duration, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.unusable() {
@@ -214,7 +217,7 @@ func (c *Collection) nextWake() (wait time.Duration, ok bool) {
 const maxSweepSleep = time.Hour
 
 // poke wakes the sweeper to plan its sleep again. Call with mu held.
-func (c *Collection) poke() {
+func (c *local) poke() {
 	if c.wake == nil {
 		return
 	}
@@ -226,7 +229,7 @@ func (c *Collection) poke() {
 }
 
 // stopping reports whether Close has asked the sweeper to stop.
-func (c *Collection) stopping() bool {
+func (c *local) stopping() bool {
 	select {
 	case <-c.stop:
 		return true

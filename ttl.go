@@ -276,3 +276,13 @@ func effectiveTTL(def DefaultTTL, ttl int32) (seconds int64, expires bool) {
 		return 0, false
 	}
 }
+
+// engine returns d as an engine holds it; d is valid (R1).
+func (d DefaultTTL) engine() engine.DefaultTTL {
+	return engine.DefaultTTL{On: d.on, Seconds: d.seconds}
+}
+
+// defaultTTLOf returns the DefaultTTL an engine holds as d.
+func defaultTTLOf(d engine.DefaultTTL) DefaultTTL {
+	return DefaultTTL{on: d.On, seconds: d.Seconds}
+}

@@ -26,7 +26,7 @@ type keyWalk struct {
 
 // startWalk begins a walk: from now on, removals are noted in it. Call
 // with mu held, in the hold that opens the walk's snapshot.
-func (c *Collection) startWalk() *keyWalk {
+func (c *local) startWalk() *keyWalk {
 	w := &keyWalk{}
 	c.prim.walk = w
 	return w
@@ -34,7 +34,7 @@ func (c *Collection) startWalk() *keyWalk {
 
 // walkHook, when set (by tests), is called by a compaction's walk after
 // each hold of the lock, without it, with the entries the hold read.
-var walkHook func(c *Collection, read int)
+var walkHook func(c *local, read int)
 
 // snapshotDocs returns every document of the snapshot s, expired or not, in
 // the order of their LSNs: the order of the latest-version feed, which a
@@ -49,7 +49,7 @@ var walkHook func(c *Collection, read int)
 //
 // Errors: [ErrClosed] when the collection closes meanwhile; [ErrCorrupt]
 // when the walk does not find n documents, which only a bug can cause.
-func (c *Collection) snapshotDocs(s snapshot, w *keyWalk, n uint64) ([]*engine.Doc, error) {
+func (c *local) snapshotDocs(s snapshot, w *keyWalk, n uint64) ([]*engine.Doc, error) {
 	var es []*entry
 	from, done := uint64(0), false
 	for !done {

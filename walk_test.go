@@ -81,7 +81,7 @@ func TestCompactionWalk(t *testing.T) { // R12
 	key := func(i int) (PartitionKey, string) { return StringKey(fmt.Sprint("p", i%10)), fmt.Sprintf("k%06d", i) }
 
 	holds, changed := 0, 0
-	walkHook = func(hc *Collection, read int) {
+	walkHook = func(hc *local, read int) {
 		holds++
 		if holds > 4 {
 			return
@@ -162,7 +162,7 @@ func TestCompactionHoldsBriefly(t *testing.T) { // R5, R12
 		mustCreate(t, c, fmt.Sprintf(`{"id":"k%06d","pk":"p%d"}`, i, i%10))
 	}
 	var reads []int
-	walkHook = func(_ *Collection, read int) { reads = append(reads, read) }
+	walkHook = func(_ *local, read int) { reads = append(reads, read) }
 	t.Cleanup(func() { walkHook = nil })
 	require.NoError(t, c.Compact(context.Background()))
 	require.Greater(t, len(reads), 1, "the key map is read in more than one hold")
@@ -215,7 +215,7 @@ func walkRandom(t *testing.T, seed uint64, feedOff bool) {
 	}
 	clk.Advance(5 * time.Second) // some expired, not swept
 	holds, made := 0, 0
-	walkHook = func(_ *Collection, _ int) {
+	walkHook = func(_ *local, _ int) {
 		if holds++; holds > 200 {
 			return
 		}
@@ -282,7 +282,7 @@ func TestCompactionWalkCountsDocuments(t *testing.T) { // R12
 	for i := range 5000 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"k%04d","pk":"p"}`, i))
 	}
-	walkHook = func(hc *Collection, _ int) {
+	walkHook = func(hc *local, _ int) {
 		hc.mu.Lock()
 		hc.prim.walk = nil // the walk loses track of removals
 		hc.mu.Unlock()
@@ -367,9 +367,9 @@ func TestCompactionCloseDuringWalk(t *testing.T) { // R12
 	}
 	holds := 0
 	closed := make(chan error, 1)
-	walkHook = func(hc *Collection, _ int) {
+	walkHook = func(hc *local, _ int) {
 		if holds++; holds == 2 {
-			go func() { closed <- hc.Close() }() // it waits for the compaction
+			go func() { closed <- c.Close() }() // it waits for the compaction
 			for !hc.closed.Load() {
 				runtime.Gosched()
 			}

@@ -28,15 +28,12 @@ func condition(opts []WriteOption) (etag string, set bool) {
 	return etag, set
 }
 
-type writeKind uint8
-
+// The writes of a whole document.
 const (
-	create writeKind = iota
-	replace
-	upsert
+	create  = engine.Create
+	replace = engine.Replace
+	upsert  = engine.Upsert
 )
-
-func (k writeKind) String() string { return [...]string{"Create", "Replace", "Upsert"}[k] }
 
 // intakeBuffers recycles the buffers documents are compacted into.
 var intakeBuffers = sync.Pool{New: func() any { return new([]byte) }}
@@ -95,7 +92,7 @@ func (c *Collection) UpsertJSON(ctx context.Context, doc []byte, opts ...WriteOp
 }
 
 // writeAny writes what a caller passed as any, once it is JSON text.
-func (c *Collection) writeAny(ctx context.Context, kind writeKind, v any, opts []WriteOption) (Document, error) {
+func (c *Collection) writeAny(ctx context.Context, kind engine.Op, v any, opts []WriteOption) (Document, error) {
 	if !ctxLive(ctx) {
 		return Document{}, contextError(ctx, kind.String())
 	}
@@ -110,7 +107,7 @@ func (c *Collection) writeAny(ctx context.Context, kind writeKind, v any, opts [
 }
 
 // write writes the JSON text src.
-func (c *Collection) write(ctx context.Context, kind writeKind, src []byte, opts []WriteOption) (_ Document, err error) {
+func (c *Collection) write(ctx context.Context, kind engine.Op, src []byte, opts []WriteOption) (Document, error) {
 	if !ctxLive(ctx) {
 		return Document{}, contextError(ctx, kind.String())
 	}
@@ -129,32 +126,14 @@ func (c *Collection) write(ctx context.Context, kind writeKind, src []byte, opts
 	if err != nil {
 		return Document{}, err
 	}
-	// Build the document before taking the lock, and stamp it under the
-	// lock (R4: _ts is the second of the write).
-	d := engine.NewDoc(key, in.at, in.out, in.ttl, 0, 0)
-
-	c.lock()
-	defer c.settle(&err)
-	if c.unusable() {
-		return Document{}, c.errClosed(kind.String())
+	// The engine stamps the document as it stores it (R4: _ts is the
+	// second of the write).
+	w := engine.Write{Op: kind, Doc: engine.NewDoc(key, in.at, in.out, in.ttl, 0, 0)}
+	w.IfMatch, w.HasIfMatch = condition(opts)
+	d, err := c.apply(ctx, key, w)
+	if err != nil {
+		return Document{}, refused(err, &w, describeKey(key, in.at))
 	}
-	now := c.now()
-	e, h := c.prim.get(key)
-	var old *engine.Doc
-	if e != nil {
-		old = e.doc()
-	}
-	live := old != nil && !c.exp.limits(now).expired(old)
-	etag, cond := condition(opts)
-	switch {
-	case kind == create && live:
-		return Document{}, errorf(ErrConflict, "%s exists", describeKey(key, in.at))
-	case (kind == replace || cond) && !live:
-		return Document{}, errorf(ErrNotFound, "%v: %s is not there or has expired", kind, describeKey(key, in.at))
-	case cond && !old.HasETag(etag):
-		return Document{}, errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", kind, describeKey(key, in.at), old.ETag(), etag)
-	}
-	c.put(e, d, h, now, live)
 	return c.document(d), nil
 }
 
@@ -162,7 +141,7 @@ func (c *Collection) write(ctx context.Context, kind writeKind, src []byte, opts
 // its key, whose hash is h and whose entry is e (nil for none), as a
 // replace of e's document if it is live, and as a create otherwise. Call
 // with mu held.
-func (c *Collection) put(e *entry, d *engine.Doc, h uint64, now int64, live bool) {
+func (c *local) put(e *entry, d *engine.Doc, h uint64, now int64, live bool) {
 	op := OpReplace
 	if !live {
 		op = OpCreate
@@ -177,7 +156,7 @@ func (c *Collection) put(e *entry, d *engine.Doc, h uint64, now int64, live bool
 // store puts d, stamped, under its key, whose hash is h, in e's place (nil
 // when the key has no entry), records the write as op in the feed, and
 // helps the sweeper (see help). Call with mu held; d.ts is now.
-func (c *Collection) store(e *entry, d *engine.Doc, h uint64, op ChangeOp) {
+func (c *local) store(e *entry, d *engine.Doc, h uint64, op ChangeOp) {
 	if e != nil {
 		old := e.doc()
 		c.ver.keep(e, old, c.seqOf(old), c.seqOf(d))

@@ -1,15 +1,126 @@
-// Package engine is what a storage engine of ttldb shares with the API
-// above it (R16): the types in which documents pass between them.
+// Package engine is what a storage engine of ttldb implements (R16): the
+// interface the API calls, and the types in which documents, writes and
+// errors pass between them.
 //
 // ttldb's public API (package ttldb) holds the contract, rules R1-R15:
 // validation, the TTL rules, the partition-key encoding, the query
 // language, patch, batches and continuation tokens, the same for every
-// engine. An engine stores documents and answers for them. The in-process
-// engine, in memory or on a directory, is the first; one on PostgreSQL, in
-// a module of its own, shared by many processes, is the second.
+// engine. An engine stores one collection's documents and answers for
+// them: it judges expiry by its clock (R4), applies each write atomically
+// under its condition, numbers the writes (R11) and deletes what expired
+// (R5). The in-process engine, in memory or on a directory, is the first;
+// one on PostgreSQL, in a module of its own, shared by many processes, is
+// the second.
 //
-// Today this package holds the stored document, [Doc], which every engine
-// returns and the API wraps without copying. The engine interface itself,
-// with its optional capabilities, joins it as the in-process engine moves
-// behind it (issue 28).
+// The API builds every key and document before it calls an engine, so an
+// engine never parses JSON or validates input; it returns its refusals as
+// the sentinels of this package (errors.go), which the API wraps with a
+// message that names the key. The interface grows as the in-process engine
+// moves behind it (issue 28): the calls not listed here are still the
+// in-process engine's own.
 package engine
+
+import "context"
+
+// Engine is one collection's storage. Its methods are safe for concurrent
+// use. Each that takes a context returns its error, unwrapped, when the
+// context is done before the call begins to change anything; a change
+// that has begun is finished. After Close, every call returns an error
+// wrapping ErrClosed.
+type Engine interface {
+	// Get returns the live document with the key (R4), or ErrNotFound.
+	Get(ctx context.Context, key []byte) (*Doc, error)
+
+	// Write applies w to the document with the key atomically, stamping
+	// the document it stores with the instant (_ts) and the etag of the
+	// write, and returns it (nil for a delete). The key is Doc.Key for a
+	// Create, Replace or Upsert. The engine keeps w.Doc, and neither the
+	// key nor anything else of w.
+	Write(ctx context.Context, key []byte, w Write) (*Doc, error)
+
+	// Settings returns the collection's settings as the engine holds them
+	// now.
+	Settings() Settings
+
+	// SetDefaultTTL changes the DefaultTTL, at once for every document,
+	// in O(1) (R7). SetIndexing changes the indexing mode. Both are
+	// checked by the API first: an engine refuses only what it alone can
+	// know (ErrInvalidOption: indexing mode none with secondary indexes).
+	SetDefaultTTL(ctx context.Context, d DefaultTTL) error
+	SetIndexing(ctx context.Context, m Indexing) error
+
+	// Close releases the engine. It is idempotent; a second call returns
+	// what the first did.
+	Close() error
+}
+
+// Op is what a [Write] does.
+type Op uint8
+
+// The writes. Create, Replace and Upsert store Write.Doc under its key
+// with R10's conditions; Delete removes the live document; Touch stores it
+// again unchanged, renewing _ts and _etag (R6); Change stores what
+// Write.Change makes of it (a patch, R14).
+const (
+	Create Op = iota
+	Replace
+	Upsert
+	Delete
+	Touch
+	Change
+)
+
+// String returns the name of the API's call: "Create", "Delete"...
+func (op Op) String() string {
+	if int(op) < len(opNames) {
+		return opNames[op]
+	}
+	return "Op(?)"
+}
+
+var opNames = [...]string{"Create", "Replace", "Upsert", "Delete", "Touch", "Patch"}
+
+// Write is one write: what it does to which key, under which condition.
+// Its refusals are ErrConflict (a Create over a live document),
+// ErrNotFound (any other but Upsert without IfMatch, when no document is
+// live), and *ETagMismatch (IfMatch given and not the live document's).
+type Write struct {
+	Op Op
+	// Doc is the document to store for a Create, Replace or Upsert, made
+	// by NewDoc and not yet shared: the engine stamps TS and Tag.
+	Doc *Doc
+	// IfMatch, when HasIfMatch, is the etag the live document must have
+	// (R10). An Upsert with it acts as a Replace.
+	IfMatch    string
+	HasIfMatch bool
+	// Change makes, for Op Change, the document to store from the live
+	// one, old, at the instant now (Unix seconds); it must not keep old
+	// and must not stamp what it returns. An error it returns refuses the
+	// write and is returned as it is. An engine may call it more than once
+	// (one that retries a conditional write does), always on a live
+	// document.
+	Change func(old *Doc, now int64) (*Doc, error)
+}
+
+// Settings are a collection's settings (R1, R8, R13).
+type Settings struct {
+	DefaultTTL DefaultTTL
+	Indexing   Indexing
+}
+
+// DefaultTTL is a collection's DefaultTTL (R1): off when On is false;
+// otherwise Seconds, -1 for "no default" or a number of seconds from 1 to
+// 2^31-1. The API validates it.
+type DefaultTTL struct {
+	On      bool
+	Seconds int64
+}
+
+// Indexing is a collection's indexing mode (R8): Consistent or None.
+type Indexing uint8
+
+// The indexing modes, in the numbering of ttldb.IndexingMode.
+const (
+	Consistent Indexing = iota
+	None
+)

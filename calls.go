@@ -1,0 +1,48 @@
+package ttldb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"github.com/ttldb/ttldb/engine"
+)
+
+// The calls into the engine. For the in-process engine (c.fast) they are
+// direct calls: an argument of a call through an interface escapes to the
+// heap, and a key built on the stack would cost every Get and write an
+// allocation. Any other engine gets its own copy of the key, which a
+// round trip to a server dwarfs. Both paths do the same (the conformance
+// suite runs the in-process engine through the interface too).
+
+// get reads the live document with the key.
+func (c *Collection) get(ctx context.Context, key []byte) (*engine.Doc, error) {
+	if c.fast != nil {
+		return c.fast.Get(ctx, key)
+	}
+	return c.eng.Get(ctx, bytes.Clone(key))
+}
+
+// apply makes the write w of the document with the key.
+func (c *Collection) apply(ctx context.Context, key []byte, w engine.Write) (*engine.Doc, error) {
+	if c.fast != nil {
+		return c.fast.Write(ctx, key, w)
+	}
+	return c.eng.Write(ctx, bytes.Clone(key), w)
+}
+
+// refused words an engine's refusal of w, a write of the document that
+// what names ("document "a" in partition "p""), as the API reports it; any
+// other error passes as it is.
+func refused(err error, w *engine.Write, what string) error {
+	var m *engine.ETagMismatch
+	switch {
+	case errors.As(err, &m):
+		return errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", w.Op, what, m.Current, w.IfMatch)
+	case errors.Is(err, engine.ErrConflict):
+		return errorf(ErrConflict, "%v: %s exists", w.Op, what)
+	case errors.Is(err, engine.ErrNotFound):
+		return errorf(ErrNotFound, "%v: %s is not there or has expired", w.Op, what)
+	}
+	return err
+}

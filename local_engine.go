@@ -1,0 +1,171 @@
+package ttldb
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ttldb/ttldb/engine"
+)
+
+// localEngine is the in-process engine as an [engine.Engine]: each method
+// is the part of a call that the engine owns, under its lock or, for Get,
+// under none. It is a type of its own so that the collection, which embeds
+// the engine while the API moves onto the interface, does not export its
+// methods.
+type localEngine local
+
+var _ engine.Engine = (*localEngine)(nil)
+
+// Get implements [engine.Engine]: no collection-wide lock (see
+// [Collection.Get]).
+func (x *localEngine) Get(ctx context.Context, key []byte) (*engine.Doc, error) {
+	c := (*local)(x)
+	// No collection lock: the maps' own, shared, and the published rules.
+	// The clock and the rules are read before the document: a document
+	// written since is no older than that instant, and is judged by them
+	// as it would have been then; read after, the instant could be one at
+	// which the older document found had expired while its key was renewed.
+	now, rules := c.now(), c.rules.Load()
+	d, open := c.lookup(key)
+	if !open || c.unusable() {
+		return nil, c.errClosed("Get")
+	}
+	if d == nil || rules.limits(now).expired(d) {
+		return nil, engine.ErrNotFound
+	}
+	return d, nil
+}
+
+// Write implements [engine.Engine], under the collection's lock, in
+// O(log n + size of the document).
+func (x *localEngine) Write(ctx context.Context, key []byte, w engine.Write) (_ *engine.Doc, err error) {
+	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return nil, contextError(ctx, w.Op.String())
+	}
+	c.lock()
+	defer c.settle(&err)
+	if c.unusable() {
+		return nil, c.errClosed(w.Op.String())
+	}
+	now := c.now()
+	e, h := c.prim.get(key)
+	var old *engine.Doc
+	if e != nil {
+		old = e.doc()
+	}
+	live := old != nil && !c.exp.limits(now).expired(old)
+	switch {
+	case w.Op == engine.Create && live:
+		return nil, engine.ErrConflict
+	case !live && w.Op != engine.Create && (w.Op != engine.Upsert || w.HasIfMatch):
+		return nil, engine.ErrNotFound
+	case w.HasIfMatch && !old.HasETag(w.IfMatch):
+		return nil, &engine.ETagMismatch{Current: old.ETag()}
+	}
+	var d *engine.Doc
+	switch w.Op {
+	case engine.Create, engine.Replace, engine.Upsert:
+		d = w.Doc
+		c.put(e, d, h, now, live)
+		return d, nil
+	case engine.Delete:
+		c.remove(e, now)
+		return nil, nil
+	case engine.Touch:
+		d = engine.NewDoc(old.Key(), old.Layout, old.Body(), old.TTL, 0, 0)
+	case engine.Change:
+		if d, err = w.Change(old, now); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: write of unknown op %d", ErrInvalidOption, w.Op)
+	}
+	c.stamp(d, now)
+	c.store(e, d, h, OpReplace)
+	return d, nil
+}
+
+// Settings implements [engine.Engine].
+func (x *localEngine) Settings() engine.Settings {
+	c := (*local)(x)
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return engine.Settings{DefaultTTL: c.exp.def.engine(), Indexing: engine.Indexing(c.mode)}
+}
+
+// SetDefaultTTL implements [engine.Engine], in O(1) under the lock.
+func (x *localEngine) SetDefaultTTL(ctx context.Context, ed engine.DefaultTTL) (err error) {
+	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return contextError(ctx, "SetDefaultTTL")
+	}
+	d := defaultTTLOf(ed)
+	c.lock()
+	defer c.settle(&err)
+	if c.unusable() {
+		return c.errClosed("SetDefaultTTL")
+	}
+	if err := ttlNeedsIndexing(d, c.mode); err != nil {
+		return err
+	}
+	now := c.now()
+	c.exp.setDefault(d, now)
+	c.journalSetting(func(b []byte) []byte { return appendDefault(b, d, now) })
+	c.publish()
+	c.poke()
+	return nil
+}
+
+// SetIndexing implements [engine.Engine], in O(1) under the lock.
+func (x *localEngine) SetIndexing(ctx context.Context, em engine.Indexing) (err error) {
+	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return contextError(ctx, "SetIndexingMode")
+	}
+	m := IndexingMode(em)
+	c.lock()
+	defer c.settle(&err)
+	if c.unusable() {
+		return c.errClosed("SetIndexingMode")
+	}
+	if err := ttlNeedsIndexing(c.exp.def, m); err != nil {
+		return err
+	}
+	if m == IndexingNone && len(c.sec.list)+len(c.sec.building) > 0 {
+		return errorf(ErrInvalidOption, "indexing mode none keeps no index, and the collection has %d secondary indexes: drop them first (R8)", len(c.sec.list)+len(c.sec.building))
+	}
+	c.mode = m
+	c.journalSetting(func(b []byte) []byte { return appendIndexing(b, m) })
+	return nil
+}
+
+// Close implements [engine.Engine]: see [Collection.Close].
+func (x *localEngine) Close() error {
+	c := (*local)(x)
+	c.closeOnce.Do(func() {
+		c.lock()
+		c.closed.Store(true)
+		c.mu.Unlock()
+		close(c.stop)
+		<-c.done
+		c.building.Wait() // a build of the key order stops at its next hold
+		if c.j != nil {
+			c.bg.Wait()
+			c.compacting <- struct{}{} // a Compact in progress stops; none starts: the token stays
+			c.saveClock()
+			if err := c.j.close(); err != nil {
+				c.closeErr = fmt.Errorf("%w: Close of collection %q: %w", ErrClosed, c.name, err)
+			}
+		}
+		c.mu.Lock()
+		c.prim.clear()
+		c.sec.clear()
+		c.exp = expiryIndex{def: c.exp.def} // the setting stays readable
+		c.feed.clear()
+		// c.ver stays: listings in progress read the versions kept for them,
+		// which go when the last of them ends.
+		c.mu.Unlock()
+	})
+	return c.closeErr
+}
