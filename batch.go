@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"unsafe"
 
 	"github.com/ttldb/ttldb/engine"
-	"github.com/ttldb/ttldb/internal/patch"
 )
 
 // MaxBatchOperations is the most operations a [Batch] may hold, as in
@@ -153,33 +152,33 @@ func (e *BatchError) Error() string {
 // Unwrap returns Err.
 func (e *BatchError) Unwrap() error { return e.Err }
 
-// step is an operation of a batch being executed: what it found and what
-// it does.
+// step is what the API keeps of a batch's operation, to word its refusal.
 type step struct {
-	op  *batchOp
-	id  string // the document's id, for messages
-	err error  // what is wrong with the operation's own input
-	key string
-	d   *engine.Doc // the document it writes, the one it reads, or nil
-	ops []patch.Op
+	kind batchKind
+	id   string // the document's id, for messages
 }
 
-// prepare checks the operations that need no lock and readies their
-// documents: parsed, with their keys, not yet stamped.
-func (c *Collection) prepare(b *Batch) ([]step, error) {
+// The engine's op of each kind of a batch's operation.
+var batchOps = [...]engine.Op{batchCreate: engine.Create, batchReplace: engine.Replace, batchUpsert: engine.Upsert, batchPatch: engine.Change, batchDelete: engine.Delete, batchRead: engine.Read}
+
+// prepare checks the operations that need no engine and readies their
+// documents: parsed, with their keys, not yet stamped. A fault of an
+// operation's own input goes to its step's Fault, which the engine
+// reports in its turn.
+func (c *Collection) prepare(b *Batch) ([]engine.Step, []step, error) {
 	switch {
 	case b == nil:
-		return nil, errorf(ErrInvalidBatch, "the batch is nil: make one with NewBatch")
+		return nil, nil, errorf(ErrInvalidBatch, "the batch is nil: make one with NewBatch")
 	case len(b.ops) == 0:
-		return nil, errorf(ErrInvalidBatch, "the batch holds no operation")
+		return nil, nil, errorf(ErrInvalidBatch, "the batch holds no operation")
 	case len(b.ops) > MaxBatchOperations:
-		return nil, errorf(ErrInvalidBatch, "the batch holds %d operations, at most %d are allowed (as in Cosmos DB): split it, knowing that each part is then atomic alone", len(b.ops), MaxBatchOperations)
+		return nil, nil, errorf(ErrInvalidBatch, "the batch holds %d operations, at most %d are allowed (as in Cosmos DB): split it, knowing that each part is then atomic alone", len(b.ops), MaxBatchOperations)
 	}
 	if err := b.pk.validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	enc := b.pk.appendEncoded(nil) // every key of the batch starts with it: see keyFor
-	steps := make([]step, len(b.ops))
+	steps, about := make([]engine.Step, len(b.ops)), make([]step, len(b.ops))
 	bufp := intakeBuffers.Get().(*[]byte)
 	defer func() {
 		if cap(*bufp) <= 64<<10 {
@@ -187,50 +186,49 @@ func (c *Collection) prepare(b *Batch) ([]step, error) {
 		}
 	}()
 	for i := range b.ops {
-		steps[i] = c.prepareStep(b.pk, enc, &b.ops[i], bufp)
+		steps[i], about[i] = c.prepareStep(b.pk, enc, &b.ops[i], bufp)
 	}
-	return steps, nil
+	return steps, about, nil
 }
 
 // prepareStep readies op, of a batch of the partition key pk, whose
-// encoding is enc, parsing a document into *buf. A fault of op's own input
-// goes to the step's err, which decide reports in its turn.
-func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp, buf *[]byte) (s step) {
-	s.op, s.id = op, op.id
+// encoding is enc, parsing a document into *buf.
+func (c *Collection) prepareStep(pk PartitionKey, enc []byte, op *batchOp, buf *[]byte) (s engine.Step, a step) {
+	a.kind, a.id = op.kind, op.id
+	s.Op = batchOps[op.kind]
+	s.IfMatch, s.HasIfMatch = condition(op.opts)
 	switch op.kind {
 	case batchCreate, batchReplace, batchUpsert:
-		if s.err = op.err; s.err != nil {
-			return s
+		if s.Fault = op.err; s.Fault != nil {
+			return s, a
 		}
 		var kb keyBuffer
 		in, key, err := parseDocument(*buf, kb[:0], op.src, c.pkPath)
 		*buf = in.out[:0]
-		if s.err = err; err != nil {
-			return s
+		if s.Fault = err; err != nil {
+			return s, a
 		}
-		s.id = string(key[in.at.IDAt:in.at.IDEnd])
+		a.id = string(key[in.at.IDAt:in.at.IDEnd])
 		if !bytes.Equal(key[:in.at.PK], enc) {
 			got, _ := decodePartitionKey(string(key[:in.at.PK]))
-			s.err = errorf(ErrInvalidPartitionKey, "document %q has partition key %v, not the batch's %v: a batch holds the documents of one partition key", s.id, got, pk)
-			return s
+			s.Fault = errorf(ErrInvalidPartitionKey, "document %q has partition key %v, not the batch's %v: a batch holds the documents of one partition key", a.id, got, pk)
+			return s, a
 		}
-		s.d = engine.NewDoc(key, in.at, in.out, in.ttl, 0, 0)
-		s.key = s.d.Key() // the document's own copy
-		return s
+		s.Doc = engine.NewDoc(key, in.at, in.out, in.ttl, 0, 0)
+		s.Key = s.Doc.Key() // the document's own copy
+		return s, a
 	case batchPatch:
-		if s.ops, s.err = c.compilePatch(op.patch, op.id); s.err != nil {
-			return s
+		ops, err := c.compilePatch(op.patch, op.id)
+		if s.Fault = err; err != nil {
+			return s, a
 		}
+		s.Change = func(old *engine.Doc, _ int64) (*engine.Doc, error) { return c.applyPatch(old, ops) }
 	}
 	var kb keyBuffer
 	key, err := c.lookupKey(kb[:0], pk, op.id)
-	s.key, s.err = string(key), err
-	return s
+	s.Key, s.Fault = string(key), err
+	return s, a
 }
-
-// keyBytes returns the step's key as bytes, to look it up with: a view of
-// the string, which nothing may write to.
-func (s *step) keyBytes() []byte { return unsafe.Slice(unsafe.StringData(s.key), len(s.key)) }
 
 // ExecuteBatch executes the operations of b, in order, as one write (R14):
 // either all of them succeed, or the batch changes nothing. Each obeys the
@@ -255,116 +253,48 @@ func (s *step) keyBytes() []byte { return unsafe.Slice(unsafe.StringData(s.key),
 // key of the batch; [ErrClosed]. An error changes nothing. A condition
 // ([IfMatch]) on a document the same batch wrote earlier fails: its etag is
 // not known before the batch commits. A nil b is an [ErrInvalidBatch].
-func (c *Collection) ExecuteBatch(ctx context.Context, b *Batch) (_ []Document, err error) {
+func (c *Collection) ExecuteBatch(ctx context.Context, b *Batch) ([]Document, error) {
 	if !ctxLive(ctx) {
 		return nil, contextError(ctx, "ExecuteBatch")
 	}
 	if c.unusable() {
 		return nil, c.errClosed("ExecuteBatch")
 	}
-	steps, err := c.prepare(b)
+	steps, about, err := c.prepare(b)
 	if err != nil {
 		return nil, err
 	}
-	c.lock()
-	defer c.settle(&err)
-	if c.unusable() {
-		return nil, c.errClosed("ExecuteBatch")
+	docs, err := c.eng.Batch(ctx, steps)
+	var se *engine.StepError
+	if errors.As(err, &se) && se.Index >= 0 && se.Index < len(steps) {
+		a := about[se.Index]
+		return nil, &BatchError{Index: se.Index, Len: len(steps), Op: a.kind.String(), ID: a.id, Err: batchRefusal(se.Err, b.pk, a.id, steps[se.Index].IfMatch)}
 	}
-	now := c.now()
-	if i, err := c.decide(steps, b.pk, now); err != nil {
-		return nil, &BatchError{Index: i, Len: len(steps), Op: steps[i].op.kind.String(), ID: steps[i].id, Err: err}
+	if err != nil {
+		return nil, err
 	}
-	c.commitBatch(steps, now)
 	out := make([]Document, len(steps))
-	for i, s := range steps {
-		if s.d != nil {
-			out[i] = c.document(s.d)
+	for i, d := range docs {
+		if d != nil {
+			out[i] = c.document(d)
 		}
 	}
 	return out, nil
 }
 
-// pending is what a key holds at a point of a batch: d, live, or nil; fresh
-// when the batch wrote d, which is not yet stamped.
-type pending struct {
-	d     *engine.Doc
-	fresh bool
-}
-
-// decide checks every step, in order, for a fault of its input found by
-// prepare, then against what the steps before it leave, and
-// readies the documents of patches and the results of reads; it changes
-// nothing. It returns the index of the first step that fails, and its
-// error. Call with mu held.
-func (c *Collection) decide(steps []step, pk PartitionKey, now int64) (int, error) {
-	lim := c.exp.limits(now)
-	seen := make(map[string]pending, len(steps))
-	for i := range steps {
-		s := &steps[i]
-		if s.err != nil {
-			return i, s.err
-		}
-		cur, ok := seen[s.key]
-		if !ok {
-			if e, _ := c.prim.get(s.keyBytes()); e != nil && !lim.expired(e.doc()) {
-				cur.d = e.doc()
-			}
-		}
-		etag, cond := condition(s.op.opts)
-		kind := s.op.kind
-		switch {
-		case kind == batchCreate && cur.d != nil:
-			return i, errorf(ErrConflict, "document %q in partition %v exists", s.id, pk)
-		case (kind != batchCreate && kind != batchUpsert || cond) && cur.d == nil:
-			return i, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", s.id, pk)
-		case cond && cur.fresh:
-			return i, errorf(ErrPreconditionFailed, "document %q in partition %v was written earlier in this batch: its etag is not known before the batch commits, so no etag matches it", s.id, pk)
-		case cond && !cur.d.HasETag(etag):
-			return i, errorf(ErrPreconditionFailed, "document %q in partition %v has etag %q, not %q", s.id, pk, cur.d.ETag(), etag)
-		}
-		switch kind {
-		case batchRead:
-			s.d = cur.d
-			continue
-		case batchDelete:
-			seen[s.key] = pending{}
-			continue
-		case batchPatch:
-			d, err := c.applyPatch(cur.d, s.ops)
-			if err != nil {
-				return i, err
-			}
-			s.d = d
-		}
-		seen[s.key] = pending{d: s.d, fresh: true}
+// batchRefusal words the engine's refusal of a batch's operation on the
+// document id of partition pk; any other error passes as it is.
+func batchRefusal(err error, pk PartitionKey, id, ifMatch string) error {
+	var m *engine.ETagMismatch
+	switch {
+	case errors.As(err, &m) && m.Current == "":
+		return errorf(ErrPreconditionFailed, "document %q in partition %v was written earlier in this batch: its etag is not known before the batch commits, so no etag matches it", id, pk)
+	case errors.As(err, &m):
+		return errorf(ErrPreconditionFailed, "document %q in partition %v has etag %q, not %q", id, pk, m.Current, ifMatch)
+	case err == engine.ErrConflict:
+		return errorf(ErrConflict, "document %q in partition %v exists", id, pk)
+	case err == engine.ErrNotFound:
+		return errorf(ErrNotFound, "document %q in partition %v is not there or has expired", id, pk)
 	}
-	return 0, nil
-}
-
-// commitBatch makes the changes of the steps, which decide has checked, in
-// order, with the _ts now. Point reads, which take no collection lock,
-// wait until it is done (see Get), and the sweeper's help comes after the
-// batch, not between its changes: two deletions per write, as alone, and
-// none for a batch that only reads or deletes. Call with mu held.
-func (c *local) commitBatch(steps []step, now int64) {
-	c.batching.Add(1) // odd: a batch is applying its changes
-	c.inBatch = true
-	lim := c.exp.limits(now)
-	writes := 0
-	for _, s := range steps {
-		switch s.op.kind {
-		case batchRead:
-		case batchDelete:
-			e, _ := c.prim.get(s.keyBytes())
-			c.remove(e, now)
-		default:
-			e, h := c.prim.get(s.keyBytes())
-			c.put(e, s.d, h, now, e != nil && !lim.expired(e.doc()))
-			writes++
-		}
-	}
-	c.inBatch = false
-	c.batching.Add(1)
-	c.help(now, writes) // as much as the writes would have done alone
+	return err
 }

@@ -20,7 +20,10 @@
 // in-process engine's own.
 package engine
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Engine is one collection's storage. Its methods are safe for concurrent
 // use. Each that takes a context returns its error, unwrapped, when the
@@ -37,6 +40,13 @@ type Engine interface {
 	// Create, Replace or Upsert. The engine keeps w.Doc, and neither the
 	// key nor anything else of w.
 	Write(ctx context.Context, key []byte, w Write) (*Doc, error)
+
+	// Batch applies the steps, in order, as one write (R14): all or none,
+	// at one instant, each seeing what the steps before it did; readers
+	// see all of it or none. It returns a Doc per step: the one stored,
+	// the one a Read found, nil for a Delete. A refused step refuses the
+	// batch, which then changes nothing, with a *StepError.
+	Batch(ctx context.Context, steps []Step) ([]*Doc, error)
 
 	// Settings returns the collection's settings as the engine holds them
 	// now.
@@ -60,7 +70,8 @@ type Op uint8
 // The writes. Create, Replace and Upsert store Write.Doc under its key
 // with R10's conditions; Delete removes the live document; Touch stores it
 // again unchanged, renewing _ts and _etag (R6); Change stores what
-// Write.Change makes of it (a patch, R14).
+// Write.Change makes of it (a patch, R14); Read, only in a batch, changes
+// nothing and returns the live document (ErrNotFound without one).
 const (
 	Create Op = iota
 	Replace
@@ -68,6 +79,7 @@ const (
 	Delete
 	Touch
 	Change
+	Read
 )
 
 // String returns the name of the API's call: "Create", "Delete"...
@@ -78,7 +90,7 @@ func (op Op) String() string {
 	return "Op(?)"
 }
 
-var opNames = [...]string{"Create", "Replace", "Upsert", "Delete", "Touch", "Patch"}
+var opNames = [...]string{"Create", "Replace", "Upsert", "Delete", "Touch", "Patch", "Read"}
 
 // Write is one write: what it does to which key, under which condition.
 // Its refusals are ErrConflict (a Create over a live document),
@@ -101,6 +113,29 @@ type Write struct {
 	// document.
 	Change func(old *Doc, now int64) (*Doc, error)
 }
+
+// Step is one step of a batch: a write of the document with the key, or
+// the input fault the API found in it, Fault, which refuses the batch at
+// this step unless a step before it was refused first. Write.IfMatch on a
+// document the batch wrote earlier fails with an *ETagMismatch whose
+// Current is empty: its etag is not known before the batch commits.
+type Step struct {
+	Key string
+	Write
+	Fault error
+}
+
+// StepError is the refusal of a batch at the step Index: Err is the
+// step's Fault, its refusal (as a Write's), or what its Change returned.
+type StepError struct {
+	Index int
+	Err   error
+}
+
+func (e *StepError) Error() string { return fmt.Sprintf("step %d: %v", e.Index, e.Err) }
+
+// Unwrap returns Err.
+func (e *StepError) Unwrap() error { return e.Err }
 
 // Settings are a collection's settings (R1, R8, R13).
 type Settings struct {
