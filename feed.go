@@ -253,9 +253,15 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 // first. For a durable collection, of its last change durable as the sync
 // policy says, like the feed (R12). It takes O(1) under the read lock.
 func (c *Collection) LastLSN() uint64 {
-	if c.local == nil {
+	if c.eng == nil {
 		return 0
 	}
+	return c.eng.LastLSN()
+}
+
+// LastLSN implements [engine.Engine].
+func (x *localEngine) LastLSN() uint64 {
+	c := (*local)(x)
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.visible()

@@ -152,18 +152,23 @@ func (c *local) remove(e *entry, now int64) {
 // give ok false. The answer follows changes of [DefaultTTL], which is why it
 // is asked of the collection and not of the document. It takes O(1).
 func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
-	if d.d == nil || c.unusable() {
+	if d.d == nil || c.eng == nil {
 		return time.Time{}, false
 	}
-	c.mu.RLock()
-	if c.unusable() { // Close may have emptied the index since the look above
-		c.mu.RUnlock()
-		return time.Time{}, false
-	}
-	sec, ok := c.exp.expiresAt(d.d, c.now())
-	c.mu.RUnlock()
+	sec, ok := c.eng.ExpiresAt(d.d)
 	if !ok {
 		return time.Time{}, false
 	}
 	return time.Unix(sec, 0), true
+}
+
+// ExpiresAt implements [engine.Engine], in O(1) under the read lock.
+func (x *localEngine) ExpiresAt(d *engine.Doc) (int64, bool) {
+	c := (*local)(x)
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.unusable() { // Close empties the index
+		return 0, false
+	}
+	return c.exp.expiresAt(d, c.now())
 }

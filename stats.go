@@ -3,6 +3,8 @@ package ttldb
 import (
 	"context"
 	"time"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // Stats describes a collection at one instant.
@@ -32,7 +34,17 @@ func (c *Collection) Stats(ctx context.Context) (Stats, error) {
 	if c.unusable() {
 		return Stats{}, c.errClosed("Stats")
 	}
-	return c.census("Stats")
+	s, err := c.eng.Stats(ctx)
+	return Stats(s), err
+}
+
+// Stats implements [engine.Engine].
+func (x *localEngine) Stats(ctx context.Context) (engine.Stats, error) {
+	if !ctxLive(ctx) {
+		return engine.Stats{}, contextError(ctx, "Stats")
+	}
+	s, err := (*local)(x).census("Stats")
+	return engine.Stats(s), err
 }
 
 // census returns the collection's [Stats], all read at one instant, under

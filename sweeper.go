@@ -31,6 +31,16 @@ func (c *Collection) Sweep(ctx context.Context) (int, error) {
 	if c.unusable() {
 		return 0, c.errClosed("Sweep")
 	}
+	return c.eng.Sweep(ctx)
+}
+
+// Sweep implements [engine.Engine]: the sweeps of the background sweeper
+// and of Sweep run one at a time.
+func (x *localEngine) Sweep(ctx context.Context) (int, error) {
+	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return 0, contextError(ctx, "Sweep")
+	}
 	n, stopped, err := c.sweep(ctx.Done(), func() bool { return ctx.Err() != nil })
 	if (n > 0 || err == nil && !stopped) && c.j != nil && c.j.policy == SyncAlways { // what it deleted, even if stopped
 		if serr := c.j.syncAll(); serr != nil && err == nil {

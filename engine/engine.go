@@ -23,6 +23,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Engine is one collection's storage. Its methods are safe for concurrent
@@ -58,6 +59,23 @@ type Engine interface {
 	// know (ErrInvalidOption: indexing mode none with secondary indexes).
 	SetDefaultTTL(ctx context.Context, d DefaultTTL) error
 	SetIndexing(ctx context.Context, m Indexing) error
+
+	// Sweep deletes every document expired now (R5), in batches that
+	// hold no other call for more than one, and returns how many it
+	// deleted, durable as the engine's writes are. When ctx ends it stops
+	// between two batches and returns those with an error wrapping ctx's.
+	Sweep(ctx context.Context) (int, error)
+
+	// Stats returns the collection's counts, at one instant.
+	Stats(ctx context.Context) (Stats, error)
+
+	// ExpiresAt returns the Unix second at which d, a document of the
+	// collection, expires or expired under the DefaultTTL (R3, R7); ok is
+	// false when it does not expire, or the engine is closed.
+	ExpiresAt(d *Doc) (at int64, ok bool)
+
+	// LastLSN returns the LSN of the last change the feed shows (R11).
+	LastLSN() uint64
 
 	// Close releases the engine. It is idempotent; a second call returns
 	// what the first did.
@@ -136,6 +154,14 @@ func (e *StepError) Error() string { return fmt.Sprintf("step %d: %v", e.Index, 
 
 // Unwrap returns Err.
 func (e *StepError) Unwrap() error { return e.Err }
+
+// Stats are a collection's counts at one instant: as ttldb.Stats says.
+type Stats struct {
+	Live      int
+	Expired   int
+	Swept     uint64
+	LastSweep time.Duration
+}
 
 // Settings are a collection's settings (R1, R8, R13).
 type Settings struct {
