@@ -159,7 +159,7 @@ type step struct {
 }
 
 // The engine's op of each kind of a batch's operation.
-var batchOps = [...]engine.Op{batchCreate: engine.Create, batchReplace: engine.Replace, batchUpsert: engine.Upsert, batchPatch: engine.Change, batchDelete: engine.Delete, batchRead: engine.Read}
+var batchOps = [...]engine.Op{batchCreate: engine.Create, batchReplace: engine.Replace, batchUpsert: engine.Upsert, batchPatch: engine.Modify, batchDelete: engine.Delete, batchRead: engine.Read}
 
 // prepare checks the operations that need no engine and readies their
 // documents: parsed, with their keys, not yet stamped. A fault of an

@@ -4,6 +4,8 @@ import (
 	"context"
 	"iter"
 	"strconv"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // FeedMode is how the change feed reads (R11). The zero value is
@@ -186,7 +188,8 @@ func (c *Collection) ReadFeed(ctx context.Context, q FeedQuery) (FeedPage, error
 	if !ctxLive(ctx) {
 		return FeedPage{}, contextError(ctx, "ReadFeed")
 	}
-	return c.readFeed("ReadFeed", q, nil)
+	page, _, err := c.readFeed(ctx, "ReadFeed", q, nil, nil)
+	return page, err
 }
 
 // WatchFeed returns an iterator over the change feed from q's start, which
@@ -212,6 +215,7 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 		}
 		q := q // each iteration from q's start
 		var buf []Change
+		var ebuf []engine.Change
 		for {
 			if ctx.Err() != nil {
 				yield(Change{}, contextError(ctx, "WatchFeed"))
@@ -219,9 +223,10 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 			}
 			var next <-chan struct{}
 			if !c.unusable() {
-				next = c.feed.next() // before the read: a change after it closes next
+				next = c.eng.FeedChanged() // before the read: a change after it closes next
 			}
-			page, err := c.readFeed("WatchFeed", q, buf[:0])
+			page, eb, err := c.readFeed(ctx, "WatchFeed", q, buf[:0], ebuf[:0])
+			ebuf = eb
 			if err != nil {
 				yield(Change{}, err)
 				return
@@ -240,9 +245,6 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 			case <-next:
 			case <-ctx.Done():
 				yield(Change{}, contextError(ctx, "WatchFeed"))
-				return
-			case <-c.stop:
-				yield(Change{}, c.errClosed("WatchFeed"))
 				return
 			}
 		}
@@ -289,17 +291,30 @@ func (c *Collection) FeedStats(ctx context.Context) (FeedStats, error) {
 	if !ctxLive(ctx) {
 		return FeedStats{}, contextError(ctx, "FeedStats")
 	}
-	if c.local == nil {
+	if c.unusable() {
 		return FeedStats{}, c.errClosed("FeedStats")
+	}
+	s, err := c.eng.FeedStats(ctx)
+	return FeedStats(s), err
+}
+
+// FeedStats implements [engine.Engine].
+func (x *localEngine) FeedStats(ctx context.Context) (engine.FeedStats, error) {
+	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return engine.FeedStats{}, contextError(ctx, "FeedStats")
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	switch {
 	case c.unusable():
-		return FeedStats{}, c.errClosed("FeedStats")
+		return engine.FeedStats{}, c.errClosed("FeedStats")
 	case !c.feed.on:
-		return FeedStats{}, errorf(ErrInvalidOption, "FeedStats: the change feed is off (Options.Feed.Off)")
+		return engine.FeedStats{}, errorf(ErrInvalidOption, "FeedStats: the change feed is off (Options.Feed.Off)")
 	}
 	l := &c.feed.log
-	return FeedStats{LastLSN: c.visible(), Oldest: l.first, Records: int64(l.last + 1 - l.first), Bytes: l.bytes}, nil
+	return engine.FeedStats{LastLSN: c.visible(), Oldest: l.first, Records: int64(l.last + 1 - l.first), Bytes: l.bytes}, nil
 }
+
+// FeedChanged implements [engine.Engine].
+func (x *localEngine) FeedChanged() <-chan struct{} { return x.feed.next() }

@@ -1,6 +1,12 @@
 package ttldb
 
-import "strings"
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/ttldb/ttldb/engine"
+)
 
 // feedPlan is a validated [FeedQuery], but for where it starts, which is
 // found under the lock.
@@ -19,8 +25,6 @@ func (c *Collection) feedPlan(op string, q FeedQuery) (feedPlan, error) {
 	switch {
 	case c.unusable():
 		return p, c.errClosed(op)
-	case !c.feed.on:
-		return p, errorf(ErrInvalidOption, "%s: the change feed is off (Options.Feed.Off)", op)
 	case q.Mode > AllVersionsAndDeletes:
 		return p, errorf(ErrInvalidOption, "%s: feed mode %d: allowed are LatestVersion and AllVersionsAndDeletes", op, q.Mode)
 	case q.Limit < 0 || q.Limit > MaxFeedLimit:
@@ -52,61 +56,113 @@ func (c *Collection) feedPlan(op string, q FeedQuery) (feedPlan, error) {
 	return p, nil
 }
 
-// readFeed reads a page of the feed into buf.
-func (c *Collection) readFeed(op string, q FeedQuery, buf []Change) (FeedPage, error) {
+// readFeed reads a page of the feed into buf, with ebuf the room for the
+// engine's page (nil: a new page each).
+func (c *Collection) readFeed(ctx context.Context, op string, q FeedQuery, buf []Change, ebuf []engine.Change) (FeedPage, []engine.Change, error) {
 	p, err := c.feedPlan(op, q)
 	if err != nil {
-		return FeedPage{}, err
+		return FeedPage{}, ebuf, err
+	}
+	r := engine.FeedRead{Latest: p.mode == LatestVersion, Partition: p.partition, Prefix: p.prefix, Limit: p.limit}
+	switch {
+	case p.token:
+		r.After = p.after
+	case q.AfterLSN != 0:
+		r.After = q.AfterLSN
+	case q.FromNow:
+		r.From = engine.FromNow
+	case q.FromOldest:
+		r.From = engine.FromOldest
+	}
+	ep, err := c.eng.ReadFeed(ctx, r, ebuf)
+	var beyond *engine.FeedBeyond
+	var trimmed *engine.FeedTrimmed
+	switch {
+	case errors.As(err, &beyond) && p.token:
+		return FeedPage{}, ebuf, errorf(ErrInvalidContinuation, "token %.40q resumes after LSN %d, beyond the collection's last change, LSN %d", q.Continuation, p.after, beyond.Last)
+	case errors.As(err, &beyond):
+		return FeedPage{}, ebuf, errorf(ErrInvalidOption, "AfterLSN %d is beyond the collection's last change, LSN %d", q.AfterLSN, beyond.Last)
+	case errors.As(err, &trimmed):
+		return FeedPage{}, ebuf, &TrimmedError{After: trimmed.After, Oldest: trimmed.Oldest, Continuation: encodeFeedToken(p.scope, trimmed.Oldest-1)}
+	case err != nil:
+		return FeedPage{}, ebuf, err
+	}
+	page := FeedPage{Changes: buf[:0], More: ep.More}
+	if buf == nil {
+		page.Changes = make([]Change, 0, len(ep.Changes))
+	}
+	for _, ch := range ep.Changes {
+		page.Changes = append(page.Changes, c.change(ch))
+	}
+	page.Continuation, page.LSN = encodeFeedToken(p.scope, ep.End), ep.End
+	return page, ep.Changes, nil
+}
+
+// change returns the [Change] the engine's change ch is.
+func (c *Collection) change(ch engine.Change) Change {
+	d := ch.Doc
+	pk, _ := decodePartitionKey(d.Key()[:d.Layout.PK])
+	out := Change{Op: ChangeOp(ch.Op), LSN: ch.LSN, TS: ch.TS, ID: d.ID(), PartitionKey: pk, TimeToLiveExpired: ch.Expired}
+	if out.Op != OpDelete {
+		out.Document = c.document(d)
+	} else {
+		out.Previous = c.document(d)
+	}
+	return out
+}
+
+// ReadFeed implements [engine.Engine]: a page under the read lock.
+func (x *localEngine) ReadFeed(ctx context.Context, r engine.FeedRead, buf []engine.Change) (engine.FeedPage, error) {
+	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return engine.FeedPage{}, contextError(ctx, "ReadFeed")
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.unusable() {
-		return FeedPage{}, c.errClosed(op)
+	switch {
+	case c.unusable():
+		return engine.FeedPage{}, c.errClosed("ReadFeed")
+	case !c.feed.on:
+		return engine.FeedPage{}, errorf(ErrInvalidOption, "the change feed is off (Options.Feed.Off)")
 	}
-	after, err := c.feedStart(p, q)
+	after, err := c.feedStart(r)
 	if err != nil {
-		return FeedPage{}, err
+		return engine.FeedPage{}, err
 	}
-	page := FeedPage{Changes: buf}
-	if page.Changes == nil { // one allocation for the page: no more changes than the limit, or than there are
+	page := engine.FeedPage{Changes: buf[:0]}
+	if buf == nil { // one allocation for the page: no more changes than the limit, or than there are
 		most := uint64(c.prim.len())
-		if p.mode == AllVersionsAndDeletes {
+		if !r.Latest {
 			most = c.feed.log.last - min(after, c.feed.log.last)
 		}
-		page.Changes = make([]Change, 0, min(uint64(p.limit), most))
+		page.Changes = make([]engine.Change, 0, min(uint64(r.Limit), most))
 	}
-	var end uint64
-	if p.mode == LatestVersion {
-		end, page.More = c.readLatest(p, after, &page)
+	if r.Latest {
+		page.End, page.More = c.readLatest(r, after, &page)
 	} else {
-		end, page.More = c.readAll(p, after, &page)
+		page.End, page.More = c.readAll(r, after, &page)
 	}
-	page.Continuation, page.LSN = encodeFeedToken(p.scope, end), end
 	return page, nil
 }
 
 // feedStart returns the LSN a read starts after. Call it with mu held.
-func (c *local) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
-	var after uint64
+func (c *local) feedStart(r engine.FeedRead) (uint64, error) {
+	after := r.After
 	last := c.visible()
-	switch {
-	case p.token:
-		if p.after > last {
-			return 0, errorf(ErrInvalidContinuation, "token %.40q resumes after LSN %d, beyond the collection's last change, LSN %d", q.Continuation, p.after, last)
+	switch r.From {
+	case engine.FromAfter:
+		if after > last {
+			return 0, &engine.FeedBeyond{Last: last}
 		}
-		after = p.after
-	case q.AfterLSN != 0:
-		if q.AfterLSN > last {
-			return 0, errorf(ErrInvalidOption, "AfterLSN %d is beyond the collection's last change, LSN %d", q.AfterLSN, last)
-		}
-		after = q.AfterLSN
-	case q.FromNow:
+	case engine.FromNow:
 		after = last
-	case q.FromOldest && p.mode == AllVersionsAndDeletes:
-		after = c.feed.log.first - 1 // the oldest record kept is the next
+	case engine.FromOldest:
+		if !r.Latest {
+			after = c.feed.log.first - 1 // the oldest record kept is the next
+		}
 	}
-	if log := &c.feed.log; p.mode == AllVersionsAndDeletes && after+1 < log.first {
-		return 0, &TrimmedError{After: after, Oldest: log.first, Continuation: encodeFeedToken(p.scope, log.first-1)}
+	if log := &c.feed.log; !r.Latest && after+1 < log.first {
+		return 0, &engine.FeedTrimmed{After: after, Oldest: log.first}
 	}
 	return after, nil
 }
@@ -114,14 +170,14 @@ func (c *local) feedStart(p feedPlan, q FeedQuery) (uint64, error) {
 // readLatest reads a page of the latest-version feed after the LSN after,
 // and returns the LSN the next page resumes after, and whether it has
 // more to read. Call it with mu held, shared at least.
-func (c *local) readLatest(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
+func (c *local) readLatest(p engine.FeedRead, after uint64, page *engine.FeedPage) (end uint64, more bool) {
 	l := &c.feed.latest
 	last := c.visible() // the changes after it are not durable yet (R12)
 	if l.tail == nil || c.seqOf(l.tail.doc()) <= after {
 		return last, false // nothing stored was written since
 	}
 	lim := c.limits()
-	budget := 4*p.limit + 1024
+	budget := 4*p.Limit + 1024
 	end = after
 	var stop *entry // every entry from the head to stop was written at or before end
 	e, walked := l.from(after, budget, func(e *entry) uint64 { return c.seqOf(e.doc()) })
@@ -133,7 +189,7 @@ func (c *local) readLatest(p feedPlan, after uint64, page *FeedPage) (end uint64
 			e = nil // the end of what the feed shows
 			break
 		}
-		if lsn > after && len(page.Changes) == p.limit || budget == 0 {
+		if lsn > after && len(page.Changes) == p.Limit || budget == 0 {
 			break
 		}
 		budget--
@@ -142,10 +198,10 @@ func (c *local) readLatest(p feedPlan, after uint64, page *FeedPage) (end uint64
 			continue
 		}
 		end = lsn
-		if p.partition && !strings.HasPrefix(d.Key(), p.prefix) || lim.expired(d) {
+		if p.Partition && !strings.HasPrefix(d.Key(), p.Prefix) || lim.expired(d) {
 			continue
 		}
-		page.Changes = append(page.Changes, c.change(record{d: d, ts: d.TS, op: OpLatest}, lsn))
+		page.Changes = append(page.Changes, engine.Change{Op: uint8(OpLatest), LSN: lsn, TS: d.TS, Doc: d})
 	}
 	if e == nil {
 		return last, false // none written since end but deletions, which this feed does not show
@@ -159,31 +215,18 @@ func (c *local) readLatest(p feedPlan, after uint64, page *FeedPage) (end uint64
 // readAll reads a page of the all-versions-and-deletes feed after the LSN
 // after, which is kept, and returns the LSN the next page resumes after,
 // and whether it has more to read. Call it with mu held, shared at least.
-func (c *local) readAll(p feedPlan, after uint64, page *FeedPage) (end uint64, more bool) {
+func (c *local) readAll(p engine.FeedRead, after uint64, page *engine.FeedPage) (end uint64, more bool) {
 	log := &c.feed.log
 	last := min(log.last, c.visible())
-	budget := 4*p.limit + 1024
+	budget := 4*p.Limit + 1024
 	lsn := after + 1
-	for ; lsn <= last && len(page.Changes) < p.limit && budget > 0; lsn++ {
+	for ; lsn <= last && len(page.Changes) < p.Limit && budget > 0; lsn++ {
 		budget--
 		r := log.at(lsn)
-		if p.partition && !strings.HasPrefix(r.d.Key(), p.prefix) {
+		if p.Partition && !strings.HasPrefix(r.d.Key(), p.Prefix) {
 			continue
 		}
-		page.Changes = append(page.Changes, c.change(*r, lsn))
+		page.Changes = append(page.Changes, engine.Change{Op: uint8(r.op), LSN: lsn, TS: r.ts, Doc: r.d, Expired: r.expired})
 	}
 	return lsn - 1, lsn <= last
-}
-
-// change returns the [Change] of r, whose LSN is lsn.
-func (c *local) change(r record, lsn uint64) Change {
-	d := r.d
-	pk, _ := decodePartitionKey(d.Key()[:d.Layout.PK])
-	ch := Change{Op: r.op, LSN: lsn, TS: r.ts, ID: d.ID(), PartitionKey: pk, TimeToLiveExpired: r.expired}
-	if r.op != OpDelete {
-		ch.Document = c.document(d)
-	} else {
-		ch.Previous = c.document(d)
-	}
-	return ch
 }

@@ -79,7 +79,7 @@ func (c *local) decide(steps []engine.Step, now int64) ([]*engine.Doc, error) {
 		case engine.Delete:
 			seen[s.Key] = pending{}
 			continue
-		case engine.Change:
+		case engine.Modify:
 			d, err := s.Change(cur.d, now)
 			if err != nil {
 				return refuse(i, err)

@@ -74,7 +74,7 @@ func (x *localEngine) Write(ctx context.Context, key []byte, w engine.Write) (_ 
 		return nil, nil
 	case engine.Touch:
 		d = engine.NewDoc(old.Key(), old.Layout, old.Body(), old.TTL, 0, 0)
-	case engine.Change:
+	case engine.Modify:
 		if d, err = w.Change(old, now); err != nil {
 			return nil, err
 		}
@@ -147,6 +147,7 @@ func (x *localEngine) Close() error {
 		c.lock()
 		c.closed.Store(true)
 		c.mu.Unlock()
+		c.feed.wakeAll() // a watcher reads again, and finds the collection closed
 		close(c.stop)
 		<-c.done
 		c.building.Wait() // a build of the key order stops at its next hold

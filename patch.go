@@ -246,7 +246,7 @@ func (c *Collection) patch(ctx context.Context, pk PartitionKey, id string, ops 
 	if err != nil {
 		return Document{}, err
 	}
-	return c.modify(ctx, engine.Change, pk, id, opts, func(old *engine.Doc, _ int64) (*engine.Doc, error) {
+	return c.modify(ctx, engine.Modify, pk, id, opts, func(old *engine.Doc, _ int64) (*engine.Doc, error) {
 		d, err := c.applyPatch(old, compiled)
 		if err != nil {
 			return nil, err

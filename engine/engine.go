@@ -77,6 +77,16 @@ type Engine interface {
 	// LastLSN returns the LSN of the last change the feed shows (R11).
 	LastLSN() uint64
 
+	// ReadFeed reads a page of the change feed into buf's room (R11).
+	// Refusals: *FeedBeyond, *FeedTrimmed, ErrInvalidOption when the
+	// feed is off. FeedStats returns the feed's counts. FeedChanged
+	// returns a channel closed at the next change (or, for an engine that
+	// cannot tell, after a while): a watcher takes it before it reads,
+	// and waits on it once it has read all there was.
+	ReadFeed(ctx context.Context, r FeedRead, buf []Change) (FeedPage, error)
+	FeedStats(ctx context.Context) (FeedStats, error)
+	FeedChanged() <-chan struct{}
+
 	// Close releases the engine. It is idempotent; a second call returns
 	// what the first did.
 	Close() error
@@ -87,7 +97,7 @@ type Op uint8
 
 // The writes. Create, Replace and Upsert store Write.Doc under its key
 // with R10's conditions; Delete removes the live document; Touch stores it
-// again unchanged, renewing _ts and _etag (R6); Change stores what
+// again unchanged, renewing _ts and _etag (R6); Modify stores what
 // Write.Change makes of it (a patch, R14); Read, only in a batch, changes
 // nothing and returns the live document (ErrNotFound without one).
 const (
@@ -96,7 +106,7 @@ const (
 	Upsert
 	Delete
 	Touch
-	Change
+	Modify
 	Read
 )
 
@@ -123,7 +133,7 @@ type Write struct {
 	// (R10). An Upsert with it acts as a Replace.
 	IfMatch    string
 	HasIfMatch bool
-	// Change makes, for Op Change, the document to store from the live
+	// Change makes, for Op Modify, the document to store from the live
 	// one, old, at the instant now (Unix seconds); it must not keep old
 	// and must not stamp what it returns. An error it returns refuses the
 	// write and is returned as it is. An engine may call it more than once

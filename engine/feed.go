@@ -1,0 +1,82 @@
+package engine
+
+import "fmt"
+
+// FeedRead is a read of one page of the change feed (R11), its start
+// found by the API: after the LSN After (0: from the beginning), or as
+// From says.
+type FeedRead struct {
+	// Latest reads the latest-version feed; false, the all-versions and
+	// deletes feed.
+	Latest bool
+	// Prefix, when Partition, restricts the read to the documents whose
+	// key starts with it: one partition's.
+	Partition bool
+	Prefix    string
+	// From is where the read starts; After the LSN it starts after, for
+	// FromAfter.
+	From  FeedFrom
+	After uint64
+	// Limit is the most changes the page holds, from 1.
+	Limit int
+}
+
+// FeedFrom is where a read of the feed starts.
+type FeedFrom uint8
+
+// The starts: after an LSN; at the present (after the last change); at
+// the oldest change the all-versions feed keeps (the beginning for the
+// latest-version feed).
+const (
+	FromAfter FeedFrom = iota
+	FromNow
+	FromOldest
+)
+
+// Change is one change of the feed: Op is one of the ChangeOps of package
+// ttldb (OpLatest 0, OpCreate 1, OpReplace 2, OpDelete 3); Doc the document
+// written, or for a delete the one deleted; Expired marks the deletes of
+// expired documents (R5).
+type Change struct {
+	Op      uint8
+	LSN     uint64
+	TS      int64
+	Doc     *Doc
+	Expired bool
+}
+
+// FeedPage is a page of the feed: its changes, in LSN order, the LSN the
+// next page starts after (End), and whether changes were left for it.
+type FeedPage struct {
+	Changes []Change
+	End     uint64
+	More    bool
+}
+
+// FeedBeyond is the refusal of a read that starts after an LSN beyond the
+// last change, Last.
+type FeedBeyond struct{ Last uint64 }
+
+func (e *FeedBeyond) Error() string {
+	return fmt.Sprintf("the collection's last change is LSN %d", e.Last)
+}
+
+// FeedTrimmed is the refusal of a read of the all-versions feed that
+// starts after After, older than the oldest record kept, Oldest. It wraps
+// ErrFeedTrimmed.
+type FeedTrimmed struct{ After, Oldest uint64 }
+
+func (e *FeedTrimmed) Error() string {
+	return fmt.Sprintf("%v: LSN %d is older than the oldest kept, %d", ErrFeedTrimmed, e.After+1, e.Oldest)
+}
+
+// Unwrap returns ErrFeedTrimmed.
+func (e *FeedTrimmed) Unwrap() error { return ErrFeedTrimmed }
+
+// FeedStats are the feed's counts: as ttldb.FeedStats says.
+type FeedStats struct {
+	LastLSN uint64
+	Oldest  uint64
+	Records int64
+	Bytes   int64
+}
