@@ -85,8 +85,8 @@ func (cur *Cursor) Next(ctx context.Context, n int) ([]json.RawMessage, error) {
 	if cur.r == nil || cur.closed {
 		return nil, errorf(ErrClosed, "the cursor is closed")
 	}
-	cur.r.s.lim = cur.r.c.rules.Load().limits(cur.r.c.now()) // R4: expiry as of this page
-	cur.r.s.ctx = ctx                                        // the page's reads stop when it is done (R16)
+	cur.r.s.Judge()         // R4: expiry as of this page
+	cur.r.ctx.Context = ctx // the page's reads stop when it is done (R16)
 	var out []json.RawMessage
 	for len(out) < n {
 		res, ok := cur.next()
@@ -126,6 +126,6 @@ func (cur *Cursor) Close() error {
 	}
 	cur.closed = true
 	cur.stop()
-	cur.r.s.release()
+	cur.r.s.Release()
 	return nil
 }

@@ -186,12 +186,10 @@ func (c *Collection) DropIndex(ctx context.Context, path string) (err error) {
 // order they were made; not those still being built. It takes O(k) for k
 // indexes.
 func (c *Collection) Indexes() []string {
-	if c.local == nil {
+	if c.eng == nil {
 		return nil
 	}
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.sec.paths()
+	return c.eng.Settings().Indexes
 }
 
 // declareIndexes builds, as the collection opens, the indexes its files

@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"strings"
 
@@ -97,13 +98,13 @@ func (c *Collection) List(ctx context.Context, q Query) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	s, err := c.snapshot(ctx, "List")
+	s, err := c.eng.Snapshot(ctx, nil, true)
 	if err != nil {
-		return Page{}, err
+		return Page{}, c.stopped(ctx, err, "List")
 	}
-	defer s.release()
+	defer s.Release()
 	var page Page
-	closed := s.scan(p, func(d *engine.Doc) bool {
+	err = s.Scan(ctx, p.prefix, p.after, p.resume, func(d *engine.Doc) bool {
 		if q.Filter != nil && !q.Filter(c.document(d)) {
 			return true
 		}
@@ -114,8 +115,8 @@ func (c *Collection) List(ctx context.Context, q Query) (Page, error) {
 		page.Documents = append(page.Documents, c.document(d))
 		return true
 	})
-	if closed {
-		return Page{}, s.stopped("List")
+	if err != nil {
+		return Page{}, c.stopped(ctx, err, "List")
 	}
 	return page, nil
 }
@@ -137,14 +138,14 @@ func (c *Collection) All(ctx context.Context, q Query) iter.Seq2[Document, error
 			yield(Document{}, err)
 			return
 		}
-		s, err := c.snapshot(ctx, "All")
+		s, err := c.eng.Snapshot(ctx, nil, true)
 		if err != nil {
-			yield(Document{}, err)
+			yield(Document{}, c.stopped(ctx, err, "All"))
 			return
 		}
-		defer s.release()
+		defer s.Release()
 		n, failed := 0, false
-		closed := s.scan(p, func(d *engine.Doc) bool {
+		err = s.Scan(ctx, p.prefix, p.after, p.resume, func(d *engine.Doc) bool {
 			if q.Filter != nil && !q.Filter(c.document(d)) {
 				return true
 			}
@@ -156,8 +157,8 @@ func (c *Collection) All(ctx context.Context, q Query) iter.Seq2[Document, error
 			n++
 			return yield(c.document(d), nil) && (q.Limit == 0 || n < q.Limit)
 		})
-		if closed && !failed {
-			yield(Document{}, s.stopped("All"))
+		if err != nil && !failed {
+			yield(Document{}, c.stopped(ctx, err, "All"))
 		}
 	}
 }
@@ -179,23 +180,38 @@ func (c *Collection) Count(ctx context.Context, q Query) (int, error) {
 		return 0, err
 	}
 	if q.Partition == nil && q.Filter == nil {
-		st, err := c.census("Count")
-		return st.Live, err
+		st, err := c.eng.Stats(ctx)
+		return st.Live, c.stopped(ctx, err, "Count")
 	}
-	s, err := c.snapshot(ctx, "Count")
+	s, err := c.eng.Snapshot(ctx, nil, true)
 	if err != nil {
-		return 0, err
+		return 0, c.stopped(ctx, err, "Count")
 	}
-	defer s.release()
+	defer s.Release()
 	n := 0
-	closed := s.scan(p, func(d *engine.Doc) bool {
+	err = s.Scan(ctx, p.prefix, "", false, func(d *engine.Doc) bool {
 		if q.Filter == nil || q.Filter(c.document(d)) {
 			n++
 		}
 		return true
 	})
-	if closed {
-		return 0, s.stopped("Count")
+	if err != nil {
+		return 0, c.stopped(ctx, err, "Count")
 	}
 	return n, nil
+}
+
+// stopped returns err, the error of an engine's call made by op, named by
+// op: ctx's when it is done, ErrClosed's when the engine is closed, and
+// otherwise err; nil for none.
+func (c *Collection) stopped(ctx context.Context, err error, op string) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return contextError(ctx, op)
+	case errors.Is(err, ErrClosed) && c.unusable():
+		return c.errClosed(op)
+	}
+	return err
 }

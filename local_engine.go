@@ -91,7 +91,7 @@ func (x *localEngine) Settings() engine.Settings {
 	c := (*local)(x)
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return engine.Settings{DefaultTTL: c.exp.def.engine(), Indexing: engine.Indexing(c.mode)}
+	return engine.Settings{DefaultTTL: c.exp.def.engine(), Indexing: engine.Indexing(c.mode), Indexes: c.sec.paths()}
 }
 
 // SetDefaultTTL implements [engine.Engine], in O(1) under the lock.

@@ -57,7 +57,7 @@ func (c *Collection) Query(ctx context.Context, q SQL) (QueryPage, error) {
 	if err != nil {
 		return QueryPage{}, err
 	}
-	defer r.s.release()
+	defer r.s.Release()
 	var page QueryPage
 	var buf []byte
 	var ends []int
@@ -104,7 +104,7 @@ func (c *Collection) QueryAll(ctx context.Context, q SQL) iter.Seq2[json.RawMess
 			yield(nil, err)
 			return
 		}
-		defer r.s.release()
+		defer r.s.Release()
 		stopped := false
 		var closed error
 		if _, err = r.run(func(res []byte) bool {
@@ -138,6 +138,6 @@ func (c *Collection) Explain(ctx context.Context, q SQL) (QueryPlan, error) {
 	if err != nil {
 		return QueryPlan{}, err
 	}
-	r.s.release()
+	r.s.Release()
 	return r.plan, nil
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/btree"
 	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
 )
@@ -35,8 +34,8 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 	accepted := 0
 	var lastSort []byte
 	var lastKey string
-	closed := r.rows(func(d *engine.Doc, sk []byte) bool {
-		if r.s.lim.expired(d) { // sorted at an earlier page of a Cursor, expired since (R4)
+	err = r.rows(func(d *engine.Doc, sk []byte) bool {
+		if r.s.Expired(d) { // sorted at an earlier page of a Cursor, expired since (R4)
 			return true
 		}
 		res, ok := r.render(d)
@@ -57,11 +56,15 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 		}
 		return remaining != 0
 	})
-	if closed {
-		return "", r.s.stopped(r.op)
+	if err != nil {
+		return "", r.stopped(err)
 	}
 	return token, nil
 }
+
+// stopped returns the error of a read that could not go on, err, named by
+// the query's call: its context's, or ErrClosed.
+func (r *queryRun) stopped(err error) error { return r.c.stopped(r.ctx.Context, err, r.op) }
 
 // pageRoom returns how many results to make room for in a page of at most
 // maxItems (0: no bound): as many as MaxItems, LIMIT or TOP allow, up to
@@ -85,14 +88,13 @@ func (r *queryRun) pageRoom(maxItems int) int {
 // aggregate gives fn the one result of a COUNT, unless OFFSET skips it.
 func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 	n := int64(0)
-	closed := r.rows(func(d *engine.Doc, _ []byte) bool {
+	if err := r.rows(func(d *engine.Doc, _ []byte) bool {
 		if r.b.Counts(r.row(d)) {
 			n++
 		}
 		return true
-	})
-	if closed {
-		return r.s.stopped(r.op)
+	}); err != nil {
+		return r.stopped(err)
 	}
 	if offset == 0 && !r.resume {
 		fn(r.b.AppendAggregate(r.out[:0], n))
@@ -117,7 +119,7 @@ func (r *queryRun) row(d *engine.Doc) query.Row { return rowOf(d, r.tag[:]) }
 // live (R4), in the partition, and kept by the WHERE clause.
 func (r *queryRun) keep(d *engine.Doc) bool {
 	r.plan.Examined++
-	if r.s.lim.expired(d) || !strings.HasPrefix(d.Key(), r.prefix) || !r.b.Match(r.row(d)) {
+	if r.s.Expired(d) || !strings.HasPrefix(d.Key(), r.prefix) || !r.b.Match(r.row(d)) {
 		return false
 	}
 	r.plan.Matched++
@@ -126,15 +128,14 @@ func (r *queryRun) keep(d *engine.Doc) bool {
 
 // rows calls fn for each row of the query after the position it resumes
 // from, in the query's order, with its sort key, until fn returns false.
-// closed is true when it met a document whose version it could not find
-// (the collection closed).
-func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) (closed bool) {
+// It returns the error of a read of the snapshot that could not go on.
+func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) error {
 	sorted := len(r.b.OrderBy()) > 0 && !r.b.Aggregate()
 	switch {
 	case r.ordered:
 		return r.orderedRows(fn)
-	case r.tree == nil && !sorted:
-		return r.s.scan(plan{prefix: r.prefix, after: r.afterKey, resume: r.resume}, func(d *engine.Doc) bool {
+	case r.index == "" && !sorted:
+		return r.s.Scan(&r.ctx, r.prefix, r.afterKey, r.resume, func(d *engine.Doc) bool {
 			return !r.keep(d) || fn(d, nil)
 		})
 	case r.b.Aggregate() || !sorted && r.point:
@@ -148,7 +149,7 @@ func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) (closed bool) {
 		sk []byte
 	}
 	var rows []found
-	add := func(d *engine.Doc) {
+	add := func(d *engine.Doc) bool {
 		if r.keep(d) {
 			var sk []byte
 			if sorted {
@@ -156,14 +157,16 @@ func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) (closed bool) {
 			}
 			rows = append(rows, found{d, sk})
 		}
-	}
-	if r.tree == nil {
-		closed = r.s.scan(plan{prefix: r.prefix}, func(d *engine.Doc) bool { add(d); return true })
-	} else {
-		closed = r.indexRows(func(d *engine.Doc) bool { add(d); return true })
-	}
-	if closed {
 		return true
+	}
+	var err error
+	if r.index == "" {
+		err = r.s.Scan(&r.ctx, r.prefix, "", false, add)
+	} else {
+		err = r.indexRows(add)
+	}
+	if err != nil {
+		return err
 	}
 	slices.SortFunc(rows, func(a, b found) int { return r.compare(a.sk, a.d.Key(), b.sk, b.d.Key()) })
 	for _, row := range rows {
@@ -174,7 +177,7 @@ func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) (closed bool) {
 			break
 		}
 	}
-	return false
+	return nil
 }
 
 // compare orders two rows by their sort keys, then by their document keys,
@@ -192,28 +195,13 @@ func (r *queryRun) compare(ska []byte, keya string, skb []byte, keyb string) int
 
 // indexRows calls fn with the documents of the index's ranges, as of the
 // snapshot, until fn returns false.
-func (r *queryRun) indexRows(fn func(d *engine.Doc) bool) (closed bool) {
-	for _, rg := range r.ranges {
-		goOn := true
-		ascend(r.tree, rg, func(it secItem) bool {
-			d := r.s.doc(it.e)
-			if r.steps++; d == nil || r.s.halted(r.steps) {
-				closed = true
-				return false
-			}
-			goOn = fn(d)
-			return goOn
-		})
-		if closed || !goOn {
-			break
-		}
-	}
-	return closed
+func (r *queryRun) indexRows(fn func(d *engine.Doc) bool) error {
+	return r.s.Index(&r.ctx, r.index, r.ranges, false, "", func(d *engine.Doc, _ string) bool { return fn(d) })
 }
 
 // orderedRows calls fn for the rows in the order of the index on the ORDER
 // BY path, descending for DESC, from the position it resumes at.
-func (r *queryRun) orderedRows(fn func(d *engine.Doc, sk []byte) bool) (closed bool) {
+func (r *queryRun) orderedRows(fn func(d *engine.Doc, sk []byte) bool) error {
 	var seek string // the item the query resumes after
 	if r.resume {
 		vk := r.afterSort
@@ -223,79 +211,20 @@ func (r *queryRun) orderedRows(fn func(d *engine.Doc, sk []byte) bool) (closed b
 		seek = string(vk) + r.afterKey
 	}
 	var sk []byte
-	visit := func(it secItem) bool {
-		if r.resume && it.k == seek {
-			return true
-		}
-		d := r.s.doc(it.e)
-		if r.steps++; d == nil || r.s.halted(r.steps) {
-			closed = true
-			return false
-		}
+	return r.s.Index(&r.ctx, r.index, r.ranges, r.desc, seek, func(d *engine.Doc, it string) bool {
 		if !r.keep(d) {
 			return true
 		}
 		// The item's key is the value's key, then d's: the sort key of the
 		// one ORDER BY item, complemented for DESC.
-		sk = append(sk[:0], it.k[:len(it.k)-len(d.Key())]...)
+		sk = append(sk[:0], it[:len(it)-len(d.Key())]...)
 		if r.desc {
 			for i := range sk {
 				sk[i] = ^sk[i]
 			}
 		}
 		return fn(d, sk)
-	}
-	if !r.desc {
-		for _, rg := range r.ranges {
-			if r.resume && (rg.To != nil && string(rg.To) <= seek) {
-				continue
-			}
-			if r.resume && string(rg.From) < seek {
-				rg.From = []byte(seek)
-			}
-			goOn := true
-			ascend(r.tree, rg, func(it secItem) bool { goOn = visit(it); return goOn })
-			if closed || !goOn {
-				return closed
-			}
-		}
-		return false
-	}
-	for i := len(r.ranges) - 1; i >= 0; i-- {
-		rg := r.ranges[i]
-		if r.resume && string(rg.From) > seek {
-			continue
-		}
-		goOn := true
-		descend(r.tree, rg, seek, r.resume, func(it secItem) bool { goOn = visit(it); return goOn })
-		if closed || !goOn {
-			return closed
-		}
-	}
-	return false
-}
-
-// descend calls fn for the items of t in rg, at or below seek if bounded,
-// in descending order, until it returns false.
-func descend(t *btree.BTreeG[secItem], rg query.Range, seek string, bounded bool, fn func(secItem) bool) {
-	from := string(rg.From)
-	visit := func(it secItem) bool {
-		if it.k < from {
-			return false
-		}
-		if rg.To != nil && it.k >= string(rg.To) {
-			return true
-		}
-		return fn(it)
-	}
-	switch {
-	case bounded:
-		t.DescendLessOrEqual(item(seek, nil), visit)
-	case rg.To != nil:
-		t.DescendLessOrEqual(item(string(rg.To), nil), visit)
-	default:
-		t.Descend(visit)
-	}
+	})
 }
 
 func complement(b []byte) []byte {

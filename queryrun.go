@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/google/btree"
 	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
 )
@@ -20,7 +19,7 @@ type queryRun struct {
 	c      *Collection
 	op     string
 	b      *query.Bound
-	s      snapshot
+	s      engine.Snapshot
 	prefix string            // the partition's key prefix; empty: all
 	text   string            // the query's text,
 	params map[string]string // its parameters' values, as JSON,
@@ -31,17 +30,21 @@ type queryRun struct {
 	afterSort []byte // and the last one's sort key
 	afterKey  string // and document key
 
-	tree    *btree.BTreeG[secItem] // the clone of the index read, or nil: a scan
-	ranges  []query.Range          // the ranges of it to read; nil: all of it
-	ordered bool                   // it gives ORDER BY's order
-	point   bool                   // its ranges hold one value at most: its items are in key order
-	desc    bool                   // ties in ORDER BY go by key, descending
+	index   string        // the path of the index read; empty: a scan
+	ranges  []query.Range // the ranges of it to read; nil: all of it
+	ordered bool          // it gives ORDER BY's order
+	point   bool          // its ranges hold one value at most: its items are in key order
+	desc    bool          // ties in ORDER BY go by key, descending
 	plan    QueryPlan
 
-	tag   [engine.ETagLen]byte
-	out   []byte
-	steps int // index items read, for snapshot.halted
+	ctx pageContext // the context of the call reading: a cursor's, its page's
+	tag [engine.ETagLen]byte
+	out []byte
 }
+
+// pageContext is the context a query's reads look at: the call's, or for a
+// cursor the current page's, which Next sets before it reads (R16).
+type pageContext struct{ context.Context }
 
 // startQuery checks q, takes a snapshot, and picks how to read it. The
 // caller releases r.s.
@@ -74,72 +77,53 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 			return nil, err
 		}
 	}
-	c.lock() // Clone writes to the trees' copy-on-write state
-	if c.unusable() {
-		c.mu.Unlock()
-		return nil, c.errClosed(op)
+	filt, ord := r.candidates(c.eng.Settings().Indexes)
+	var want []string
+	if filt.path != "" {
+		want = append(want, filt.path)
 	}
-	filt, ord := r.candidates()
-	for filt.x == nil && ord.x == nil && !c.prim.order.built() { // a scan, which reads the key order
-		c.mu.Unlock()
-		if err := c.needOrder(ctx, op); err != nil {
-			return nil, err
-		}
-		c.lock()
-		if c.unusable() {
-			c.mu.Unlock()
-			return nil, c.errClosed(op)
-		}
-		filt, ord = r.candidates() // the indexes may have changed meanwhile
+	if ord.path != "" && ord.path != filt.path {
+		want = append(want, ord.path)
 	}
-	var filtTree, ordTree *btree.BTreeG[secItem]
-	if filt.x != nil {
-		filtTree = filt.x.tree.Clone()
+	r.ctx.Context = ctx
+	s, err := c.eng.Snapshot(ctx, want, false)
+	if err != nil {
+		return nil, c.stopped(ctx, err, op)
 	}
-	if ord.x != nil && ord.x != filt.x {
-		ordTree = ord.x.tree.Clone()
-	}
-	if filt.x == nil && ord.x == nil {
-		r.s = c.openSnapshot() // a scan
-	} else {
-		r.s = c.openView()
-	}
-	c.mu.Unlock()
-	r.s.ctx = ctx
-	r.choose(filt, ord, filtTree, ordTree)
+	r.s = s
+	r.choose(r.candidates(s.Indexes()))
 	return r, nil
 }
 
 // access is an index a query may read: ranges of it (nil: all of it).
 type access struct {
-	x      *secondary
+	path   string // the index's path; empty: none
 	ranges []query.Range
 	point  bool // the ranges hold one value at most: the WHERE clause has an equality
 }
 
-// candidates returns the best index for the WHERE clause, preferring an
-// equality, and the index on the ORDER BY path, if any. Call with mu held.
-func (r *queryRun) candidates() (filt, ord access) {
+// candidates returns the best index of those on the paths indexes for the
+// WHERE clause, preferring an equality, and the index on the ORDER BY
+// path, if any.
+func (r *queryRun) candidates(indexes []string) (filt, ord access) {
 	for _, p := range r.b.Paths() {
 		ptr, ok := p.Pointer()
-		x := r.c.sec.find(ptr)
-		if !ok || x == nil {
+		if !ok || !slices.Contains(indexes, ptr) {
 			continue
 		}
 		rs, ok := r.b.Ranges(p)
 		if !ok {
 			continue
 		}
-		a := access{x: x, ranges: rs, point: len(rs) == 0 || len(rs) == 1 && query.IsKey(rs[0].From) && bytes.Equal(rs[0].To, query.PrefixEnd(rs[0].From))}
-		if filt.x == nil || a.point && !filt.point {
+		a := access{path: ptr, ranges: rs, point: len(rs) == 0 || len(rs) == 1 && query.IsKey(rs[0].From) && bytes.Equal(rs[0].To, query.PrefixEnd(rs[0].From))}
+		if filt.path == "" || a.point && !filt.point {
 			filt = a
 		}
 	}
 	if order := r.b.OrderBy(); len(order) == 1 && !r.b.Aggregate() {
-		if ptr, ok := order[0].Path.Pointer(); ok {
-			if ord.x = r.c.sec.find(ptr); ord.x != nil {
-				ord.ranges, _ = r.b.Ranges(order[0].Path)
-			}
+		if ptr, ok := order[0].Path.Pointer(); ok && slices.Contains(indexes, ptr) {
+			ord.path = ptr
+			ord.ranges, _ = r.b.Ranges(order[0].Path)
 		}
 	}
 	return filt, ord
@@ -150,45 +134,23 @@ func (r *queryRun) candidates() (filt, ord access) {
 // result.
 const pointCap = 1024
 
-// choose picks the index to read, if any, from the candidates.
-func (r *queryRun) choose(filt, ord access, filtTree, ordTree *btree.BTreeG[secItem]) {
-	useOrd := ord.x != nil && (filt.x == nil || filt.x == ord.x ||
-		!filt.point || countUpTo(filtTree, filt.ranges, pointCap) == pointCap)
+// choose picks the index to read, if any, from the candidates the
+// snapshot holds.
+func (r *queryRun) choose(filt, ord access) {
+	useOrd := ord.path != "" && (filt.path == "" || filt.path == ord.path ||
+		!filt.point || r.s.Count(filt.path, filt.ranges, pointCap) == pointCap)
 	switch {
-	case useOrd && filt.x == ord.x:
-		r.tree, r.ranges, r.ordered, r.plan.Index = filtTree, filt.ranges, true, filt.x.ptr
+	case useOrd && filt.path == ord.path:
+		r.index, r.ranges, r.ordered = filt.path, filt.ranges, true
 	case useOrd:
-		r.tree, r.ranges, r.ordered, r.plan.Index = ordTree, ord.ranges, true, ord.x.ptr
-	case filt.x != nil:
-		r.tree, r.ranges, r.point, r.plan.Index = filtTree, filt.ranges, filt.point, filt.x.ptr
+		r.index, r.ranges, r.ordered = ord.path, ord.ranges, true
+	case filt.path != "":
+		r.index, r.ranges, r.point = filt.path, filt.ranges, filt.point
 	}
-	if r.ranges == nil && r.tree != nil {
+	if r.ranges == nil && r.index != "" {
 		r.ranges = []query.Range{{}}
 	}
-	r.plan.Ordered = r.ordered
-}
-
-// countUpTo counts the items of t in rs, up to most.
-func countUpTo(t *btree.BTreeG[secItem], rs []query.Range, most int) int {
-	n := 0
-	for _, rg := range rs {
-		ascend(t, rg, func(secItem) bool { n++; return n < most })
-		if n == most {
-			break
-		}
-	}
-	return n
-}
-
-// ascend calls fn for the items of t in rg, in order, until it returns
-// false.
-func ascend(t *btree.BTreeG[secItem], rg query.Range, fn func(secItem) bool) {
-	from := item(viewString(rg.From), nil)
-	if rg.To == nil {
-		t.AscendGreaterOrEqual(from, fn)
-	} else {
-		t.AscendRange(from, item(viewString(rg.To), nil), fn)
-	}
+	r.plan.Index, r.plan.Ordered = r.index, r.ordered
 }
 
 // tokenScope returns the scope of the query's tokens: the collection, the

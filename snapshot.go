@@ -103,22 +103,6 @@ func (v *versions) prune() {
 	}
 }
 
-// snapshot takes a snapshot in O(1), once the key order is built (the
-// first snapshot builds it: see needOrder). Release it when done.
-func (c *local) snapshot(ctx context.Context, op string) (snapshot, error) {
-	if err := c.needOrder(ctx, op); err != nil {
-		return snapshot{}, err
-	}
-	c.lock() // Clone writes to the tree's copy-on-write state
-	defer c.mu.Unlock()
-	if c.unusable() {
-		return snapshot{}, c.errClosed(op)
-	}
-	s := c.openSnapshot()
-	s.ctx = ctx
-	return s, nil
-}
-
 // ctxCheckEvery is how many documents a read of a snapshot steps over
 // between two looks at its caller's context: a read stops within that many
 // documents of its context's end (R16), and the looks cost nothing

@@ -49,6 +49,12 @@ type Engine interface {
 	// batch, which then changes nothing, with a *StepError.
 	Batch(ctx context.Context, steps []Step) ([]*Doc, error)
 
+	// Snapshot opens a snapshot that reads the indexes on the paths the
+	// collection has, and, if it has none of them or keys is set, the
+	// documents in key order (which may first wait for the engine to build
+	// that order).
+	Snapshot(ctx context.Context, paths []string, keys bool) (Snapshot, error)
+
 	// Settings returns the collection's settings as the engine holds them
 	// now.
 	Settings() Settings
@@ -177,6 +183,8 @@ type Stats struct {
 type Settings struct {
 	DefaultTTL DefaultTTL
 	Indexing   Indexing
+	// Indexes are the paths of the secondary indexes a query may read.
+	Indexes []string
 }
 
 // DefaultTTL is a collection's DefaultTTL (R1): off when On is false;

@@ -3,11 +3,13 @@ package query
 import (
 	"bytes"
 	"slices"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // Range is a range [From, To) of value keys, as AppendKey writes them,
 // compared bytewise; To nil is unbounded.
-type Range struct{ From, To []byte }
+type Range = engine.Range
 
 // constraint is what a term of the WHERE clause says of the value at a
 // path: when the term is true, the value's key is in one of the ranges.
@@ -206,12 +208,12 @@ func cmpRanges(op cmpOp, v Value) []Range {
 }
 
 // empty reports whether r holds no key.
-func (r Range) empty() bool { return r.To != nil && bytes.Compare(r.From, r.To) >= 0 }
+func empty(r Range) bool { return r.To != nil && bytes.Compare(r.From, r.To) >= 0 }
 
 // normalize returns rs without its empty ranges, sorted, with overlapping
 // and adjacent ones merged; never nil.
 func normalize(rs []Range) []Range {
-	rs = slices.DeleteFunc(slices.Clone(rs), Range.empty)
+	rs = slices.DeleteFunc(slices.Clone(rs), empty)
 	slices.SortFunc(rs, func(a, b Range) int { return bytes.Compare(a.From, b.From) })
 	out := make([]Range, 0, len(rs))
 	for _, r := range rs {
@@ -237,7 +239,7 @@ func intersect(a, b []Range) []Range {
 		if endsBefore(b[j].To, r.To) {
 			r.To = b[j].To
 		}
-		if !r.empty() {
+		if !empty(r) {
 			out = append(out, r)
 		}
 		if endsBefore(a[i].To, b[j].To) {

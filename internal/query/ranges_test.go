@@ -241,7 +241,7 @@ func TestRangesProperty(t *testing.T) {
 			rs, ok := b.Ranges(p)
 			require.True(t, ok)
 			for i, rg := range rs {
-				require.False(t, rg.empty(), "%s: an empty range", sql)
+				require.False(t, empty(rg), "%s: an empty range", sql)
 				if i > 0 {
 					require.True(t, rs[i-1].To != nil && bytes.Compare(rs[i-1].To, rg.From) < 0, "%s: ranges %x overlap or touch", sql, rs)
 				}
@@ -277,7 +277,7 @@ func TestRangeAlgebra(t *testing.T) {
 	check := func(rs []Range) {
 		require.NotNil(t, rs)
 		for i, rg := range rs {
-			require.False(t, rg.empty())
+			require.False(t, empty(rg))
 			if i > 0 {
 				require.True(t, rs[i-1].To != nil && bytes.Compare(rs[i-1].To, rg.From) < 0, "%q", rs)
 			}
