@@ -230,9 +230,9 @@ func BenchmarkKeyOrder(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				b.StopTimer()
-				c.mu.Lock()
-				c.prim.order.reset()
-				c.mu.Unlock()
+				c.local.mu.Lock()
+				c.local.prim.order.reset()
+				c.local.mu.Unlock()
 				b.StartTimer()
 				if _, err := c.List(bg, Query{Limit: 1}); err != nil {
 					b.Fatal(err)

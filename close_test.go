@@ -24,7 +24,7 @@ func TestCloseStopsSweeper(t *testing.T) {
 			e.create("a", "100") // the sweeper sleeps on a timer
 			synctest.Wait()
 			require.NoError(t, e.c.Close())
-			requireClosed(t, e.c.done, "sweeper done")
+			requireClosed(t, e.c.local.done, "sweeper done")
 			require.NoError(t, e.c.Close(), "second Close")
 		})
 	})
@@ -42,7 +42,7 @@ func TestCloseStopsSweeper(t *testing.T) {
 			for i, err := range errs {
 				require.NoError(t, err, "Close #%d", i)
 			}
-			requireClosed(t, e.c.done, "sweeper done")
+			requireClosed(t, e.c.local.done, "sweeper done")
 		})
 	})
 
@@ -133,7 +133,7 @@ func TestCloseDuringLargeSweep(t *testing.T) {
 			time.Sleep(time.Second) // the sweeper wakes now, with us
 			e.awaitSweepStarted()
 			require.NoError(t, e.c.Close())
-			requireClosed(t, e.c.done, "sweeper done")
+			requireClosed(t, e.c.local.done, "sweeper done")
 			swept := e.swept()
 			require.LessOrEqual(t, swept, uint64(mass))
 			require.Zero(t, swept%batch, "the sweep stopped between batches")

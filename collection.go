@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttldb/ttldb/engine"
@@ -46,16 +47,18 @@ import (
 // need it meanwhile wait for that build. A collection used as a cache, by key
 // alone, never builds it: its creates and removals take O(1).
 type Collection struct {
-	*local // the in-process engine, while the API moves onto eng (issue 28)
+	local *local // the in-process engine, when it is the engine: for Recovery and the tests
 
 	// What every call reads: set when the collection is made.
-	eng     engine.Engine
-	fast    *localEngine // eng, when it is the in-process engine: see calls.go
-	name    string
-	path    string
-	pkPath  []string
-	byID    bool   // the path is /id: see keyFor
-	tokenID uint64 // binds the continuation tokens the collection issues to it
+	eng      engine.Engine
+	fast     *localEngine // eng, when it is the in-process engine: see calls.go
+	name     string
+	path     string
+	pkPath   []string
+	byID     bool   // the path is /id: see keyFor
+	tokenID  uint64 // binds the continuation tokens the collection issues to it
+	etagBase uint64 // a document's LSN is its etag's number less this
+	closed   atomic.Bool
 }
 
 // NewCollection returns an empty collection named name whose documents carry
@@ -164,40 +167,31 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 		sweeping: make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
-	c := &Collection{
-		local:   l,
-		eng:     (*localEngine)(l),
-		fast:    (*localEngine)(l),
-		name:    name,
-		path:    partitionKeyPath,
-		pkPath:  segs,
-		byID:    isIDPath(segs),
-		tokenID: rand.Uint64(),
-	}
-	c.handoff.init()
-	c.feed.init(!o.Feed.Off, keep)
-	c.prim.init()
-	c.publish()
-	c.last.Store(-maxClock) // a clock before 1970 is no less valid
+	l.handoff.init()
+	l.feed.init(!o.Feed.Off, keep)
+	l.prim.init()
+	l.publish()
+	l.last.Store(-maxClock) // a clock before 1970 is no less valid
+	c := &Collection{local: l, eng: (*localEngine)(l), fast: (*localEngine)(l)}
 	if o.Dir != "" {
-		if err := c.startDurable(&o); err != nil {
+		if err := l.startDurable(&o); err != nil {
 			return nil, err
 		}
-		// The identity the directory holds.
-		c.name, c.path, c.pkPath, c.byID, c.tokenID = l.name, l.path, l.pkPath, l.byID, l.tokenID
-		if err := c.applySettings(&o); err != nil {
-			close(c.done) // no sweeper has started: Close waits for none
-			c.Close()
-			return nil, err
-		}
+	}
+	// The identity, from the directory if it held one.
+	c.name, c.path, c.pkPath, c.byID, c.tokenID, c.etagBase = l.name, l.path, l.pkPath, l.byID, l.tokenID, l.etagBase
+	if err := c.applySettings(&o); err != nil {
+		close(l.done) // no sweeper has started: Close waits for none
+		c.Close()
+		return nil, err
 	}
 	if o.ManualSweep {
-		close(c.done)
+		close(l.done)
 	} else {
-		c.wake = make(chan struct{}, 1)
-		go c.run()
+		l.wake = make(chan struct{}, 1)
+		go l.run()
 	}
-	if err := c.declareIndexes(o.Indexes); err != nil {
+	if err := l.declareIndexes(o.Indexes); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -210,7 +204,7 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 // keeps them. Call it before the sweeper starts, so that it deletes by the
 // settings asked for; o was validated (R8).
 func (c *Collection) applySettings(o *Options) error {
-	if o.keepSettings || o.asStored {
+	if o.Dir == "" || o.keepSettings || o.asStored {
 		return nil
 	}
 	def, mode := c.DefaultTTL(), c.IndexingMode()
@@ -221,7 +215,7 @@ func (c *Collection) applySettings(o *Options) error {
 		if err := c.SetDefaultTTL(context.Background(), o.DefaultTTL); err != nil {
 			return err
 		}
-		c.changed("DefaultTTL", def.String(), o.DefaultTTL.String())
+		c.local.changed("DefaultTTL", def.String(), o.DefaultTTL.String())
 		return nil
 	}
 	setMode := func() error {
@@ -231,7 +225,7 @@ func (c *Collection) applySettings(o *Options) error {
 		if err := c.SetIndexingMode(context.Background(), o.Indexing); err != nil {
 			return err
 		}
-		c.changed("Indexing", mode.String(), o.Indexing.String())
+		c.local.changed("Indexing", mode.String(), o.Indexing.String())
 		return nil
 	}
 	first, then := setMode, setDef // consistent first, which TTL needs
@@ -319,19 +313,28 @@ func (c *Collection) Close() error {
 	if c.eng == nil {
 		return nil // not made by NewCollection: nothing to stop
 	}
+	c.closed.Store(true)
 	return c.eng.Close()
 }
 
 // unusable reports whether calls must fail with [ErrClosed]: after Close, or
 // on a [Collection] not made by [NewCollection].
-func (c *Collection) unusable() bool { return c.local == nil || c.local.unusable() }
+func (c *Collection) unusable() bool {
+	if c.local != nil {
+		return c.local.unusable() // closed also when its files failed
+	}
+	return c.eng == nil || c.closed.Load()
+}
 
 // errClosed returns the [ErrClosed] of op on a collection that is unusable.
 func (c *Collection) errClosed(op string) error {
-	if c.local == nil {
+	switch {
+	case c.local != nil:
+		return c.local.errClosed(op)
+	case c.eng == nil:
 		return errorf(ErrClosed, "%s on a Collection not made by NewCollection", op)
 	}
-	return c.local.errClosed(op)
+	return errorf(ErrClosed, "%s on collection %q after Close", op, c.name)
 }
 
 // publish makes the expiry index's rules those point reads decide by. Call

@@ -3,6 +3,8 @@ package ttldb
 import (
 	"context"
 	"errors"
+
+	"github.com/ttldb/ttldb/engine"
 )
 
 // defaultCompactSlack is how far a durable collection's files may grow
@@ -32,6 +34,19 @@ func (c *Collection) Compact(ctx context.Context) error {
 	}
 	if c.unusable() {
 		return c.errClosed("Compact")
+	}
+	cp, ok := c.eng.(engine.Compacter)
+	if !ok {
+		return errorf(ErrInvalidOption, "Compact: the engine of collection %q compacts by itself", c.name)
+	}
+	return cp.Compact(ctx)
+}
+
+// Compact implements [engine.Compacter].
+func (x *localEngine) Compact(ctx context.Context) error {
+	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return contextError(ctx, "Compact")
 	}
 	if c.j == nil {
 		return errorf(ErrInvalidOption, "Compact: collection %q is not durable (Options.Dir)", c.name)

@@ -29,14 +29,14 @@ func underRLock(mu *sync.RWMutex, f func()) {
 
 func checkInvariants(t *testing.T, c *Collection) {
 	t.Helper()
-	c.mu.RLock()
+	c.local.mu.RLock()
 	locked := true
 	defer func() { // a failed check ends the test here: Close, in its cleanup, takes the lock
 		if locked {
-			c.mu.RUnlock()
+			c.local.mu.RUnlock()
 		}
 	}()
-	p, x := &c.prim, &c.exp
+	p, x := &c.local.prim, &c.local.exp
 	p.keys.check(t)
 	checkOrder(t, c)
 	expiring := 0
@@ -58,7 +58,7 @@ func checkInvariants(t *testing.T, c *Collection) {
 	require.Equal(t, expiring, x.own.n+x.inherit.n, "the buckets hold exactly the documents that can expire")
 	checkFeedInvariants(t, c)
 	total := p.len()
-	c.mu.RUnlock()
+	c.local.mu.RUnlock()
 	locked = false
 
 	live := 0

@@ -187,7 +187,8 @@ func runCrash(t *testing.T, seed uint64, ops int) {
 	h.tw, err = NewCollection("test", "/pk", &Options{DefaultTTL: def, Now: h.clk.Now, ManualSweep: true, Feed: o.Feed})
 	require.NoError(t, err)
 	defer h.tw.Close()
-	h.tw.etagBase, h.tw.tokenID = h.c.etagBase, h.c.tokenID
+	h.tw.etagBase, h.tw.tokenID = h.c.etagBase, h.c.tokenID             // the twin is the same collection: its API
+	h.tw.local.etagBase, h.tw.local.tokenID = h.c.etagBase, h.c.tokenID // and its engine
 	h.states = []string{durableState(h.tw)}
 	for i := 0; i < ops && !h.dead(); i++ {
 		h.step()
@@ -482,10 +483,10 @@ func (h *crashRun) badOp(b *Batch, id string, live bool) string {
 // set.
 func (h *crashRun) sameFeed(seed uint64) {
 	c, tw := h.c, h.tw
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	from := max(c.feed.log.first, tw.feed.log.first)
-	got, want := feedRuns(&c.feed.log, from), feedRuns(&tw.feed.log, from)
+	c.local.mu.RLock()
+	defer c.local.mu.RUnlock()
+	from := max(c.local.feed.log.first, tw.local.feed.log.first)
+	got, want := feedRuns(&c.local.feed.log, from), feedRuns(&tw.local.feed.log, from)
 	require.LessOrEqual(h.t, len(got), len(want), "seed %d: the all-versions feed from LSN %d", seed, from)
 	if len(got) == 0 {
 		return

@@ -154,7 +154,7 @@ func TestSweepStopsWithItsContext(t *testing.T) { // R5, R16
 
 		// A Sweep waiting for another sweep stops waiting when its
 		// context ends.
-		c.sweeping <- struct{}{} // as a sweep in progress holds it
+		c.local.sweeping <- struct{}{} // as a sweep in progress holds it
 		ctx, cancel := context.WithCancel(bg)
 		waited := make(chan error, 1)
 		go func() {
@@ -165,7 +165,7 @@ func TestSweepStopsWithItsContext(t *testing.T) { // R5, R16
 		require.Empty(t, waited, "it waits for the sweep in progress")
 		cancel()
 		require.ErrorIs(t, <-waited, context.Canceled)
-		<-c.sweeping
+		<-c.local.sweeping
 	})
 }
 
@@ -186,7 +186,7 @@ func TestWaitForKeyOrderStopsWithItsContext(t *testing.T) { // R16
 				<-release
 			}
 		}
-		defer func() { c.building.Wait(); orderHoldHook = nil }()
+		defer func() { c.local.building.Wait(); orderHoldHook = nil }()
 		first := make(chan error, 1)
 		go func() {
 			page, err := c.List(bg, Query{})

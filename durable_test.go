@@ -45,16 +45,16 @@ func sameOptions(c *Collection) Options {
 // of the latest-version feed.
 func durableState(c *Collection) string {
 	var b strings.Builder
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.local.mu.RLock()
+	defer c.local.mu.RUnlock()
 	for _, e := range sortedEntries(c) {
 		d := e.doc()
-		at, ok := c.exp.expiresAt(d, 0)
-		fmt.Fprintf(&b, "%s lsn=%d ttl=%d expires=%d,%v\n", d.AppendJSON(nil), c.seqOf(d), d.TTL, at, ok)
+		at, ok := c.local.exp.expiresAt(d, 0)
+		fmt.Fprintf(&b, "%s lsn=%d ttl=%d expires=%d,%v\n", d.AppendJSON(nil), c.local.seqOf(d), d.TTL, at, ok)
 	}
-	fmt.Fprintf(&b, "default=%v cuts=%d,%v mode=%v seq=%d\nlatest:", c.exp.def, c.exp.ownCut, c.exp.cuts, c.mode, c.seq)
-	for e := c.feed.latest.head; e != nil; e = e.next {
-		fmt.Fprintf(&b, " %d", c.seqOf(e.doc()))
+	fmt.Fprintf(&b, "default=%v cuts=%d,%v mode=%v seq=%d\nlatest:", c.local.exp.def, c.local.exp.ownCut, c.local.exp.cuts, c.local.mode, c.local.seq)
+	for e := c.local.feed.latest.head; e != nil; e = e.next {
+		fmt.Fprintf(&b, " %d", c.local.seqOf(e.doc()))
 	}
 	return b.String()
 }
@@ -461,12 +461,12 @@ func TestDurableLiveBytes(t *testing.T) { // R12
 		_, _ = c.Upsert(bg, []byte(`{"id":"u","pk":"p"}`))
 	}
 	var want int64
-	c.mu.RLock()
+	c.local.mu.RLock()
 	for _, e := range sortedEntries(c) {
 		want += diskSize(e.doc())
 	}
-	c.mu.RUnlock()
-	require.Equal(t, want, c.j.live.Load())
+	c.local.mu.RUnlock()
+	require.Equal(t, want, c.local.j.live.Load())
 }
 
 // TestDurableFailureWakesWatchers: a failing log ends WatchFeed's waits
@@ -485,7 +485,7 @@ func TestDurableFailureWakesWatchers(t *testing.T) { // R11, R12
 			}
 		}
 	}()
-	for !c.feed.waiting.Load() { // the watcher waits for the next change
+	for !c.local.feed.waiting.Load() { // the watcher waits for the next change
 		runtime.Gosched()
 	}
 	boom := errors.New("disk on fire")
@@ -524,7 +524,7 @@ func TestDurableSpaceComesBack(t *testing.T) { // R12
 	require.NoError(t, err)
 	require.Equal(t, 5000, n)
 	deadline := time.Now().Add(time.Minute) // a bound on a failure, not a wait: the loop yields
-	for c.checkCompaction(); dirBytes(t, mem, "db") > 64<<10; c.checkCompaction() {
+	for c.local.checkCompaction(); dirBytes(t, mem, "db") > 64<<10; c.local.checkCompaction() {
 		require.True(t, time.Now().Before(deadline), "the compactor never gave the space back")
 		runtime.Gosched() // the compactor, woken as the journal's goroutine wakes it every second
 	}

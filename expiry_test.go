@@ -65,7 +65,7 @@ func TestCutsMerge(t *testing.T) { // R7
 		clk.Advance(100 * time.Second)
 		require.NoError(t, c.SetDefaultTTL(bg, []DefaultTTL{TTLOff(), TTLSeconds(100)}[i%2]))
 	}
-	require.Len(t, c.exp.cuts, 1)
+	require.Len(t, c.local.exp.cuts, 1)
 	at, ok := c.ExpiresAt(a)
 	require.True(t, ok)
 	require.Equal(t, time.Unix(1100, 0), at)
@@ -112,7 +112,7 @@ func TestExpiresAtThroughSeveralChanges(t *testing.T) { // R7
 			}
 			// Three cuts: _ts up to 1050 under 100 s, up to 1170 under 30 s,
 			// up to 1190 under 10 s.
-			require.Equal(t, []inheritCut{{1050, 100}, {1170, 30}, {1190, 10}}, c.exp.cuts)
+			require.Equal(t, []inheritCut{{1050, 100}, {1170, 30}, {1190, 10}}, c.local.exp.cuts)
 		})
 	}
 }

@@ -14,7 +14,7 @@ import (
 // c.mu held.
 func checkFeedInvariants(t *testing.T, c *Collection) {
 	t.Helper()
-	f := &c.feed
+	f := &c.local.feed
 	if !f.on {
 		require.Nil(t, f.latest.head, "a feed that is off links nothing")
 		return
@@ -25,14 +25,14 @@ func checkFeedInvariants(t *testing.T, c *Collection) {
 	n := 0
 	for e := f.latest.head; e != nil; e = e.next {
 		require.Same(t, prev, e.prev, "the links agree both ways")
-		lsn := c.seqOf(e.doc())
+		lsn := c.local.seqOf(e.doc())
 		require.Greater(t, lsn, last, "the order of last writes is by increasing LSN")
 		pos[e], last, prev = lsn, lsn, e
 		n++
 	}
 	require.Same(t, prev, f.latest.tail)
-	require.LessOrEqual(t, last, c.seq)
-	require.Equal(t, c.prim.len(), n, "the order holds every stored entry")
+	require.LessOrEqual(t, last, c.local.seq)
+	require.Equal(t, c.local.prim.len(), n, "the order holds every stored entry")
 	for _, e := range sortedEntries(c) {
 		_, ok := pos[e]
 		require.True(t, ok, "%q is in the order of last writes", e.key())
@@ -50,16 +50,16 @@ func checkFeedInvariants(t *testing.T, c *Collection) {
 	f.latest.fmu.Unlock()
 
 	l := &f.log
-	require.Equal(t, c.seq, l.last, "the log has given out every LSN")
+	require.Equal(t, c.local.seq, l.last, "the log has given out every LSN")
 	require.LessOrEqual(t, l.first, l.last+1)
 	var bytes int64
 	for lsn := l.first; lsn <= l.last; lsn++ {
 		r := l.at(lsn)
 		require.NotNil(t, r.d, "LSN %d has a record", lsn)
 		if r.op == OpDelete {
-			require.Less(t, c.seqOf(r.d), lsn, "record %d deletes an earlier version", lsn)
+			require.Less(t, c.local.seqOf(r.d), lsn, "record %d deletes an earlier version", lsn)
 		} else {
-			require.Equal(t, lsn, c.seqOf(r.d), "record %d carries its LSN", lsn)
+			require.Equal(t, lsn, c.local.seqOf(r.d), "record %d carries its LSN", lsn)
 			require.Equal(t, r.d.TS, r.ts)
 		}
 		require.Equal(t, recordSize(r.d), r.size)

@@ -66,9 +66,9 @@ func TestFeedLatestVersionFingers(t *testing.T) { // R11
 	// Far from the tail, with no finger: from the first document, at most
 	// 4 Limit + 1024 documents a page, so the first pages may come back
 	// empty, with More.
-	c.feed.latest.fmu.Lock()
-	c.feed.latest.fingers = [maxFingers]finger{} // forget every page end (stale marks cost only a look)
-	c.feed.latest.fmu.Unlock()
+	c.local.feed.latest.fmu.Lock()
+	c.local.feed.latest.fingers = [maxFingers]finger{} // forget every page end (stale marks cost only a look)
+	c.local.feed.latest.fmu.Unlock()
 	first, err := c.ReadFeed(bg, FeedQuery{AfterLSN: 1500, Limit: 1})
 	require.NoError(t, err)
 	require.Empty(t, first.Changes, "the walk from the first document has not reached LSN 1500")
@@ -89,7 +89,7 @@ func TestFeedLatestVersionIsLinear(t *testing.T) { // R11
 		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p"}`, i))
 	}
 	for _, limit := range []int{1, 10, 1000, MaxFeedLimit} {
-		before := c.feed.latest.visited.Load()
+		before := c.local.feed.latest.visited.Load()
 		q, read, pages := FeedQuery{Limit: limit}, 0, 0
 		for {
 			page, err := c.ReadFeed(bg, q)
@@ -104,7 +104,7 @@ func TestFeedLatestVersionIsLinear(t *testing.T) { // R11
 				break
 			}
 		}
-		visited := c.feed.latest.visited.Load() - before
+		visited := c.local.feed.latest.visited.Load() - before
 		require.GreaterOrEqual(t, read, n, "limit %d", limit)
 		require.LessOrEqual(t, visited, uint64(read+pages), "limit %d: %d pages visited %d entries for %d documents", limit, pages, visited, read)
 	}
@@ -154,8 +154,8 @@ func TestFeedBytesBoundHolds(t *testing.T) { // R11
 	for i := range 5 {
 		_, err := c.Upsert(bg, fmt.Appendf(nil, `{"id":"big%d","pk":"p","pad":%q}`, i, big))
 		require.NoError(t, err)
-		underRLock(&c.mu, func() {
-			require.LessOrEqual(t, c.feed.log.bytes, int64(MinFeedBytes), "after large record %d", i)
+		underRLock(&c.local.mu, func() {
+			require.LessOrEqual(t, c.local.feed.log.bytes, int64(MinFeedBytes), "after large record %d", i)
 			checkFeedInvariants(t, c)
 		})
 	}
@@ -180,7 +180,7 @@ func TestFeedRetentionBytes(t *testing.T) { // R11
 	}
 	st, err := c.FeedStats(bg)
 	require.NoError(t, err)
-	require.Equal(t, FeedStats{LastLSN: 30, Oldest: 21, Records: 10, Bytes: c.feed.log.bytes}, st)
+	require.Equal(t, FeedStats{LastLSN: 30, Oldest: 21, Records: 10, Bytes: c.local.feed.log.bytes}, st)
 	_, err = c.ReadFeed(bg, FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: 5})
 	require.ErrorIs(t, err, ErrFeedTrimmed)
 	var te *TrimmedError
@@ -188,9 +188,9 @@ func TestFeedRetentionBytes(t *testing.T) { // R11
 	require.Equal(t, uint64(21), te.Oldest)
 	chs, _ := readAllFeed(t, c, FeedQuery{Mode: AllVersionsAndDeletes, Continuation: te.Continuation})
 	require.Equal(t, 10, len(chs), "the error's continuation resumes at the oldest change kept")
-	c.mu.RLock()
+	c.local.mu.RLock()
 	checkFeedInvariants(t, c)
-	c.mu.RUnlock()
+	c.local.mu.RUnlock()
 }
 
 // TestFeedBadInputInternal: the refusals of bad feed reads that only

@@ -101,9 +101,9 @@ func TestFeedStoppedReader(t *testing.T) { // R11
 			_, err := c.UpsertJSON(bg, buf)
 			require.NoError(t, err)
 		}
-		underRLock(&c.mu, func() {
-			require.Equal(t, uint64(keep), c.feed.log.last-c.feed.log.first+1, "the feed keeps its retention, no more")
-			require.LessOrEqual(t, len(c.feed.log.chunks), keep/logChunk+2)
+		underRLock(&c.local.mu, func() {
+			require.Equal(t, uint64(keep), c.local.feed.log.last-c.local.feed.log.first+1, "the feed keeps its retention, no more")
+			require.LessOrEqual(t, len(c.local.feed.log.chunks), keep/logChunk+2)
 		})
 	}
 	require.Equal(t, 1, n)

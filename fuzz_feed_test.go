@@ -42,9 +42,9 @@ func fzFeedFixture(f *testing.F) *fzFeed {
 	}
 	p0, p1 := StringKey("p0"), NumberKey(1)
 	fx := &fzFeed{c: c, parts: []*PartitionKey{nil, &p0, &p1}}
-	c.mu.RLock()
-	fx.oldest = c.feed.log.first
-	c.mu.RUnlock()
+	c.local.mu.RLock()
+	fx.oldest = c.local.feed.log.first
+	c.local.mu.RUnlock()
 	if fx.oldest < 2 {
 		f.Fatal("the fixture's log was not trimmed")
 	}

@@ -81,25 +81,25 @@ func TestMapShrinks(t *testing.T) { // R15
 		}
 		mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p","ttl":%d}`, i, ttl))
 	}
-	c.mu.RLock()
-	full := c.prim.keys.slotCount()
-	c.mu.RUnlock()
+	c.local.mu.RLock()
+	full := c.local.prim.keys.slotCount()
+	c.local.mu.RUnlock()
 	clk.Advance(5 * time.Second)
 	for {
-		n, _, _, err := c.sweepBatch()
+		n, _, _, err := c.local.sweepBatch()
 		require.NoError(t, err)
 		require.LessOrEqual(t, n, DefaultSweepBatch)
-		c.mu.RLock()
-		c.prim.keys.check(t)
-		c.mu.RUnlock()
+		c.local.mu.RLock()
+		c.local.prim.keys.check(t)
+		c.local.mu.RUnlock()
 		if n == 0 {
 			break
 		}
 	}
 	checkInvariants(t, c)
-	c.mu.RLock()
-	after := c.prim.keys.slotCount()
-	c.mu.RUnlock()
+	c.local.mu.RLock()
+	after := c.local.prim.keys.slotCount()
+	c.local.mu.RUnlock()
 	t.Logf("slots: %d for %d keys, %d for %d", full, n, after, n/16)
 	// A table shrinks by half once under an eighth full: 1,250 keys in the
 	// 32 tables that held 20,000 leave each of them 256 slots, or 128 for

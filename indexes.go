@@ -44,12 +44,24 @@ const buildEvery = 1024
 // member names, an index on path that exists or is being built, one
 // dropped while it was built, or indexing mode none (R8); the context's
 // error if ctx ends first; [ErrClosed]. An error leaves no index.
-func (c *Collection) CreateIndex(ctx context.Context, path string) (err error) {
+func (c *Collection) CreateIndex(ctx context.Context, path string) error {
 	if !ctxLive(ctx) {
 		return contextError(ctx, "CreateIndex")
 	}
 	if c.unusable() {
 		return c.errClosed("CreateIndex")
+	}
+	if _, err := indexPath(path); err != nil {
+		return err
+	}
+	return c.eng.CreateIndex(ctx, path)
+}
+
+// CreateIndex implements [engine.Engine]: see [Collection.CreateIndex].
+func (x *localEngine) CreateIndex(ctx context.Context, path string) (err error) {
+	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return contextError(ctx, "CreateIndex")
 	}
 	p, err := indexPath(path)
 	if err != nil {
@@ -152,7 +164,7 @@ func (c *local) finishBuild(ctx context.Context, b *indexBuild) (err error) {
 //
 // Errors: [ErrInvalidOption] for a malformed path; [ErrNotFound] when no
 // index on path exists; [ErrClosed].
-func (c *Collection) DropIndex(ctx context.Context, path string) (err error) {
+func (c *Collection) DropIndex(ctx context.Context, path string) error {
 	if !ctxLive(ctx) {
 		return contextError(ctx, "DropIndex")
 	}
@@ -161,6 +173,18 @@ func (c *Collection) DropIndex(ctx context.Context, path string) (err error) {
 	}
 	if _, err := indexPath(path); err != nil {
 		return err
+	}
+	if err := c.eng.DropIndex(ctx, path); err != engine.ErrNotFound {
+		return err
+	}
+	return errorf(ErrNotFound, "no index on %s", path)
+}
+
+// DropIndex implements [engine.Engine], in O(1) under the lock.
+func (x *localEngine) DropIndex(ctx context.Context, path string) (err error) {
+	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return contextError(ctx, "DropIndex")
 	}
 	c.lock()
 	defer c.settle(&err)
@@ -175,7 +199,7 @@ func (c *Collection) DropIndex(ctx context.Context, path string) (err error) {
 		}
 	}
 	if c.sec.find(path) == nil {
-		return errorf(ErrNotFound, "no index on %s", path)
+		return engine.ErrNotFound
 	}
 	c.sec.list = slices.DeleteFunc(c.sec.list, func(x *secondary) bool { return x.ptr == path })
 	c.journalSetting(func(r []byte) []byte { return appendIndex(r, false, path) })
@@ -194,7 +218,7 @@ func (c *Collection) Indexes() []string {
 
 // declareIndexes builds, as the collection opens, the indexes its files
 // declared and those of Options.Indexes they did not, which it records.
-func (c *Collection) declareIndexes(opts []string) (err error) {
+func (c *local) declareIndexes(opts []string) (err error) {
 	c.lock()
 	defer c.settle(&err)
 	// Every path is checked before anything is recorded: a refused open

@@ -25,20 +25,20 @@ func TestSweepLetsWritersIn(t *testing.T) { // R5
 		time.Sleep(time.Second)
 		// A caller is waiting for the lock, as lock counts it, when the sweep
 		// starts: the sweeper does one batch and then waits for the caller.
-		c.handoff.arrive()
+		c.local.handoff.arrive()
 		done := make(chan sweepResult)
 		go func() {
 			swept, err := c.Sweep(bg)
 			done <- sweepResult{swept, err}
 		}()
 		synctest.Wait()
-		stopped := c.swept.Load()
+		stopped := c.local.swept.Load()
 		require.Equal(t, uint64(batch), stopped, "one batch, then the caller's turn")
 		// The caller takes the lock, as lock does, and the sweep goes on.
-		c.mu.Lock()
-		c.handoff.took()
-		require.Equal(t, stopped, c.swept.Load(), "no batch while the caller holds the lock")
-		c.mu.Unlock()
+		c.local.mu.Lock()
+		c.local.handoff.took()
+		require.Equal(t, stopped, c.local.swept.Load(), "no batch while the caller holds the lock")
+		c.local.mu.Unlock()
 		require.Equal(t, sweepResult{n, nil}, <-done)
 	})
 }
@@ -56,7 +56,7 @@ func TestConcurrentSweepsYield(t *testing.T) { // R5
 			mustCreate(t, c, fmt.Sprintf(`{"id":"d%05d","pk":"p"}`, i))
 		}
 		time.Sleep(time.Second)
-		c.handoff.arrive() // a caller waits for the lock, as lock counts it
+		c.local.handoff.arrive() // a caller waits for the lock, as lock counts it
 		done := make(chan sweepResult)
 		for range 2 {
 			go func() {
@@ -64,10 +64,10 @@ func TestConcurrentSweepsYield(t *testing.T) { // R5
 				done <- sweepResult{swept, err}
 			}()
 		}
-		synctest.Wait() // one sweep waits for the caller's turn, the other for it
-		c.mu.Lock()     // the caller takes the lock, as lock does
-		c.handoff.took()
-		c.mu.Unlock()
+		synctest.Wait()   // one sweep waits for the caller's turn, the other for it
+		c.local.mu.Lock() // the caller takes the lock, as lock does
+		c.local.handoff.took()
+		c.local.mu.Unlock()
 		a, b := <-done, <-done
 		require.NoError(t, errors.Join(a.err, b.err))
 		require.Equal(t, n, a.n+b.n)
@@ -93,30 +93,30 @@ func TestYieldLosesNoTurn(t *testing.T) { // R5
 		require.NoError(t, err)
 		defer c.Close()
 
-		c.handoff.arrive() // a caller waits for the lock
-		seen := c.handoff.taken.Load()
-		c.mu.Lock() // and takes it, before the sweep looks
-		c.handoff.took()
-		c.mu.Unlock()
-		c.handoff.arrive() // another caller waits, and will not come
-		c.yield(seen)      // returns at once: the first caller had its turn
-		c.handoff.waiting.Add(-1)
+		c.local.handoff.arrive() // a caller waits for the lock
+		seen := c.local.handoff.taken.Load()
+		c.local.mu.Lock() // and takes it, before the sweep looks
+		c.local.handoff.took()
+		c.local.mu.Unlock()
+		c.local.handoff.arrive() // another caller waits, and will not come
+		c.local.yield(seen)      // returns at once: the first caller had its turn
+		c.local.handoff.waiting.Add(-1)
 
 		// Two sweeps wait for one caller's turn; both go on after it.
-		c.handoff.arrive()
-		seen = c.handoff.taken.Load()
+		c.local.handoff.arrive()
+		seen = c.local.handoff.taken.Load()
 		done := make(chan struct{})
 		for range 2 {
 			go func() {
-				c.yield(seen)
+				c.local.yield(seen)
 				done <- struct{}{}
 			}()
 		}
 		synctest.Wait()
-		require.Equal(t, int32(2), c.handoff.parked.Load(), "both sweeps wait")
+		require.Equal(t, int32(2), c.local.handoff.parked.Load(), "both sweeps wait")
 		require.NoError(t, c.Close(), "Close takes the lock as a caller does, and both sweeps see the turn")
 		<-done
 		<-done
-		require.Zero(t, c.handoff.parked.Load())
+		require.Zero(t, c.local.handoff.parked.Load())
 	})
 }

@@ -152,14 +152,14 @@ func measureOrderBuild(b *testing.B, n, writers int, limit time.Duration) orderB
 		}
 		if r.applyHolds++; r.applyHolds == 1 {
 			r.sorted = time.Since(start)
-			c.mu.Lock()
-			if b := c.prim.order.build; b != nil {
+			c.local.mu.Lock()
+			if b := c.local.prim.order.build; b != nil {
 				r.backlog = b.changes.n + applied
 			}
-			c.mu.Unlock()
+			c.local.mu.Unlock()
 		}
 	}
-	defer func() { c.building.Wait(); orderHook, orderHoldHook = nil, nil }()
+	defer func() { c.local.building.Wait(); orderHook, orderHoldHook = nil, nil }()
 	b.StartTimer()
 	go func() {
 		_, err := c.List(bg, Query{Limit: 10})

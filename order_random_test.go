@@ -121,36 +121,36 @@ func TestKeyOrderBuildRandomWriters(t *testing.T) {
 					}
 				})
 			}
-			c.mu.RLock()
-			if published < 0 && c.prim.order.built() {
+			c.local.mu.RLock()
+			if published < 0 && c.local.prim.order.built() {
 				published = holds
 				if err := orderAgrees(c); err != nil {
 					t.Errorf("published at hold %d: %v", holds, err)
 				}
 			}
-			c.mu.RUnlock()
+			c.local.mu.RUnlock()
 			orderOps(t, c, clk, r, r.IntN(2*perHold+1), manual, false)
 		}
 		_, err = c.List(bg, Query{Limit: 5})
-		c.building.Wait() // the build's goroutine may outlive a publication by a writer's help
+		c.local.building.Wait() // the build's goroutine may outlive a publication by a writer's help
 		orderHook, orderHoldHook = nil, nil
 		require.NoError(t, err)
 		waiters.Wait()
-		c.mu.RLock() // no require under the lock: Close would wait for it
+		c.local.mu.RLock() // no require under the lock: Close would wait for it
 		if err := orderAgrees(c); err != nil {
 			t.Errorf("when the build ends: %v", err)
 		}
-		c.mu.RUnlock()
+		c.local.mu.RUnlock()
 		orderOps(t, c, clk, r, 200, manual, false) // kept from now on
 		settle(t, c)
 		if seed%10 == 0 {
 			checkInvariants(t, c)
 		} else {
-			c.mu.RLock()
+			c.local.mu.RLock()
 			if err := orderAgrees(c); err != nil {
 				t.Errorf("after the build: %v", err)
 			}
-			c.mu.RUnlock()
+			c.local.mu.RUnlock()
 		}
 		require.NoError(t, c.Close())
 		if published < 0 {
@@ -230,25 +230,25 @@ func TestKeyOrderBuildRandomConcurrent(t *testing.T) {
 		readers.Wait()
 		close(stop)
 		writers.Wait()
-		c.building.Wait()
+		c.local.building.Wait()
 		orderHoldHook = nil
 		if closeAt < 0 || !c.closed.Load() {
-			c.mu.RLock()
-			if c.prim.order.build != nil {
+			c.local.mu.RLock()
+			if c.local.prim.order.build != nil {
 				t.Errorf("a build outlives the calls that needed it")
 			}
-			c.mu.RUnlock()
+			c.local.mu.RUnlock()
 			if !c.closed.Load() {
 				settle(t, c)
 				checkInvariants(t, c)
 			}
 		}
 		require.NoError(t, c.Close())
-		c.mu.RLock()
-		if o := &c.prim.order; o.build != nil || o.tree != nil || o.ready.Load() {
+		c.local.mu.RLock()
+		if o := &c.local.prim.order; o.build != nil || o.tree != nil || o.ready.Load() {
 			t.Errorf("Close leaves a key order or a build")
 		}
-		c.mu.RUnlock()
+		c.local.mu.RUnlock()
 		if t.Failed() {
 			t.Fatalf("seed %d", seed)
 		}
@@ -266,23 +266,23 @@ func settle(t *testing.T, c *Collection) {
 // nil: it holds exactly the map's entries, by increasing key, each the
 // map's entry of its key. Call with c.mu held.
 func orderAgrees(c *Collection) error {
-	tree := c.prim.order.tree
+	tree := c.local.prim.order.tree
 	if tree == nil {
 		return errors.New("the order is not built")
 	}
-	if !c.prim.order.ready.Load() {
+	if !c.local.prim.order.ready.Load() {
 		return errors.New("the order is built, and ready says it is not")
 	}
-	if c.prim.order.build != nil {
+	if c.local.prim.order.build != nil {
 		return errors.New("the order is built, and a build is still in progress")
 	}
-	if tree.Len() != c.prim.len() {
-		return fmt.Errorf("the order holds %d keys, the map %d", tree.Len(), c.prim.len())
+	if tree.Len() != c.local.prim.len() {
+		return fmt.Errorf("the order holds %d keys, the map %d", tree.Len(), c.local.prim.len())
 	}
 	var err error
 	var prev *entry
 	tree.Ascend(func(e *entry) bool {
-		if got, _ := c.prim.get([]byte(e.key())); got != e {
+		if got, _ := c.local.prim.get([]byte(e.key())); got != e {
 			err = fmt.Errorf("%q's entry in the order is not its entry in the map (%p)", e.key(), got)
 		} else if prev != nil && prev.key() >= e.key() {
 			err = fmt.Errorf("%q after %q", e.key(), prev.key())

@@ -20,13 +20,13 @@ import (
 // sortedEntries returns every entry of c's primary index in key order: the
 // key order's, once built, else the key map's, sorted. Call with c.mu held.
 func sortedEntries(c *Collection) []*entry {
-	if tree := c.prim.order.tree; tree != nil {
+	if tree := c.local.prim.order.tree; tree != nil {
 		es := make([]*entry, 0, tree.Len())
 		tree.Ascend(func(e *entry) bool { es = append(es, e); return true })
 		return es
 	}
 	var es []*entry
-	c.prim.keys.each(func(_ *engine.Doc, e *entry) { es = append(es, e) })
+	c.local.prim.keys.each(func(_ *engine.Doc, e *entry) { es = append(es, e) })
 	slices.SortFunc(es, func(a, b *entry) int { return strings.Compare(a.key(), b.key()) })
 	return es
 }
@@ -36,19 +36,19 @@ func sortedEntries(c *Collection) []*entry {
 // the map's entry of its key. Call with c.mu held.
 func checkOrder(t testing.TB, c *Collection) {
 	t.Helper()
-	tree := c.prim.order.tree
-	require.Equal(t, tree != nil, c.prim.order.ready.Load(), "ready says whether the order is built: a listing takes it without the lock")
+	tree := c.local.prim.order.tree
+	require.Equal(t, tree != nil, c.local.prim.order.ready.Load(), "ready says whether the order is built: a listing takes it without the lock")
 	if tree == nil {
-		require.Nil(t, c.prim.order.build, "no build outlives the call that made it")
+		require.Nil(t, c.local.prim.order.build, "no build outlives the call that made it")
 		return
 	}
-	require.Equal(t, c.prim.len(), tree.Len(), "the key order holds every key of the map")
+	require.Equal(t, c.local.prim.len(), tree.Len(), "the key order holds every key of the map")
 	var prev *entry
 	tree.Ascend(func(e *entry) bool {
 		if prev != nil {
 			require.Less(t, prev.key(), e.key(), "the key order is by increasing key")
 		}
-		got, _ := c.prim.get([]byte(e.key()))
+		got, _ := c.local.prim.get([]byte(e.key()))
 		require.Same(t, got, e, "%q's entry in the key order is its entry in the key map", e.key())
 		prev = e
 		return true
@@ -128,16 +128,16 @@ func TestKeyOrderOnDemand(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 100, n)
 	_ = mustGet(t, c, StringKey("p2"), "d0002")
-	c.mu.RLock()
-	built := c.prim.order.built()
-	c.mu.RUnlock() // before require, which ends the goroutine holding the lock on failure
+	c.local.mu.RLock()
+	built := c.local.prim.order.built()
+	c.local.mu.RUnlock() // before require, which ends the goroutine holding the lock on failure
 	require.False(t, built, "nothing has needed the key order")
 
 	ids := listIDs(t, c)
 	require.Len(t, ids, 199)
-	c.mu.RLock()
-	built = c.prim.order.built()
-	c.mu.RUnlock()
+	c.local.mu.RLock()
+	built = c.local.prim.order.built()
+	c.local.mu.RUnlock()
 	require.True(t, built)
 	checkInvariants(t, c)
 
@@ -175,7 +175,7 @@ func TestKeyOrderBuildMeetsWrites(t *testing.T) {
 		mustCreate(t, c, `{"id":"gone","pk":"p9","ttl":-1}`)
 		require.NoError(t, c.Delete(bg, StringKey("p9"), "gone")) // created and deleted during the build
 	}
-	t.Cleanup(func() { c.building.Wait(); orderHook = nil })
+	t.Cleanup(func() { c.local.building.Wait(); orderHook = nil })
 	ids := listIDs(t, c)
 	require.True(t, ran)
 	checkInvariants(t, c)
@@ -203,7 +203,7 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 					<-release
 				}
 			}
-			t.Cleanup(func() { c.building.Wait(); orderHook = nil })
+			t.Cleanup(func() { c.local.building.Wait(); orderHook = nil })
 			var wg sync.WaitGroup
 			counts := make([]int, 4)
 			for i := range counts {
@@ -235,15 +235,15 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 				}
 			}
 		}
-		t.Cleanup(func() { c.building.Wait(); orderHook = nil })
+		t.Cleanup(func() { c.local.building.Wait(); orderHook = nil })
 		_, err := c.List(bg, Query{})
 		require.ErrorIs(t, err, ErrClosed)
 		require.NoError(t, <-closed)
 		pk := StringKey("p1")
 		_, err = c.Count(bg, Query{Partition: &pk})
 		require.ErrorIs(t, err, ErrClosed)
-		require.False(t, c.prim.order.built())
-		require.Nil(t, c.prim.order.build)
+		require.False(t, c.local.prim.order.built())
+		require.Nil(t, c.local.prim.order.build)
 	})
 }
 
@@ -319,17 +319,17 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 			applies = append(applies, applied)
 		}
 	}
-	t.Cleanup(func() { c.building.Wait(); orderHook, orderHoldHook = nil, nil })
+	t.Cleanup(func() { c.local.building.Wait(); orderHook, orderHoldHook = nil, nil })
 	_, err = c.List(bg, Query{Limit: 1})
 	require.NoError(t, err)
-	c.building.Wait() // the build's goroutine, and its hooks, are done
+	c.local.building.Wait() // the build's goroutine, and its hooks, are done
 	require.Greater(t, len(reads), 1, "the key map is read in more than one hold")
 	require.LessOrEqual(t, slices.Max(reads), orderReadSlots+maxKeyGroups*groupSlots, "a hold reads at most its budget and one table")
 	require.Greater(t, len(applies), 1, "the writes made meanwhile are applied in more than one hold")
 	require.LessOrEqual(t, slices.Max(applies), orderApplied)
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	require.Equal(t, 23_000, c.prim.order.tree.Len())
+	c.local.mu.RLock()
+	defer c.local.mu.RUnlock()
+	require.Equal(t, 23_000, c.local.prim.order.tree.Len())
 	checkOrder(t, c)
 }
 
@@ -378,35 +378,35 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 		} else if applyHolds++; applyHolds == 1 {
 			// No require under the lock: a failure would end the goroutine
 			// holding it, and the Close of the cleanup would wait forever.
-			c.mu.RLock()
-			b := c.prim.order.build
-			c.mu.RUnlock()
+			c.local.mu.RLock()
+			b := c.local.prim.order.build
+			c.local.mu.RUnlock()
 			require.NotNil(t, b)
-			c.mu.RLock()
+			c.local.mu.RLock()
 			had := b.applied
 			backlog = applied + b.changes.n
-			c.mu.RUnlock()
+			c.local.mu.RUnlock()
 			writeRound()
-			c.mu.RLock()
+			c.local.mu.RLock()
 			now := b.applied
-			c.mu.RUnlock()
+			c.local.mu.RUnlock()
 			require.Equal(t, had+orderHelp*perRound, now, "each change a writer notes applies orderHelp, no more (R5)")
 		}
 		if readHolds+applyHolds < capHolds {
 			writeRound()
 		}
 	}
-	t.Cleanup(func() { c.building.Wait(); orderHook, orderHoldHook = nil, nil })
+	t.Cleanup(func() { c.local.building.Wait(); orderHook, orderHoldHook = nil, nil })
 	_, err := c.List(bg, Query{Limit: 10})
 	require.NoError(t, err)
-	c.building.Wait() // the build's goroutine, and its hooks, are done
+	c.local.building.Wait() // the build's goroutine, and its hooks, are done
 	require.Greater(t, readHolds, 1)
 	require.GreaterOrEqual(t, backlog, 3000, "the changes made during the read and the sort")
 	require.LessOrEqual(t, applyHolds, 2+backlog/perRound,
 		"the build ends once the writers' changes have applied its backlog; %d holds read, %d applied", readHolds, applyHolds)
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	require.Nil(t, c.prim.order.build)
-	require.Equal(t, 5000+created-deleted, c.prim.order.tree.Len())
+	c.local.mu.RLock()
+	defer c.local.mu.RUnlock()
+	require.Nil(t, c.local.prim.order.build)
+	require.Equal(t, 5000+created-deleted, c.local.prim.order.tree.Len())
 	checkOrder(t, c)
 }

@@ -94,14 +94,14 @@ func TestReadOnlyBatchChangesNothing(t *testing.T) { // R5, R14
 	// The sweeper's token, held: the background sweeper, which may plan
 	// its sleep after the clock moves, must not delete "old" itself, nor
 	// make the batch look innocent (it was, 1 run in 40).
-	c.sweeping <- struct{}{}
+	c.local.sweeping <- struct{}{}
 	clk.Advance(2 * time.Hour)
 	lsn := c.LastLSN()
 	b := NewBatch(StringKey("p"))
 	b.Read("r")
 	_, err = c.ExecuteBatch(bg, b)
 	st, serr := c.Stats(bg)
-	<-c.sweeping
+	<-c.local.sweeping
 	require.NoError(t, err)
 	require.Equal(t, lsn, c.LastLSN(), "a batch of reads deleted documents")
 	require.NoError(t, serr)

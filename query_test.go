@@ -133,9 +133,9 @@ func TestCreateIndexWhileWriting(t *testing.T) {
 // document of the primary index, with the document's value.
 func checkIndexAgrees(t *testing.T, c *Collection) {
 	t.Helper()
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	for _, x := range c.sec.list {
+	c.local.mu.RLock()
+	defer c.local.mu.RUnlock()
+	for _, x := range c.local.sec.list {
 		want := map[string]*entry{}
 		for _, e := range sortedEntries(c) {
 			want[string(x.appendItemKey(nil, e.doc()))] = e
@@ -231,8 +231,8 @@ func TestQuerySweptLeavesIndexes(t *testing.T) {
 	clk.Advance(10 * time.Second)
 	_, err := c.Sweep(bg)
 	require.NoError(t, err)
-	underRLock(&c.mu, func() {
-		for _, x := range c.sec.list {
+	underRLock(&c.local.mu, func() {
+		for _, x := range c.local.sec.list {
 			require.Equal(t, 2, x.tree.Len(), "the swept document left index %s", x.ptr)
 		}
 	})

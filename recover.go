@@ -43,7 +43,7 @@ func (c *Collection) Recovery() Recovery {
 	if c.local == nil {
 		return Recovery{}
 	}
-	return c.recovery
+	return c.local.recovery
 }
 
 // openDir opens the directory of a durable collection, made by

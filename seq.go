@@ -21,4 +21,4 @@ func (c *local) nextLSN() uint64 {
 func (c *local) seqOf(d *engine.Doc) uint64 { return d.Tag - c.etagBase }
 
 // document returns d as a [Document] of the collection.
-func (c *local) document(d *engine.Doc) Document { return Document{d, c.etagBase} }
+func (c *Collection) document(d *engine.Doc) Document { return Document{d, c.etagBase} }

@@ -44,7 +44,7 @@ func TestWriteSequenceIsTotal(t *testing.T) { // R11
 					continue
 				}
 				if err == nil {
-					seqs[w] = append(seqs[w], c.seqOf(d.d))
+					seqs[w] = append(seqs[w], c.local.seqOf(d.d))
 				}
 			}
 		})
@@ -60,7 +60,7 @@ func TestWriteSequenceIsTotal(t *testing.T) { // R11
 	for i, s := range all {
 		require.Equal(t, uint64(i+1), s, "the numbers are 1..n, each once")
 	}
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	require.Equal(t, uint64(len(all)), c.seq, "one number per write that took effect")
+	c.local.mu.RLock()
+	defer c.local.mu.RUnlock()
+	require.Equal(t, uint64(len(all)), c.local.seq, "one number per write that took effect")
 }

@@ -57,15 +57,15 @@ func TestSnapshotKeepsVersions(t *testing.T) { // R4
 		"the first listing: as before any write")
 	require.Equal(t, []string{`{"id":"b","v":2}`, `{"id":"d","v":0}`, `{"id":"e","v":0}`, `{"id":"f","v":1}`}, bodies(second),
 		"the second: after the first writes, before the last")
-	underRLock(&c.ver.mu, func() {
-		require.Nil(t, c.ver.kept, "no listing open: nothing kept")
-		require.Empty(t, c.ver.open)
+	underRLock(&c.local.ver.mu, func() {
+		require.Nil(t, c.local.ver.kept, "no listing open: nothing kept")
+		require.Empty(t, c.local.ver.open)
 	})
 
 	// With no listing open, writes keep nothing.
 	_, err = c.Upsert(bg, []byte(`{"id":"b","v":4}`))
 	require.NoError(t, err)
-	underRLock(&c.ver.mu, func() { require.Nil(t, c.ver.kept) })
+	underRLock(&c.local.ver.mu, func() { require.Nil(t, c.local.ver.kept) })
 	page, err := c.List(bg, Query{})
 	require.NoError(t, err)
 	require.Len(t, page.Documents, 4)
@@ -101,17 +101,17 @@ func TestKeptVersionsAreBounded(t *testing.T) { // R4, R15
 		prevNext, prevStop = next, stop
 		_, err := c.UpsertJSON(bg, fmt.Appendf(nil, `{"id":"k%d","pk":"p","v":%d}`, round%10, round))
 		require.NoError(t, err)
-		c.ver.mu.RLock()
+		c.local.ver.mu.RLock()
 		kept := 0
-		for _, ks := range c.ver.kept {
+		for _, ks := range c.local.ver.kept {
 			kept += len(ks)
 		}
-		c.ver.mu.RUnlock()
+		c.local.ver.mu.RUnlock()
 		require.LessOrEqual(t, kept, 2, "round %d: kept versions, with one listing open and one write since", round)
 	}
 	prevStop()
-	c.ver.mu.RLock()
-	defer c.ver.mu.RUnlock()
-	require.Nil(t, c.ver.kept)
-	require.Empty(t, c.ver.log)
+	c.local.ver.mu.RLock()
+	defer c.local.ver.mu.RUnlock()
+	require.Nil(t, c.local.ver.kept)
+	require.Empty(t, c.local.ver.log)
 }

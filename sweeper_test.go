@@ -114,17 +114,17 @@ func (e *sweepEnv) sweep(want int) {
 // plan returns the Unix second the background sweeper sleeps until
 // (math.MaxInt64: no timer, it waits only for a write or a setting).
 func (e *sweepEnv) plan() int64 {
-	e.c.mu.RLock()
-	defer e.c.mu.RUnlock()
-	return e.c.wakeAt
+	e.c.local.mu.RLock()
+	defer e.c.local.mu.RUnlock()
+	return e.c.local.wakeAt
 }
 
 // swept reads the collection's count of swept documents, which stays
 // readable after Close.
 func (e *sweepEnv) swept() uint64 {
-	e.c.mu.RLock()
-	defer e.c.mu.RUnlock()
-	return e.c.swept.Load()
+	e.c.local.mu.RLock()
+	defer e.c.local.mu.RUnlock()
+	return e.c.local.swept.Load()
 }
 
 // awaitSweepStarted spins, without sleeping, until a sweep running in
@@ -199,9 +199,9 @@ func TestSweeperDeletesAtExpiryInstant(t *testing.T) {
 				// polled.
 				require.Equal(t, int64(math.MaxInt64), e.plan(), "no timer while nothing will expire")
 				const mark = math.MaxInt64 - 1
-				e.c.mu.Lock()
-				e.c.wakeAt = mark
-				e.c.mu.Unlock()
+				e.c.local.mu.Lock()
+				e.c.local.wakeAt = mark
+				e.c.local.mu.Unlock()
 				goroutines := runtime.NumGoroutine()
 
 				// An hour first, so that a polling sweeper fails fast
@@ -273,7 +273,7 @@ func TestSweepBoundedBatches(t *testing.T) {
 		var sizes []int
 		left := expired
 		for {
-			n, _, _, err := e.c.sweepBatch() // what runs under one hold of the lock
+			n, _, _, err := e.c.local.sweepBatch() // what runs under one hold of the lock
 			require.NoError(t, err)
 			sizes = append(sizes, n)
 			left -= n
@@ -426,7 +426,7 @@ func TestSweepHoldIsBounded(t *testing.T) { // R5
 	}
 	clk.Advance(time.Second)
 	start := time.Now()
-	n, more, _, err := c.sweepBatch()
+	n, more, _, err := c.local.sweepBatch()
 	held := time.Since(start)
 	require.NoError(t, err)
 	require.True(t, more)
@@ -450,7 +450,7 @@ func TestSweeperSleepsWhateverTheClock(t *testing.T) { // R5
 				e := newSweepEnv(t, Options{DefaultTTL: TTLSeconds(10), Now: clk.Now})
 				e.create("a", "")
 				e.create("b", "5")
-				wait, ok := e.c.nextWake()
+				wait, ok := e.c.local.nextWake()
 				require.True(t, ok)
 				require.Greater(t, wait, time.Duration(0), "the sweeper sleeps")
 				require.LessOrEqual(t, wait, maxSweepSleep)
@@ -517,7 +517,7 @@ func TestNextWakeReadsTheClockOnce(t *testing.T) { // R5
 	defer c.Close()
 	mustCreate(t, c, `{"id":"a"}`) // _ts 1,000,000: due at 1,000,001
 	ticking.Store(true)
-	wait, ok := c.nextWake() // reads 1,000,000.8: due in 200 ms
+	wait, ok := c.local.nextWake() // reads 1,000,000.8: due in 200 ms
 	require.True(t, ok)
 	require.Equal(t, 200*time.Millisecond, wait)
 }

@@ -21,8 +21,8 @@ import (
 // with mu held.
 func docsByLSN(c *Collection) []*engine.Doc {
 	var docs []*engine.Doc
-	c.prim.keys.each(func(d *engine.Doc, _ *entry) { docs = append(docs, d) })
-	slices.SortFunc(docs, func(a, b *engine.Doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
+	c.local.prim.keys.each(func(d *engine.Doc, _ *entry) { docs = append(docs, d) })
+	slices.SortFunc(docs, func(a, b *engine.Doc) int { return cmp.Compare(c.local.seqOf(a), c.local.seqOf(b)) })
 	return docs
 }
 
@@ -44,12 +44,12 @@ func reopenSame(t *testing.T, c *Collection, mem *vfs.Mem, clk *fakeClock, msg s
 // documents it found and those c held when it began, by LSN.
 func walkNow(t *testing.T, c *Collection) (got, want []*engine.Doc) {
 	t.Helper()
-	c.lock()
-	s, w := c.openView(), c.startWalk()
+	c.local.lock()
+	s, w := c.local.openView(), c.local.startWalk()
 	want = docsByLSN(c)
-	n := uint64(c.prim.len())
-	c.mu.Unlock()
-	got, err := c.snapshotDocs(s, w, n)
+	n := uint64(c.local.prim.len())
+	c.local.mu.Unlock()
+	got, err := c.local.snapshotDocs(s, w, n)
 	s.release()
 	require.NoError(t, err)
 	return got, want
@@ -139,13 +139,13 @@ func TestCompactionWalk(t *testing.T) { // R12
 	for i := range want {
 		if want[i] != got[i] {
 			t.Fatalf("document %d of %d by LSN: got %s (LSN %d), want %s (LSN %d), the collection's when the walk began",
-				i, n, got[i].AppendJSON(nil), c.seqOf(got[i]), want[i].AppendJSON(nil), c.seqOf(want[i]))
+				i, n, got[i].AppendJSON(nil), c.local.seqOf(got[i]), want[i].AppendJSON(nil), c.local.seqOf(want[i]))
 		}
 	}
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	require.Nil(t, c.prim.walk, "the walk ended")
-	require.False(t, c.prim.order.built(), "the walk built no key order")
+	c.local.mu.RLock()
+	defer c.local.mu.RUnlock()
+	require.Nil(t, c.local.prim.walk, "the walk ended")
+	require.False(t, c.local.prim.order.built(), "the walk built no key order")
 }
 
 // TestCompactionHoldsBriefly: a compaction holds the lock for a bounded
@@ -167,9 +167,9 @@ func TestCompactionHoldsBriefly(t *testing.T) { // R5, R12
 	require.NoError(t, c.Compact(context.Background()))
 	require.Greater(t, len(reads), 1, "the key map is read in more than one hold")
 	require.LessOrEqual(t, slices.Max(reads), orderReadSlots+maxKeyGroups*groupSlots, "a hold reads at most its budget and one table")
-	c.mu.RLock()
-	built := c.prim.order.built()
-	c.mu.RUnlock()
+	c.local.mu.RLock()
+	built := c.local.prim.order.built()
+	c.local.mu.RUnlock()
 	require.False(t, built, "Compact built the key order")
 	c = reopenSame(t, c, mem, clk, "the reopen after the compaction")
 	require.NotEmpty(t, c.Recovery().Snapshot)
@@ -380,5 +380,5 @@ func TestCompactionCloseDuringWalk(t *testing.T) { // R12
 	require.ErrorIs(t, err, ErrClosed)
 	require.Equal(t, 2, holds, "the walk ends at the first hold after Close")
 	require.NoError(t, <-closed)
-	require.Nil(t, c.prim.walk)
+	require.Nil(t, c.local.prim.walk)
 }

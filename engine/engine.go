@@ -93,9 +93,24 @@ type Engine interface {
 	FeedStats(ctx context.Context) (FeedStats, error)
 	FeedChanged() <-chan struct{}
 
+	// CreateIndex builds a secondary index on path, a JSON Pointer of
+	// member names the API has checked, while writes go on (R13), and
+	// DropIndex drops it, or stops its build (ErrNotFound for none). Both
+	// refuse, with ErrInvalidOption, what only the engine can know: an
+	// index that exists, indexing mode none (R8).
+	CreateIndex(ctx context.Context, path string) error
+	DropIndex(ctx context.Context, path string) error
+
 	// Close releases the engine. It is idempotent; a second call returns
 	// what the first did.
 	Close() error
+}
+
+// Compacter is an Engine that rewrites its files when asked
+// (ttldb.Collection.Compact): the in-process engine on a directory. An
+// engine without it compacts by itself, or has nothing to compact.
+type Compacter interface {
+	Compact(ctx context.Context) error
 }
 
 // Op is what a [Write] does.

@@ -82,13 +82,13 @@ func (b *Bound) sargable() []constraint {
 // keyRange returns the range of the one key of v.
 func keyRange(v Value) Range {
 	k := AppendKey(nil, v)
-	return Range{k, PrefixEnd(k)}
+	return Range{From: k, To: PrefixEnd(k)}
 }
 
 // kindRange returns the range of every key of kind k.
 func kindRange(k Kind) Range {
 	from, to := KindKey(k)
-	return Range{from, to}
+	return Range{From: from, To: to}
 }
 
 // constrain returns the path a term tests, and the ranges its value's key
@@ -127,7 +127,7 @@ func (b *Bound) constrain(e *expr) (Path, []Range, bool) {
 		if l.Kind != h.Kind || l.Kind < Null || l.Kind > String {
 			return x.path, nil, true
 		}
-		return x.path, []Range{{AppendKey(nil, l), PrefixEnd(AppendKey(nil, h))}}, true
+		return x.path, []Range{{From: AppendKey(nil, l), To: PrefixEnd(AppendKey(nil, h))}}, true
 	case xCall:
 		if len(e.args) == 0 || !e.args[0].isPath() {
 			return nil, nil, false
@@ -146,7 +146,7 @@ func (b *Bound) callRanges(e *expr) ([]Range, bool) {
 	case fIsDefined:
 		return []Range{{From: []byte{keyNull}}}, true
 	case fIsPrimitive:
-		return []Range{{kindRange(Null).From, kindRange(String).To}}, true
+		return []Range{{From: kindRange(Null).From, To: kindRange(String).To}}, true
 	case fIsNull, fIsBool, fIsNumber, fIsString, fIsArray, fIsObject:
 		return []Range{kindRange(kindTests[e.fn])}, true
 	case fStartsWith:
@@ -167,7 +167,7 @@ func (b *Bound) callRanges(e *expr) ([]Range, bool) {
 			}
 		}
 		from := AppendStringPrefixKey(nil, v.Str)
-		return []Range{{from, PrefixEnd(from)}}, true
+		return []Range{{From: from, To: PrefixEnd(from)}}, true
 	case fArrayContains:
 		return []Range{kindRange(Array)}, true
 	}
@@ -196,15 +196,15 @@ func cmpRanges(op cmpOp, v Value) []Range {
 	case opEq:
 		return []Range{k}
 	case opNe:
-		return []Range{{kind.From, k.From}, {k.To, kind.To}}
+		return []Range{{From: kind.From, To: k.From}, {From: k.To, To: kind.To}}
 	case opLt:
-		return []Range{{kind.From, k.From}}
+		return []Range{{From: kind.From, To: k.From}}
 	case opLe:
-		return []Range{{kind.From, k.To}}
+		return []Range{{From: kind.From, To: k.To}}
 	case opGt:
-		return []Range{{k.To, kind.To}}
+		return []Range{{From: k.To, To: kind.To}}
 	}
-	return []Range{{k.From, kind.To}}
+	return []Range{{From: k.From, To: kind.To}}
 }
 
 // empty reports whether r holds no key.

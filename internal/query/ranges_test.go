@@ -18,9 +18,9 @@ func key(raw string) []byte {
 	return AppendKey(nil, v)
 }
 
-func point(raw string) Range { k := key(raw); return Range{k, PrefixEnd(k)} }
+func point(raw string) Range { k := key(raw); return Range{From: k, To: PrefixEnd(k)} }
 
-func kind(k Kind) Range { f, t := KindKey(k); return Range{f, t} }
+func kind(k Kind) Range { f, t := KindKey(k); return Range{From: f, To: t} }
 
 // The ranges of each sargable form, exactly.
 func TestRangesForms(t *testing.T) {
@@ -36,16 +36,16 @@ func TestRangesForms(t *testing.T) {
 		{`c.a = null`, []Range{point("null")}},
 		{`c.a = [1]`, []Range{kind(Array)}},
 		{`c.a = undefined`, []Range{}},
-		{`c.a != 1`, []Range{{kind(Number).From, key("1")}, {point("1").To, kind(Number).To}}},
+		{`c.a != 1`, []Range{{From: kind(Number).From, To: key("1")}, {From: point("1").To, To: kind(Number).To}}},
 		{`c.a != true`, []Range{point("false")}},
 		{`c.a != null`, []Range{}},
 		{`c.a != []`, []Range{}}, // undefined for arrays and objects: no row
-		{`c.a < 1`, []Range{{kind(Number).From, key("1")}}},
-		{`c.a <= 1`, []Range{{kind(Number).From, point("1").To}}},
-		{`c.a > 1`, []Range{{point("1").To, kind(Number).To}}},
-		{`c.a >= 1`, []Range{{key("1"), kind(Number).To}}},
-		{`1 < c.a`, []Range{{point("1").To, kind(Number).To}}},
-		{`"b" >= c.a`, []Range{{kind(String).From, point(`"b"`).To}}},
+		{`c.a < 1`, []Range{{From: kind(Number).From, To: key("1")}}},
+		{`c.a <= 1`, []Range{{From: kind(Number).From, To: point("1").To}}},
+		{`c.a > 1`, []Range{{From: point("1").To, To: kind(Number).To}}},
+		{`c.a >= 1`, []Range{{From: key("1"), To: kind(Number).To}}},
+		{`1 < c.a`, []Range{{From: point("1").To, To: kind(Number).To}}},
+		{`"b" >= c.a`, []Range{{From: kind(String).From, To: point(`"b"`).To}}},
 		{`c.a < true`, []Range{point("false")}},
 		{`c.a < null`, []Range{}},
 		{`c.a <= null`, []Range{point("null")}},
@@ -53,14 +53,14 @@ func TestRangesForms(t *testing.T) {
 		{`c.a IN (3, 1, "x", 1.0, undefined)`, []Range{point("1"), point("3"), point(`"x"`)}},
 		{`c.a IN (1, c.b)`, nil},
 		{`c.a NOT IN (1)`, nil},
-		{`c.a BETWEEN 1 AND 3`, []Range{{key("1"), point("3").To}}},
+		{`c.a BETWEEN 1 AND 3`, []Range{{From: key("1"), To: point("3").To}}},
 		{`c.a BETWEEN 3 AND 1`, []Range{}},
 		{`c.a BETWEEN 1 AND "3"`, []Range{}},
 		{`c.a BETWEEN [] AND [1]`, []Range{}},
 		{`c.a NOT BETWEEN 1 AND 3`, nil},
 		{`c.a BETWEEN c.b AND 3`, nil},
-		{`STARTSWITH(c.a, "ab")`, []Range{{sp, PrefixEnd(sp)}}},
-		{`STARTSWITH(c.a, "ab", false)`, []Range{{sp, PrefixEnd(sp)}}},
+		{`STARTSWITH(c.a, "ab")`, []Range{{From: sp, To: PrefixEnd(sp)}}},
+		{`STARTSWITH(c.a, "ab", false)`, []Range{{From: sp, To: PrefixEnd(sp)}}},
 		{`STARTSWITH(c.a, "ab", true)`, []Range{kind(String)}},
 		{`STARTSWITH(c.a, "ab", c.b)`, []Range{kind(String)}},
 		{`STARTSWITH(c.a, c.b)`, []Range{kind(String)}},
@@ -76,7 +76,7 @@ func TestRangesForms(t *testing.T) {
 		{`IS_STRING(c.a)`, []Range{kind(String)}},
 		{`IS_ARRAY(c.a)`, []Range{kind(Array)}},
 		{`IS_OBJECT(c.a)`, []Range{kind(Object)}},
-		{`IS_PRIMITIVE(c.a)`, []Range{{key("null"), kind(String).To}}},
+		{`IS_PRIMITIVE(c.a)`, []Range{{From: key("null"), To: kind(String).To}}},
 		{`ARRAY_CONTAINS(c.a, 1)`, []Range{kind(Array)}},
 		{`ARRAY_CONTAINS([1], c.a)`, nil},
 		{`ARRAY_LENGTH(c.a) = 1`, nil},
@@ -88,8 +88,8 @@ func TestRangesForms(t *testing.T) {
 		{`c.b = 1`, nil},
 		{`c.a.x = 1`, nil},
 		{`c = 1`, nil},
-		{`c.a > 1 AND c.a <= 3`, []Range{{point("1").To, point("3").To}}},
-		{`c.a > 1 AND c.b = 2 AND (c.a < 3 AND c.a != 2)`, []Range{{point("1").To, key("2")}, {point("2").To, key("3")}}},
+		{`c.a > 1 AND c.a <= 3`, []Range{{From: point("1").To, To: point("3").To}}},
+		{`c.a > 1 AND c.b = 2 AND (c.a < 3 AND c.a != 2)`, []Range{{From: point("1").To, To: key("2")}, {From: point("2").To, To: key("3")}}},
 		{`c.a IN (1, 2, 3) AND c.a >= 2`, []Range{point("2"), point("3")}},
 		{`c.a = 1 AND c.a = "1"`, []Range{}},
 		{`IS_DEFINED(c.a) AND c.a <= null`, []Range{point("null")}},
