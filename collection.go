@@ -178,8 +178,11 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 			return nil, err
 		}
 	}
-	// The identity, from the directory if it held one.
-	c.name, c.path, c.pkPath, c.byID, c.tokenID, c.etagBase = l.name, l.path, l.pkPath, l.byID, l.tokenID, l.etagBase
+	if err := c.identify(c.eng.Settings()); err != nil { // from the directory if it held one
+		close(l.done) // no sweeper has started: Close waits for none
+		c.Close()
+		return nil, err
+	}
 	if err := c.applySettings(&o); err != nil {
 		close(l.done) // no sweeper has started: Close waits for none
 		c.Close()

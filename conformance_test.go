@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return ttldb.ThroughInterface(c), nil
+			return ttldb.ThroughInterface(c)
 		}})
 	})
 	t.Run("Dir", func(t *testing.T) {

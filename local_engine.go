@@ -91,7 +91,10 @@ func (x *localEngine) Settings() engine.Settings {
 	c := (*local)(x)
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return engine.Settings{DefaultTTL: c.exp.def.engine(), Indexing: engine.Indexing(c.mode), Indexes: c.sec.paths()}
+	return engine.Settings{
+		Name: c.name, PartitionKeyPath: c.path, ID: c.tokenID, ETagBase: c.etagBase,
+		DefaultTTL: c.exp.def.engine(), Indexing: engine.Indexing(c.mode), Indexes: c.sec.paths(),
+	}
 }
 
 // SetDefaultTTL implements [engine.Engine], in O(1) under the lock.

@@ -194,8 +194,20 @@ type Stats struct {
 	LastSweep time.Duration
 }
 
-// Settings are a collection's settings (R1, R8, R13).
+// Settings are a collection's identity and settings (R1, R8, R13).
 type Settings struct {
+	// Name and PartitionKeyPath are the collection's, fixed for its life.
+	Name             string
+	PartitionKeyPath string
+	// ID is a number drawn at random when the collection was made, fixed
+	// for its life: the continuation tokens the API issues are bound to
+	// it, so every handle on the collection takes them, and no other
+	// collection does.
+	ID uint64
+	// ETagBase is what a document's etag number exceeds its LSN by, fixed
+	// for the collection's life: Doc.Tag = ETagBase + LSN (R11).
+	ETagBase uint64
+
 	DefaultTTL DefaultTTL
 	Indexing   Indexing
 	// Indexes are the paths of the secondary indexes a query may read.
