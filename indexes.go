@@ -153,7 +153,7 @@ func (c *local) finishBuild(ctx context.Context, b *indexBuild) (err error) {
 			b.x.tree.ReplaceOrInsert(item(string(kb), e))
 		}
 	}
-	c.sec.list = append(c.sec.list, b.x)
+	c.sec.setList(append(c.sec.list, b.x))
 	c.journalSetting(func(r []byte) []byte { return appendIndex(r, true, b.x.ptr) })
 	return nil
 }
@@ -201,7 +201,7 @@ func (x *localEngine) DropIndex(ctx context.Context, path string) (err error) {
 	if c.sec.find(path) == nil {
 		return engine.ErrNotFound
 	}
-	c.sec.list = slices.DeleteFunc(c.sec.list, func(x *secondary) bool { return x.ptr == path })
+	c.sec.setList(slices.DeleteFunc(slices.Clone(c.sec.list), func(x *secondary) bool { return x.ptr == path }))
 	c.journalSetting(func(r []byte) []byte { return appendIndex(r, false, path) })
 	return nil
 }
@@ -213,7 +213,7 @@ func (c *Collection) Indexes() []string {
 	if c.eng == nil {
 		return nil
 	}
-	return c.eng.Settings().Indexes
+	return slices.Clone(c.eng.Settings().Indexes)
 }
 
 // declareIndexes builds, as the collection opens, the indexes its files
@@ -252,7 +252,7 @@ func (c *local) declareIndexes(opts []string) (err error) {
 			kb = x.appendItemKey(kb[:0], d)
 			x.tree.ReplaceOrInsert(item(string(kb), e))
 		})
-		c.sec.list = append(c.sec.list, x)
+		c.sec.setList(append(c.sec.list, x))
 	}
 	c.sec.loaded = nil
 	return nil

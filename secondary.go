@@ -70,7 +70,8 @@ func rowOf(d *engine.Doc, tag []byte) query.Row {
 // secondaries are a collection's secondary indexes, and those being built.
 // Guarded by Collection.mu.
 type secondaries struct {
-	list     []*secondary
+	list     []*secondary // set with setList
+	ptrs     []string     // the paths of list's indexes: read, never written, by those it is given to
 	building []*indexBuild
 	loaded   []string // the paths a durable collection's files declare, until it has opened
 	a, b     []byte   // scratch keys
@@ -86,13 +87,20 @@ func (s *secondaries) find(ptr string) *secondary {
 	return nil
 }
 
-// paths returns the paths of the indexes, in the order they were made.
-func (s *secondaries) paths() []string {
-	paths := make([]string, len(s.list))
-	for i, x := range s.list {
-		paths[i] = x.ptr
+// paths returns the paths of the indexes, in the order they were made, in
+// O(1): a slice shared with every caller, which none may write to.
+func (s *secondaries) paths() []string { return s.ptrs }
+
+// setList makes list the indexes, and their paths what paths returns: a
+// new slice, without room beyond its length, so that an append to it
+// copies it.
+func (s *secondaries) setList(list []*secondary) {
+	s.list = list
+	ptrs := make([]string, len(list))
+	for i, x := range list {
+		ptrs[i] = x.ptr
 	}
-	return paths
+	s.ptrs = ptrs
 }
 
 // update brings every index in line with the change of e's document from

@@ -210,7 +210,9 @@ type Settings struct {
 
 	DefaultTTL DefaultTTL
 	Indexing   Indexing
-	// Indexes are the paths of the secondary indexes a query may read.
+	// Indexes are the paths of the secondary indexes a query may read,
+	// in the order they were made. The slice may be the engine's own:
+	// read it, never write to it.
 	Indexes []string
 }
 
