@@ -46,3 +46,23 @@ func refused(err error, w *engine.Write, what string) error {
 	}
 	return err
 }
+
+// unusable reports whether calls must fail with [ErrClosed]: after Close, or
+// on a [Collection] not made by [NewCollection].
+func (c *Collection) unusable() bool {
+	if c.local != nil {
+		return c.local.unusable() // closed also when its files failed
+	}
+	return c.eng == nil || c.closed.Load()
+}
+
+// errClosed returns the [ErrClosed] of op on a collection that is unusable.
+func (c *Collection) errClosed(op string) error {
+	switch {
+	case c.local != nil:
+		return c.local.errClosed(op)
+	case c.eng == nil:
+		return errorf(ErrClosed, "%s on a Collection not made by NewCollection", op)
+	}
+	return errorf(ErrClosed, "%s on collection %q after Close", op, c.name)
+}

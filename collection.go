@@ -320,26 +320,6 @@ func (c *Collection) Close() error {
 	return c.eng.Close()
 }
 
-// unusable reports whether calls must fail with [ErrClosed]: after Close, or
-// on a [Collection] not made by [NewCollection].
-func (c *Collection) unusable() bool {
-	if c.local != nil {
-		return c.local.unusable() // closed also when its files failed
-	}
-	return c.eng == nil || c.closed.Load()
-}
-
-// errClosed returns the [ErrClosed] of op on a collection that is unusable.
-func (c *Collection) errClosed(op string) error {
-	switch {
-	case c.local != nil:
-		return c.local.errClosed(op)
-	case c.eng == nil:
-		return errorf(ErrClosed, "%s on a Collection not made by NewCollection", op)
-	}
-	return errorf(ErrClosed, "%s on collection %q after Close", op, c.name)
-}
-
 // publish makes the expiry index's rules those point reads decide by. Call
 // it with mu held, whenever they change.
 func (c *local) publish() {

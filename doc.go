@@ -266,11 +266,18 @@
 //
 //   - this package: the API and the rules every engine keeps, validation
 //     and errors, the TTL rules, the partition-key encoding, queries, patch,
-//     batches, continuation tokens, [Typed]; and, for now, the in-process
-//     engine (memory, or memory and a directory), which is to move into a
-//     package of its own behind the engine interface (issue 28);
-//   - engine: what an engine shares with the API, starting with the stored
-//     document every engine returns and [Document] wraps;
+//     batches, continuation tokens, [Typed]. Every call reaches the engine
+//     through the interface of package engine (calls.go: directly, for the
+//     in-process engine, so that no argument escapes to the heap);
+//   - engine: what an engine implements, [engine.Engine] and
+//     [engine.Snapshot], with the types that pass between it and the API
+//     (the stored document, writes and batch steps, the feed's pages) and
+//     the sentinel errors; [FromEngine] puts the API over any engine;
+//   - the in-process engine (memory, or memory and a directory): the type
+//     local and the files named local_*.go, with the machinery below them
+//     (keymap.go, order.go, expiry.go, journal.go...), still in this
+//     package, the API reaching it only through the interface; it is to
+//     move into internal/local with the tests that look inside it;
 //   - conformance: the suite of the contract, R1-R16, which every engine's
 //     tests run (the in-process engine's, in memory and on a directory, in
 //     conformance_test.go);

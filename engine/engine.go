@@ -14,10 +14,18 @@
 //
 // The API builds every key and document before it calls an engine, so an
 // engine never parses JSON or validates input; it returns its refusals as
-// the sentinels of this package (errors.go), which the API wraps with a
-// message that names the key. The interface grows as the in-process engine
-// moves behind it (issue 28): the calls not listed here are still the
-// in-process engine's own.
+// the sentinels and error types of this package (errors.go, feed.go),
+// which the API words with a message that names the key. It plans queries
+// too, from Settings.Indexes, and rechecks every document a Snapshot
+// gives it, so an engine's index may give more than the ranges hold, never
+// fewer.
+//
+// To write an engine: implement [Engine] (and [Snapshot]), and the
+// optional interfaces it can ([Compacter]); make a collection over it with
+// ttldb.FromEngine; and run the suite of package
+// github.com/ttldb/ttldb/conformance in its tests, which checks rules
+// R1-R16 through the public API. The in-process engine passes it through
+// this interface alone (conformance_test.go, "Interface").
 package engine
 
 import (
@@ -27,10 +35,13 @@ import (
 )
 
 // Engine is one collection's storage. Its methods are safe for concurrent
-// use. Each that takes a context returns its error, unwrapped, when the
-// context is done before the call begins to change anything; a change
-// that has begun is finished. After Close, every call returns an error
-// wrapping ErrClosed.
+// use. Each that takes a context returns an error wrapping the context's
+// (errors.Is) when it is done before the call begins to change anything,
+// and stops a long wait or read when it ends; a change that has begun is
+// finished. Those without a context (Settings, ExpiresAt, LastLSN,
+// FeedChanged) do not wait: an engine on a server answers them from what
+// it last read. After Close, every call returns an error wrapping
+// ErrClosed.
 type Engine interface {
 	// Get returns the live document with the key (R4), or ErrNotFound.
 	Get(ctx context.Context, key []byte) (*Doc, error)
