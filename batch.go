@@ -291,9 +291,9 @@ func batchRefusal(err error, pk PartitionKey, id, ifMatch string) error {
 		return errorf(ErrPreconditionFailed, "document %q in partition %v was written earlier in this batch: its etag is not known before the batch commits, so no etag matches it", id, pk)
 	case errors.As(err, &m):
 		return errorf(ErrPreconditionFailed, "document %q in partition %v has etag %q, not %q", id, pk, m.Current, ifMatch)
-	case err == engine.ErrConflict:
+	case errors.Is(err, engine.ErrConflict):
 		return errorf(ErrConflict, "document %q in partition %v exists", id, pk)
-	case err == engine.ErrNotFound:
+	case errors.Is(err, engine.ErrNotFound):
 		return errorf(ErrNotFound, "document %q in partition %v is not there or has expired", id, pk)
 	}
 	return err

@@ -40,7 +40,7 @@ func refused(err error, w *engine.Write, what string) error {
 	case errors.As(err, &m):
 		return errorf(ErrPreconditionFailed, "%v: %s has etag %q, not %q", w.Op, what, m.Current, w.IfMatch)
 	case errors.Is(err, engine.ErrConflict):
-		return errorf(ErrConflict, "%v: %s exists", w.Op, what)
+		return errorf(ErrConflict, "%s exists", what)
 	case errors.Is(err, engine.ErrNotFound):
 		return errorf(ErrNotFound, "%v: %s is not there or has expired", w.Op, what)
 	}

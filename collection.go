@@ -59,6 +59,7 @@ type Collection struct {
 	tokenID  uint64 // binds the continuation tokens the collection issues to it
 	etagBase uint64 // a document's LSN is its etag's number less this
 	closed   atomic.Bool
+	stop     chan struct{} // closed by Close: WatchFeed stops waiting
 }
 
 // NewCollection returns an empty collection named name whose documents carry
@@ -172,7 +173,7 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 	l.prim.init()
 	l.publish()
 	l.last.Store(-maxClock) // a clock before 1970 is no less valid
-	c := &Collection{local: l, eng: (*localEngine)(l), fast: (*localEngine)(l)}
+	c := &Collection{local: l, eng: (*localEngine)(l), fast: (*localEngine)(l), stop: make(chan struct{})}
 	if o.Dir != "" {
 		if err := l.startDurable(&o); err != nil {
 			return nil, err
@@ -316,7 +317,9 @@ func (c *Collection) Close() error {
 	if c.eng == nil {
 		return nil // not made by NewCollection: nothing to stop
 	}
-	c.closed.Store(true)
+	if c.closed.CompareAndSwap(false, true) {
+		close(c.stop)
+	}
 	return c.eng.Close()
 }
 

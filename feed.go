@@ -246,6 +246,9 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 			case <-ctx.Done():
 				yield(Change{}, contextError(ctx, "WatchFeed"))
 				return
+			case <-c.stop: // this handle's Close; the engine's own wakes next
+				yield(Change{}, c.errClosed("WatchFeed"))
+				return
 			}
 		}
 	}

@@ -25,6 +25,8 @@ func (c *Collection) feedPlan(op string, q FeedQuery) (feedPlan, error) {
 	switch {
 	case c.unusable():
 		return p, c.errClosed(op)
+	case !c.eng.Settings().Feed:
+		return p, errorf(ErrInvalidOption, "%s: the change feed is off (Options.Feed.Off)", op)
 	case q.Mode > AllVersionsAndDeletes:
 		return p, errorf(ErrInvalidOption, "%s: feed mode %d: allowed are LatestVersion and AllVersionsAndDeletes", op, q.Mode)
 	case q.Limit < 0 || q.Limit > MaxFeedLimit:

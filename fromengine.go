@@ -19,7 +19,7 @@ func FromEngine(eng engine.Engine) (*Collection, error) {
 	if p := nameProblem(s.Name, MaxNameLength); p != "" {
 		return nil, errorf(ErrInvalidOption, "the engine's collection name %q %s", s.Name, p)
 	}
-	c := &Collection{eng: eng}
+	c := &Collection{eng: eng, stop: make(chan struct{})}
 	if err := c.identify(s); err != nil {
 		return nil, err
 	}

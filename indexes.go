@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/ttldb/ttldb/engine"
@@ -174,10 +175,11 @@ func (c *Collection) DropIndex(ctx context.Context, path string) error {
 	if _, err := indexPath(path); err != nil {
 		return err
 	}
-	if err := c.eng.DropIndex(ctx, path); err != engine.ErrNotFound {
-		return err
+	err := c.eng.DropIndex(ctx, path)
+	if errors.Is(err, engine.ErrNotFound) {
+		return errorf(ErrNotFound, "no index on %s", path)
 	}
-	return errorf(ErrNotFound, "no index on %s", path)
+	return err
 }
 
 // DropIndex implements [engine.Engine], in O(1) under the lock.

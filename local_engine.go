@@ -20,6 +20,9 @@ var _ engine.Engine = (*localEngine)(nil)
 // [Collection.Get]).
 func (x *localEngine) Get(ctx context.Context, key []byte) (*engine.Doc, error) {
 	c := (*local)(x)
+	if !ctxLive(ctx) {
+		return nil, contextError(ctx, "Get")
+	}
 	// No collection lock: the maps' own, shared, and the published rules.
 	// The clock and the rules are read before the document: a document
 	// written since is no older than that instant, and is judged by them
@@ -58,7 +61,7 @@ func (x *localEngine) Write(ctx context.Context, key []byte, w engine.Write) (_ 
 	switch {
 	case w.Op == engine.Create && live:
 		return nil, engine.ErrConflict
-	case !live && w.Op != engine.Create && (w.Op != engine.Upsert || w.HasIfMatch):
+	case !live && (w.Op != engine.Create && w.Op != engine.Upsert || w.HasIfMatch):
 		return nil, engine.ErrNotFound
 	case w.HasIfMatch && !old.HasETag(w.IfMatch):
 		return nil, &engine.ETagMismatch{Current: old.ETag()}
@@ -93,7 +96,7 @@ func (x *localEngine) Settings() engine.Settings {
 	defer c.mu.RUnlock()
 	return engine.Settings{
 		Name: c.name, PartitionKeyPath: c.path, ID: c.tokenID, ETagBase: c.etagBase,
-		DefaultTTL: c.exp.def.engine(), Indexing: engine.Indexing(c.mode), Indexes: c.sec.paths(),
+		DefaultTTL: c.exp.def.engine(), Indexing: engine.Indexing(c.mode), Feed: c.feed.on, Indexes: c.sec.paths(),
 	}
 }
 

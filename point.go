@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -58,7 +59,7 @@ func (c *Collection) Get(ctx context.Context, pk PartitionKey, id string) (Docum
 		return Document{}, err
 	}
 	d, err := c.get(ctx, key)
-	if err == engine.ErrNotFound {
+	if errors.Is(err, engine.ErrNotFound) {
 		return Document{}, errorf(ErrNotFound, "document %q in partition %v is not there or has expired", id, pk)
 	}
 	if err != nil {

@@ -92,7 +92,15 @@ func checkFeedBadInput(t *testing.T, h Harness) {
 	require.Equal(t, uint64(1), d.LSN(), "LSNs and etags without the feed")
 	_, err = off.ReadFeed(bg, ttldb.FeedQuery{})
 	require.ErrorIs(t, err, ttldb.ErrInvalidOption)
+	require.ErrorContains(t, err, "ReadFeed: the change feed is off")
+	_, err = off.ReadFeed(bg, ttldb.FeedQuery{Continuation: "garbage"})
+	require.ErrorIs(t, err, ttldb.ErrInvalidOption, "the feed being off comes before what is wrong with the query")
 	require.ErrorContains(t, err, "feed is off")
+	for _, err := range off.WatchFeed(bg, ttldb.FeedQuery{}) {
+		require.ErrorIs(t, err, ttldb.ErrInvalidOption)
+		require.ErrorContains(t, err, "WatchFeed: the change feed is off")
+		break
+	}
 	_, err = off.FeedStats(bg)
 	require.ErrorIs(t, err, ttldb.ErrInvalidOption)
 

@@ -98,8 +98,9 @@ type Engine interface {
 	// Refusals: *FeedBeyond, *FeedTrimmed, ErrInvalidOption when the
 	// feed is off. FeedStats returns the feed's counts. FeedChanged
 	// returns a channel closed at the next change (or, for an engine that
-	// cannot tell, after a while): a watcher takes it before it reads,
-	// and waits on it once it has read all there was.
+	// cannot tell, after a while), and when the engine closes, whatever
+	// closes it: a watcher takes it before it reads, and waits on it once
+	// it has read all there was.
 	ReadFeed(ctx context.Context, r FeedRead, buf []Change) (FeedPage, error)
 	FeedStats(ctx context.Context) (FeedStats, error)
 	FeedChanged() <-chan struct{}
@@ -118,8 +119,9 @@ type Engine interface {
 }
 
 // Compacter is an Engine that rewrites its files when asked
-// (ttldb.Collection.Compact): the in-process engine on a directory. An
-// engine without it compacts by itself, or has nothing to compact.
+// (ttldb.Collection.Compact): the in-process engine, which refuses with
+// ErrInvalidOption when it has no directory. An engine without it
+// compacts by itself, or has nothing to compact.
 type Compacter interface {
 	Compact(ctx context.Context) error
 }
@@ -221,6 +223,8 @@ type Settings struct {
 
 	DefaultTTL DefaultTTL
 	Indexing   Indexing
+	// Feed is set when the collection keeps its change feed (R11).
+	Feed bool
 	// Indexes are the paths of the secondary indexes a query may read,
 	// in the order they were made. The slice may be the engine's own:
 	// read it, never write to it.
