@@ -265,13 +265,8 @@ func (c *Collection) ExecuteBatch(ctx context.Context, b *Batch) ([]Document, er
 		return nil, err
 	}
 	docs, err := c.eng.Batch(ctx, steps)
-	var se *engine.StepError
-	if errors.As(err, &se) && se.Index >= 0 && se.Index < len(steps) {
-		a := about[se.Index]
-		return nil, &BatchError{Index: se.Index, Len: len(steps), Op: a.kind.String(), ID: a.id, Err: batchRefusal(se.Err, b.pk, a.id, steps[se.Index].IfMatch)}
-	}
 	if err != nil {
-		return nil, err
+		return nil, stepRefusal(err, b.pk, steps, about)
 	}
 	out := make([]Document, len(steps))
 	for i, d := range docs {
@@ -280,6 +275,17 @@ func (c *Collection) ExecuteBatch(ctx context.Context, b *Batch) ([]Document, er
 		}
 	}
 	return out, nil
+}
+
+// stepRefusal returns the [*BatchError] of the engine's refusal of a
+// step; any other error passes as it is.
+func stepRefusal(err error, pk PartitionKey, steps []engine.Step, about []step) error {
+	var se *engine.StepError
+	if !errors.As(err, &se) || se.Index < 0 || se.Index >= len(steps) {
+		return err
+	}
+	a := about[se.Index]
+	return &BatchError{Index: se.Index, Len: len(steps), Op: a.kind.String(), ID: a.id, Err: batchRefusal(se.Err, pk, a.id, steps[se.Index].IfMatch)}
 }
 
 // batchRefusal words the engine's refusal of a batch's operation on the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/ttldb/ttldb/engine"
 )
@@ -29,6 +30,15 @@ func (c *Collection) apply(ctx context.Context, key []byte, w engine.Write) (*en
 		return c.fast.Write(ctx, key, w)
 	}
 	return c.eng.Write(ctx, bytes.Clone(key), w)
+}
+
+// snapshot opens a snapshot that reads the indexes on paths, or the keys
+// when it has none of them.
+func (c *Collection) snapshot(ctx context.Context, paths []string) (engine.Snapshot, error) {
+	if c.fast != nil {
+		return c.fast.Snapshot(ctx, paths, false)
+	}
+	return c.eng.Snapshot(ctx, slices.Clone(paths), false)
 }
 
 // refused words an engine's refusal of w, a write of the document that

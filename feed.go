@@ -215,7 +215,7 @@ func (c *Collection) WatchFeed(ctx context.Context, q FeedQuery) iter.Seq2[Chang
 		}
 		q := q // each iteration from q's start
 		var buf []Change
-		var ebuf []engine.Change
+		ebuf := []engine.Change{} // its own room, not the pool's: the first page sizes it
 		for {
 			if ctx.Err() != nil {
 				yield(Change{}, contextError(ctx, "WatchFeed"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/ttldb/ttldb/engine"
 )
@@ -59,7 +60,8 @@ func (c *Collection) feedPlan(op string, q FeedQuery) (feedPlan, error) {
 }
 
 // readFeed reads a page of the feed into buf, with ebuf the room for the
-// engine's page (nil: a new page each).
+// engine's page, which it returns for the next read (nil: room from a
+// pool, returned to it, and nil returned).
 func (c *Collection) readFeed(ctx context.Context, op string, q FeedQuery, buf []Change, ebuf []engine.Change) (FeedPage, []engine.Change, error) {
 	p, err := c.feedPlan(op, q)
 	if err != nil {
@@ -76,18 +78,25 @@ func (c *Collection) readFeed(ctx context.Context, op string, q FeedQuery, buf [
 	case q.FromOldest:
 		r.From = engine.FromOldest
 	}
+	pooled := ebuf == nil
+	if pooled { // the engine's page is read, converted and dropped: its room is reused
+		ebuf = (*feedPages.Get().(*[]engine.Change))[:0]
+		defer func() {
+			if cap(ebuf) <= 4*DefaultFeedLimit {
+				clear(ebuf[:cap(ebuf)])
+				feedPages.Put(&ebuf)
+			}
+		}()
+	}
 	ep, err := c.eng.ReadFeed(ctx, r, ebuf)
-	var beyond *engine.FeedBeyond
-	var trimmed *engine.FeedTrimmed
-	switch {
-	case errors.As(err, &beyond) && p.token:
-		return FeedPage{}, ebuf, errorf(ErrInvalidContinuation, "token %.40q resumes after LSN %d, beyond the collection's last change, LSN %d", q.Continuation, p.after, beyond.Last)
-	case errors.As(err, &beyond):
-		return FeedPage{}, ebuf, errorf(ErrInvalidOption, "AfterLSN %d is beyond the collection's last change, LSN %d", q.AfterLSN, beyond.Last)
-	case errors.As(err, &trimmed):
-		return FeedPage{}, ebuf, &TrimmedError{After: trimmed.After, Oldest: trimmed.Oldest, Continuation: encodeFeedToken(p.scope, trimmed.Oldest-1)}
-	case err != nil:
-		return FeedPage{}, ebuf, err
+	if pooled {
+		ebuf = ep.Changes
+	}
+	if err != nil {
+		if pooled {
+			return FeedPage{}, nil, feedRefusal(err, p, q)
+		}
+		return FeedPage{}, ebuf, feedRefusal(err, p, q)
 	}
 	page := FeedPage{Changes: buf[:0], More: ep.More}
 	if buf == nil {
@@ -97,7 +106,29 @@ func (c *Collection) readFeed(ctx context.Context, op string, q FeedQuery, buf [
 		page.Changes = append(page.Changes, c.change(ch))
 	}
 	page.Continuation, page.LSN = encodeFeedToken(p.scope, ep.End), ep.End
+	if pooled {
+		return page, nil, nil // the room goes back to the pool
+	}
 	return page, ep.Changes, nil
+}
+
+// feedPages recycles the engine's pages of ReadFeed's reads.
+var feedPages = sync.Pool{New: func() any { return new([]engine.Change) }}
+
+// feedRefusal words the engine's refusal of the read of q, planned as p;
+// any other error passes as it is.
+func feedRefusal(err error, p feedPlan, q FeedQuery) error {
+	var beyond *engine.FeedBeyond
+	var trimmed *engine.FeedTrimmed
+	switch {
+	case errors.As(err, &beyond) && p.token:
+		return errorf(ErrInvalidContinuation, "token %.40q resumes after LSN %d, beyond the collection's last change, LSN %d", q.Continuation, p.after, beyond.Last)
+	case errors.As(err, &beyond):
+		return errorf(ErrInvalidOption, "AfterLSN %d is beyond the collection's last change, LSN %d", q.AfterLSN, beyond.Last)
+	case errors.As(err, &trimmed):
+		return &TrimmedError{After: trimmed.After, Oldest: trimmed.Oldest, Continuation: encodeFeedToken(p.scope, trimmed.Oldest-1)}
+	}
+	return err
 }
 
 // change returns the [Change] the engine's change ch is.
@@ -132,7 +163,7 @@ func (x *localEngine) ReadFeed(ctx context.Context, r engine.FeedRead, buf []eng
 		return engine.FeedPage{}, err
 	}
 	page := engine.FeedPage{Changes: buf[:0]}
-	if buf == nil { // one allocation for the page: no more changes than the limit, or than there are
+	if cap(buf) == 0 { // one allocation for the page: no more changes than the limit, or than there are
 		most := uint64(c.prim.len())
 		if !r.Latest {
 			most = c.feed.log.last - min(after, c.feed.log.last)

@@ -14,6 +14,9 @@ type localSnapshot struct {
 	paths []string
 	trees []*btree.BTreeG[secItem] // trees[i] is the index on paths[i]
 	steps int                      // index items read, for snapshot.halted
+
+	pathRoom [2]string // what paths and trees hold for a query, which reads two indexes at most
+	treeRoom [2]*btree.BTreeG[secItem]
 }
 
 // Snapshot implements [engine.Engine]: it clones, under the lock, the
@@ -31,6 +34,7 @@ func (x *localEngine) Snapshot(ctx context.Context, paths []string, keys bool) (
 			return nil, c.errClosed("Query")
 		}
 		ls := &localSnapshot{}
+		ls.paths, ls.trees = ls.pathRoom[:0], ls.treeRoom[:0]
 		for _, p := range paths {
 			if sx := c.sec.find(p); sx != nil {
 				ls.paths = append(ls.paths, p)

@@ -78,7 +78,8 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 		}
 	}
 	filt, ord := r.candidates(c.eng.Settings().Indexes)
-	var want []string
+	var room [2]string
+	want := room[:0]
 	if filt.path != "" {
 		want = append(want, filt.path)
 	}
@@ -86,12 +87,15 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 		want = append(want, ord.path)
 	}
 	r.ctx.Context = ctx
-	s, err := c.eng.Snapshot(ctx, want, false)
+	s, err := c.snapshot(ctx, want)
 	if err != nil {
 		return nil, c.stopped(ctx, err, op)
 	}
 	r.s = s
-	r.choose(r.candidates(s.Indexes()))
+	if len(s.Indexes()) != len(want) { // one was dropped meanwhile: choose among the others
+		filt, ord = r.candidates(s.Indexes())
+	}
+	r.choose(filt, ord)
 	return r, nil
 }
 
