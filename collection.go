@@ -15,7 +15,8 @@ import (
 // time to live, with a change feed, in memory or also on disk (see the
 // package documentation and the rules R1-R12).
 //
-// Make a [Collection] with [Open] (by URL, on any engine) or [NewCollection]:
+// Make a [Collection] with [Open] (by URL, on any engine), [NewCollection]
+// (the in-process engine) or [FromEngine] (an engine of another package):
 // the zero [Collection] is not usable, and its methods report [ErrClosed].
 //
 // A [Collection] is safe for concurrent use by multiple goroutines. Point
