@@ -7,10 +7,10 @@ import (
 )
 
 // local is the in-process engine: a collection's documents in memory, and
-// with a directory on disk too (R12). It is moving below the API, behind
-// the engine interface (issue 28): the methods of [engine.Engine] in
-// engine_local.go are its part of the contract, and Collection still
-// reaches into it, through the embedding, where a call has not moved yet.
+// with a directory on disk too (R12). The API reaches it only through
+// [engine.Engine], which localEngine, the same struct, implements
+// (local_engine.go and the other local_*.go files); its own methods are
+// its machinery. It is to move into a package of its own (issue 28).
 type local struct {
 	// What a point read loads. It takes no lock, so these sit on cache
 	// lines of their own, apart from what writes and the sweeper change all

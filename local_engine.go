@@ -9,9 +9,9 @@ import (
 
 // localEngine is the in-process engine as an [engine.Engine]: each method
 // is the part of a call that the engine owns, under its lock or, for Get,
-// under none. It is a type of its own so that the collection, which embeds
-// the engine while the API moves onto the interface, does not export its
-// methods.
+// under none. It is local under another name, so that the contract's
+// methods and the machinery's (local's) stay apart; a conversion between
+// them costs nothing.
 type localEngine local
 
 var _ engine.Engine = (*localEngine)(nil)

@@ -176,7 +176,8 @@ type Write struct {
 	Change func(old *Doc, now int64) (*Doc, error)
 }
 
-// Step is one step of a batch: a write of the document with the key, or
+// Step is one step of a batch: a write of the document with the key (any
+// Op but Touch; Read only here), or
 // the input fault the API found in it, Fault, which refuses the batch at
 // this step unless a step before it was refused first. Write.IfMatch on a
 // document the batch wrote earlier fails with an *ETagMismatch whose
