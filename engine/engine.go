@@ -177,11 +177,11 @@ type Write struct {
 }
 
 // Step is one step of a batch: a write of the document with the key (any
-// Op but Touch; Read only here), or
-// the input fault the API found in it, Fault, which refuses the batch at
-// this step unless a step before it was refused first. Write.IfMatch on a
-// document the batch wrote earlier fails with an *ETagMismatch whose
-// Current is empty: its etag is not known before the batch commits.
+// Op but Touch; Read only here), or the input fault the API found in it,
+// Fault, which refuses the batch at this step unless a step before it was
+// refused first. Write.IfMatch on a document the batch wrote earlier fails
+// with an *ETagMismatch whose Current is empty: its etag is not known
+// before the batch commits.
 type Step struct {
 	Key string
 	Write
