@@ -6,6 +6,9 @@ import "github.com/ttldb/ttldb/engine"
 // alone, as an engine of another package would be.
 type opaqueEngine struct{ engine.Engine }
 
+// RaceDetector reports whether the tests run under the race detector.
+func RaceDetector() bool { return raceDetector() }
+
 // ThroughInterface returns a collection on c's engine made by FromEngine,
 // which reaches it through [engine.Engine] alone, as it would an engine of
 // another package: never directly (see calls.go), and without the
