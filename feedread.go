@@ -80,11 +80,13 @@ func (c *Collection) readFeed(ctx context.Context, op string, q FeedQuery, buf [
 	}
 	pooled := ebuf == nil
 	if pooled { // the engine's page is read, converted and dropped: its room is reused
-		ebuf = (*feedPages.Get().(*[]engine.Change))[:0]
+		room := feedPages.Get().(*[]engine.Change)
+		ebuf = (*room)[:0]
 		defer func() {
 			if cap(ebuf) <= 4*DefaultFeedLimit {
 				clear(ebuf[:cap(ebuf)])
-				feedPages.Put(&ebuf)
+				*room = ebuf
+				feedPages.Put(room) // the same pointer back: no allocation
 			}
 		}()
 	}
