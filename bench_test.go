@@ -174,28 +174,6 @@ func BenchmarkDecode(b *testing.B) {
 	})
 }
 
-// BenchmarkBucketMove moves an entry from one second's bucket to another's,
-// as a write of a document due at another second does, in an index of
-// 100,000 entries over 1,000 seconds.
-func BenchmarkBucketMove(b *testing.B) {
-	bs := newBuckets()
-	es := make([]*entry, 100_000)
-	at := make([]int64, len(es))
-	for i := range es {
-		es[i], at[i] = &entry{}, int64(i%1000)
-		bs.add(es[i], at[i])
-	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		j := i % len(es)
-		bs.remove(es[j], at[j])
-		at[j] = (at[j] + 7) % 1000
-		bs.add(es[j], at[j])
-		i += 7919
-	}
-}
-
 // BenchmarkOverwrite measures an overwrite of an existing key, which stores
 // the new document in the key's entry in place, with no listing open and
 // with one open, when the old document is kept for it.
@@ -212,46 +190,6 @@ func BenchmarkOverwrite(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				if _, err := c.UpsertJSON(bg, docs[i%len(docs)]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-		})
-	}
-}
-
-// BenchmarkKeyOrder measures what the key order costs: building it for the
-// first listing of a collection of n documents (each operation drops it
-// and builds it again), and a create with and without it (order.go).
-func BenchmarkKeyOrder(b *testing.B) {
-	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprint("build/n=", n), func(b *testing.B) {
-			c, _ := benchCollection(b, n)
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				c.local.mu.Lock()
-				c.local.prim.order.reset()
-				c.local.mu.Unlock()
-				b.StartTimer()
-				if _, err := c.List(bg, Query{Limit: 1}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-	for _, listed := range []bool{false, true} {
-		b.Run(fmt.Sprint("create/listed=", listed), func(b *testing.B) {
-			c, _ := benchCollection(b, 100_000)
-			if listed {
-				if _, err := c.List(bg, Query{Limit: 1}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if _, err := c.Create(bg, benchDoc(100_000+i)); err != nil {
 					b.Fatal(err)
 				}
 				i++

@@ -60,8 +60,8 @@ func refused(err error, w *engine.Write, what string) error {
 // unusable reports whether calls must fail with [ErrClosed]: after Close, or
 // on a [Collection] not made by [NewCollection].
 func (c *Collection) unusable() bool {
-	if c.local != nil {
-		return c.local.unusable() // closed also when its files failed
+	if c.fast != nil {
+		return c.fast.Unusable() // closed also when its files failed
 	}
 	return c.eng == nil || c.closed.Load()
 }
@@ -69,8 +69,8 @@ func (c *Collection) unusable() bool {
 // errClosed returns the [ErrClosed] of op on a collection that is unusable.
 func (c *Collection) errClosed(op string) error {
 	switch {
-	case c.local != nil:
-		return c.local.errClosed(op)
+	case c.fast != nil:
+		return c.fast.ErrClosed(op)
 	case c.eng == nil:
 		return errorf(ErrClosed, "%s on a Collection not made by NewCollection", op)
 	}

@@ -2,13 +2,11 @@ package ttldb
 
 import (
 	"context"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/ttldb/ttldb/engine"
+	"github.com/ttldb/ttldb/internal/local"
 )
 
 // Collection is a named set of JSON documents that expire like Cosmos DB's
@@ -48,11 +46,9 @@ import (
 // need it meanwhile wait for that build. A collection used as a cache, by key
 // alone, never builds it: its creates and removals take O(1).
 type Collection struct {
-	local *local // the in-process engine, when it is the engine: for Recovery and the tests
-
 	// What every call reads: set when the collection is made.
 	eng      engine.Engine
-	fast     *localEngine // eng, when it is the in-process engine: see calls.go
+	fast     *local.Engine // eng, when it is the in-process engine: see calls.go
 	name     string
 	path     string
 	pkPath   []string
@@ -110,10 +106,8 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 	if p := nameProblem(name, MaxNameLength); p != "" && !(adopt && name == "") {
 		return nil, errorf(ErrInvalidOption, "collection name %q %s", name, p)
 	}
-	var segs []string
 	if !(adopt && partitionKeyPath == "") {
-		var err error
-		if segs, err = parsePath(partitionKeyPath); err != nil {
+		if _, err := parsePath(partitionKeyPath); err != nil {
 			return nil, err
 		}
 	}
@@ -150,97 +144,36 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 	if o.SweepBatch == 0 {
 		o.SweepBatch = DefaultSweepBatch
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	l, err := local.Open(local.Config{
+		Name: name, Path: partitionKeyPath, Documents: documents,
+		Now: o.Now, SweepBatch: o.SweepBatch, ManualSweep: o.ManualSweep,
+		DefaultTTL: o.DefaultTTL.engine(), Indexing: engine.Indexing(o.Indexing), Indexes: o.Indexes,
+		Feed: !o.Feed.Off, Keep: keep,
+		Dir: o.Dir, Sync: local.Sync(o.Sync), AsStored: o.asStored, KeepSettings: o.keepSettings,
+		FS: o.fs, CompactAt: o.compactAt,
+	})
+	if err != nil {
+		return nil, err
 	}
-	l := &local{
-		name:     name,
-		path:     partitionKeyPath,
-		pkPath:   segs,
-		byID:     isIDPath(segs),
-		tokenID:  rand.Uint64(),
-		clock:    o.Now,
-		batch:    o.SweepBatch,
-		mode:     o.Indexing,
-		exp:      newExpiryIndex(o.DefaultTTL),
-		etagBase: rand.Uint64(),
-		wakeAt:   math.MinInt64,
-		stop:     make(chan struct{}),
-		sweeping: make(chan struct{}, 1),
-		done:     make(chan struct{}),
-	}
-	l.handoff.init()
-	l.feed.init(!o.Feed.Off, keep)
-	l.prim.init()
-	l.publish()
-	l.last.Store(-maxClock) // a clock before 1970 is no less valid
-	c := &Collection{local: l, eng: (*localEngine)(l), fast: (*localEngine)(l), stop: make(chan struct{})}
-	if o.Dir != "" {
-		if err := l.startDurable(&o); err != nil {
-			return nil, err
-		}
-	}
+	c := &Collection{eng: l, fast: l, stop: make(chan struct{})}
 	if err := c.identify(c.eng.Settings()); err != nil { // from the directory if it held one
-		close(l.done) // no sweeper has started: Close waits for none
-		c.Close()
-		return nil, err
-	}
-	if err := c.applySettings(&o); err != nil {
-		close(l.done) // no sweeper has started: Close waits for none
-		c.Close()
-		return nil, err
-	}
-	if o.ManualSweep {
-		close(l.done)
-	} else {
-		l.wake = make(chan struct{}, 1)
-		go l.run()
-	}
-	if err := l.declareIndexes(o.Indexes); err != nil {
 		c.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-// applySettings gives a reopened collection the DefaultTTL and indexing
-// mode of its options, through their setters, in the order R8 allows, and
-// records each change in its Recovery; not for Open (o.asStored), which
-// keeps them. Call it before the sweeper starts, so that it deletes by the
-// settings asked for; o was validated (R8).
-func (c *Collection) applySettings(o *Options) error {
-	if o.Dir == "" || o.keepSettings || o.asStored {
-		return nil
+// documents returns the parser of the documents of a collection
+// partitioned by path: the in-process engine reads its files with it.
+func documents(path string) (local.Parser, error) {
+	segs, err := parsePath(path)
+	if err != nil {
+		return nil, err
 	}
-	def, mode := c.DefaultTTL(), c.IndexingMode()
-	setDef := func() error {
-		if o.DefaultTTL == def {
-			return nil
-		}
-		if err := c.SetDefaultTTL(context.Background(), o.DefaultTTL); err != nil {
-			return err
-		}
-		c.local.changed("DefaultTTL", def.String(), o.DefaultTTL.String())
-		return nil
-	}
-	setMode := func() error {
-		if o.Indexing == mode {
-			return nil
-		}
-		if err := c.SetIndexingMode(context.Background(), o.Indexing); err != nil {
-			return err
-		}
-		c.local.changed("Indexing", mode.String(), o.Indexing.String())
-		return nil
-	}
-	first, then := setMode, setDef // consistent first, which TTL needs
-	if o.Indexing == IndexingNone {
-		first, then = setDef, setMode // TTL off first, which none needs
-	}
-	if err := first(); err != nil {
-		return err
-	}
-	return then()
+	return func(buf, keyBuf, body []byte) (local.Parsed, error) {
+		in, key, err := parseDocument(buf, keyBuf, body, segs)
+		return local.Parsed{Key: key, Body: in.out, At: in.at, TTL: in.ttl}, err
+	}, nil
 }
 
 // Name returns the collection's name.
@@ -322,11 +255,4 @@ func (c *Collection) Close() error {
 		close(c.stop)
 	}
 	return c.eng.Close()
-}
-
-// publish makes the expiry index's rules those point reads decide by. Call
-// it with mu held, whenever they change.
-func (c *local) publish() {
-	r := c.exp.rules()
-	c.rules.Store(&r)
 }

@@ -2,138 +2,18 @@ package ttldb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/vfs"
 )
-
-// faultFS is a [vfs.Mem] that dies at its n-th event (a write, sync,
-// create, rename, removal or directory sync): it then crashes the Mem, as a
-// power failure (keeping a random part of what was not synced) or as a
-// killed process (keeping everything written), and fails that event and
-// every later one, so that the dead collection cannot touch what the next
-// one opens.
-type faultFS struct {
-	mem  *vfs.Mem
-	kill bool
-	tear func(name string, unsynced []byte) []byte
-
-	mu     sync.Mutex
-	n      int // events before the crash; <= 0: none
-	events int
-	dead   bool
-}
-
-var errDead = errors.New("faultFS: the machine is down")
-
-// event counts an event and crashes at the n-th; it reports whether the
-// event may go on.
-func (f *faultFS) event() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.dead {
-		return errDead
-	}
-	f.events++
-	if f.events == f.n {
-		f.crash()
-		return errDead
-	}
-	return nil
-}
-
-// crash crashes the Mem now. Call with mu held.
-func (f *faultFS) crash() {
-	f.dead = true
-	if f.kill {
-		f.mem.Kill()
-	} else {
-		f.mem.CrashTearing(f.tear)
-	}
-}
-
-func (f *faultFS) MkdirAll(dir string) error { return f.mem.MkdirAll(dir) }
-
-func (f *faultFS) SyncDir(dir string) error {
-	if err := f.event(); err != nil {
-		return err
-	}
-	return f.mem.SyncDir(dir)
-}
-
-func (f *faultFS) OpenDir(dir string) (vfs.Dir, error) {
-	d, err := f.mem.OpenDir(dir)
-	return faultDir{d, f}, err
-}
-
-// faultDir is a directory of a faultFS: its creations, renames, removals
-// and syncs are events.
-type faultDir struct {
-	vfs.Dir
-	f *faultFS
-}
-
-func (d faultDir) Create(name string) (vfs.File, error) {
-	if err := d.f.event(); err != nil {
-		return nil, err
-	}
-	fl, err := d.Dir.Create(name)
-	return faultFile{fl, d.f}, err
-}
-
-func (d faultDir) Open(name string) (vfs.File, error) {
-	fl, err := d.Dir.Open(name)
-	return faultFile{fl, d.f}, err
-}
-
-func (d faultDir) Rename(old, new string) error {
-	if err := d.f.event(); err != nil {
-		return err
-	}
-	return d.Dir.Rename(old, new)
-}
-
-func (d faultDir) Remove(name string) error {
-	if err := d.f.event(); err != nil {
-		return err
-	}
-	return d.Dir.Remove(name)
-}
-
-func (d faultDir) Sync() error {
-	if err := d.f.event(); err != nil {
-		return err
-	}
-	return d.Dir.Sync()
-}
-
-type faultFile struct {
-	vfs.File
-	f *faultFS
-}
-
-func (fl faultFile) Write(p []byte) (int, error) {
-	if err := fl.f.event(); err != nil {
-		return 0, err
-	}
-	return fl.File.Write(p)
-}
-
-func (fl faultFile) Sync() error {
-	if err := fl.f.event(); err != nil {
-		return err
-	}
-	return fl.File.Sync()
-}
 
 // crashRun is one randomized sequence of the crash harness: a durable
 // collection and a twin in memory with the same etag base, on one clock,
@@ -148,7 +28,7 @@ type crashRun struct {
 	t      *testing.T
 	r      *rand.Rand
 	mem    *vfs.Mem
-	fs     *faultFS
+	fs     *vfs.Fault
 	clk    *fakeClock
 	policy SyncPolicy
 	c, tw  *Collection
@@ -160,9 +40,9 @@ type crashRun struct {
 func runCrash(t *testing.T, seed uint64, ops int) {
 	r := rand.New(rand.NewPCG(seed, 7))
 	h := &crashRun{t: t, r: r, mem: &vfs.Mem{}, clk: &fakeClock{t: time.Unix(1_000_000, 0)}, policy: SyncPolicy(r.IntN(3))}
-	h.fs = &faultFS{mem: h.mem, kill: r.IntN(3) == 0, n: 1 + r.IntN(6*ops)}
+	h.fs = &vfs.Fault{Mem: h.mem, Kill: r.IntN(3) == 0, N: 1 + r.IntN(6*ops)}
 	holes := r.IntN(2) == 0
-	h.fs.tear = func(_ string, unsynced []byte) []byte {
+	h.fs.Tear = func(_ string, unsynced []byte) []byte {
 		kept := unsynced[:r.IntN(len(unsynced)+1)]
 		for holes && len(kept) > 0 && r.IntN(3) > 0 { // pages lost out of order
 			at := r.IntN(len(kept))
@@ -187,17 +67,13 @@ func runCrash(t *testing.T, seed uint64, ops int) {
 	h.tw, err = NewCollection("test", "/pk", &Options{DefaultTTL: def, Now: h.clk.Now, ManualSweep: true, Feed: o.Feed})
 	require.NoError(t, err)
 	defer h.tw.Close()
-	h.tw.etagBase, h.tw.tokenID = h.c.etagBase, h.c.tokenID             // the twin is the same collection: its API
-	h.tw.local.etagBase, h.tw.local.tokenID = h.c.etagBase, h.c.tokenID // and its engine
+	h.tw.etagBase, h.tw.tokenID = h.c.etagBase, h.c.tokenID // the twin is the same collection: its API
+	h.tw.fast.Adopt(h.c.tokenID, h.c.etagBase)              // and its engine
 	h.states = []string{durableState(h.tw)}
 	for i := 0; i < ops && !h.dead(); i++ {
 		h.step()
 	}
-	if !h.dead() {
-		h.fs.mu.Lock()
-		h.fs.crash()
-		h.fs.mu.Unlock()
-	}
+	h.fs.Crash()
 	h.c.Close() // fails, or not: the machine is down
 	h.reopen(false)
 	defer h.c.Close()
@@ -207,7 +83,7 @@ func runCrash(t *testing.T, seed uint64, ops int) {
 			continue
 		}
 		mustKeep := h.acked
-		if !h.fs.kill && h.policy != SyncAlways {
+		if !h.fs.Kill && h.policy != SyncAlways {
 			mustKeep = 0 // a power failure loses what was not synced yet
 		}
 		require.GreaterOrEqual(t, i, mustKeep, "seed %d: an acknowledged change was lost\n%s", seed, strings.Join(h.log, "\n"))
@@ -215,14 +91,10 @@ func runCrash(t *testing.T, seed uint64, ops int) {
 		return
 	}
 	t.Fatalf("seed %d (policy %v, kill %v): the reopened collection is no state of the history\n%s\ngot:\n%s\nlast:\n%s",
-		seed, h.policy, h.fs.kill, strings.Join(h.log, "\n"), got, h.states[len(h.states)-1])
+		seed, h.policy, h.fs.Kill, strings.Join(h.log, "\n"), got, h.states[len(h.states)-1])
 }
 
-func (h *crashRun) dead() bool {
-	h.fs.mu.Lock()
-	defer h.fs.mu.Unlock()
-	return h.fs.dead
-}
+func (h *crashRun) dead() bool { return h.fs.Dead() }
 
 // reopen opens the directory after the crash, on the Mem itself.
 func (h *crashRun) reopen(fresh bool) {
@@ -483,10 +355,12 @@ func (h *crashRun) badOp(b *Batch, id string, live bool) string {
 // set.
 func (h *crashRun) sameFeed(seed uint64) {
 	c, tw := h.c, h.tw
-	c.local.mu.RLock()
-	defer c.local.mu.RUnlock()
-	from := max(c.local.feed.log.first, tw.local.feed.log.first)
-	got, want := feedRuns(&c.local.feed.log, from), feedRuns(&tw.local.feed.log, from)
+	cs, err := c.FeedStats(bg)
+	require.NoError(h.t, err)
+	ts, err := tw.FeedStats(bg)
+	require.NoError(h.t, err)
+	from := max(cs.Oldest, ts.Oldest)
+	got, want := feedRuns(h.t, c, from), feedRuns(h.t, tw, from)
 	require.LessOrEqual(h.t, len(got), len(want), "seed %d: the all-versions feed from LSN %d", seed, from)
 	if len(got) == 0 {
 		return
@@ -497,9 +371,10 @@ func (h *crashRun) sameFeed(seed uint64) {
 	require.Subset(h.t, strings.Split(want[n], " | "), strings.Split(got[n], " | "), "seed %d: the last change", seed)
 }
 
-// feedRuns returns the records of l from LSN from, as text, a run of
-// expired deletes of one second as one sorted line.
-func feedRuns(l *changeLog, from uint64) []string {
+// feedRuns returns the records of c's all-versions feed from LSN from,
+// as the engine gives them (none when from is past its last change), as
+// text, a run of expired deletes of one second as one sorted line.
+func feedRuns(t *testing.T, c *Collection, from uint64) []string {
 	var out []string
 	var run []string
 	var runTS int64
@@ -510,14 +385,20 @@ func feedRuns(l *changeLog, from uint64) []string {
 			run = nil
 		}
 	}
-	for lsn := from; lsn <= l.last; lsn++ {
-		r := l.at(lsn)
-		text := fmt.Sprint(r.op, r.ts, r.expired, string(r.d.AppendJSON(nil)))
-		if r.op == OpDelete && r.expired {
-			if len(run) > 0 && r.ts != runTS {
+	var changes []engine.Change
+	for after, more := from-1, from-1 <= c.eng.LastLSN(); more; {
+		page, err := c.eng.ReadFeed(bg, engine.FeedRead{After: after, Limit: MaxFeedLimit}, nil)
+		require.NoError(t, err)
+		changes = append(changes, page.Changes...)
+		after, more = page.End, page.More
+	}
+	for _, r := range changes {
+		text := fmt.Sprint(ChangeOp(r.Op), r.TS, r.Expired, string(r.Doc.AppendJSON(nil)))
+		if r.Op == engine.OpDelete && r.Expired {
+			if len(run) > 0 && r.TS != runTS {
 				end()
 			}
-			run, runTS = append(run, text), r.ts
+			run, runTS = append(run, text), r.TS
 			continue
 		}
 		end()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/local"
 )
 
 // countdown is a context that ends after its Err or Done has been asked n
@@ -50,11 +51,11 @@ func (c *countdown) Err() error {
 
 // TestLongReadsStopWithTheirContext: a listing, a count, an iteration, a
 // query that scans, one that reads an index and a cursor's page stop
-// within ctxCheckEvery documents of their context's end, and return its
+// within local.CtxCheckEvery documents of their context's end, and return its
 // error, not a partial answer as if whole (R16).
 func TestLongReadsStopWithTheirContext(t *testing.T) { // R16
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
-	const n = 5 * ctxCheckEvery
+	const n = 5 * local.CtxCheckEvery
 	for i := range n {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"%04d","pk":"p","n":%d,"s":"x"}`, i, i))
 	}
@@ -103,7 +104,7 @@ func TestLongReadsStopWithTheirContext(t *testing.T) { // R16
 // the caller's live context could be mistaken for (R16).
 func TestCursorPagesStopWithTheirOwnContext(t *testing.T) { // R13, R16
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
-	const n = 3 * ctxCheckEvery
+	const n = 3 * local.CtxCheckEvery
 	for i := range n {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"%04d","pk":"p","n":%d}`, i, i))
 	}
@@ -119,9 +120,9 @@ func TestCursorPagesStopWithTheirOwnContext(t *testing.T) { // R13, R16
 		require.NoError(t, err, text)
 		require.Len(t, page, 10)
 		cancel() // as a deferred cancel of the first page's caller would
-		page, err = cur.Next(bg, ctxCheckEvery)
+		page, err = cur.Next(bg, local.CtxCheckEvery)
 		require.NoError(t, err, "%s: the second page reads by its own context", text)
-		require.Len(t, page, ctxCheckEvery)
+		require.Len(t, page, local.CtxCheckEvery)
 		_, err = cur.Next(newCountdown(2), n)
 		require.ErrorIs(t, err, context.Canceled, text)
 		require.ErrorContains(t, err, "Cursor.Next: context canceled")
@@ -154,7 +155,7 @@ func TestSweepStopsWithItsContext(t *testing.T) { // R5, R16
 
 		// A Sweep waiting for another sweep stops waiting when its
 		// context ends.
-		c.local.sweeping <- struct{}{} // as a sweep in progress holds it
+		release := c.fast.HoldSweeps() // as a sweep in progress holds it
 		ctx, cancel := context.WithCancel(bg)
 		waited := make(chan error, 1)
 		go func() {
@@ -165,48 +166,6 @@ func TestSweepStopsWithItsContext(t *testing.T) { // R5, R16
 		require.Empty(t, waited, "it waits for the sweep in progress")
 		cancel()
 		require.ErrorIs(t, <-waited, context.Canceled)
-		<-c.local.sweeping
-	})
-}
-
-// TestWaitForKeyOrderStopsWithItsContext: a listing waiting for another's
-// build of the key order returns when its context ends, and the build goes
-// on for the call that started it (R16).
-func TestWaitForKeyOrderStopsWithItsContext(t *testing.T) { // R16
-	synctest.Test(t, func(t *testing.T) {
-		c, err := NewCollection("order", "/pk", &Options{ManualSweep: true})
-		require.NoError(t, err)
-		defer c.Close()
-		for i := range 100 {
-			mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
-		}
-		release := make(chan struct{})
-		orderHoldHook = func(hc *local, _, _ int) {
-			if hc == c.local {
-				<-release
-			}
-		}
-		defer func() { c.local.building.Wait(); orderHoldHook = nil }()
-		first := make(chan error, 1)
-		go func() {
-			page, err := c.List(bg, Query{})
-			if err == nil && len(page.Documents) != 100 {
-				err = fmt.Errorf("%d documents", len(page.Documents))
-			}
-			first <- err
-		}()
-		synctest.Wait() // the build is held in its hook
-		ctx, cancel := context.WithCancel(bg)
-		second := make(chan error, 1)
-		go func() {
-			_, err := c.List(ctx, Query{})
-			second <- err
-		}()
-		synctest.Wait() // the second waits for the build
-		require.Empty(t, second)
-		cancel()
-		require.ErrorIs(t, <-second, context.Canceled)
-		close(release)
-		require.NoError(t, <-first)
+		release()
 	})
 }

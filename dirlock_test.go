@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/local"
 	"github.com/ttldb/ttldb/internal/vfs"
 )
 
@@ -70,7 +71,7 @@ func TestLockSurvivesRemovedLockFile(t *testing.T) { // R12
 	dir := t.TempDir()
 	a, err := NewCollection("orders", "/pk", &Options{Dir: dir})
 	require.NoError(t, err)
-	require.NoError(t, os.Remove(filepath.Join(dir, lockName)))
+	require.NoError(t, os.Remove(filepath.Join(dir, local.LockName)))
 	require.Equal(t, "locked", runLockChild(t, dir), "another process, after LOCK was removed")
 	require.NoError(t, writeOrders(a, "parent"))
 	require.NoError(t, a.Close())
@@ -95,11 +96,11 @@ func TestLockSurvivesRemovedLockFileInProcess(t *testing.T) { // R12
 	}{{"os", false}, {"mem", true}} {
 		t.Run(fsys.name, func(t *testing.T) {
 			o := &Options{Dir: t.TempDir()}
-			remove := func() error { return os.Remove(filepath.Join(o.Dir, lockName)) }
+			remove := func() error { return os.Remove(filepath.Join(o.Dir, local.LockName)) }
 			if fsys.mem {
 				m := &vfs.Mem{}
 				o.fs, o.Dir = m, "db"
-				remove = func() error { return m.Remove("db/" + lockName) }
+				remove = func() error { return m.Remove("db/" + local.LockName) }
 			}
 			a, err := NewCollection("orders", "/pk", o)
 			require.NoError(t, err)

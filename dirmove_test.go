@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/local"
 	"github.com/ttldb/ttldb/internal/vfs"
 )
 
@@ -76,10 +77,10 @@ func TestRenamedDirKeepsItsFiles(t *testing.T) { // R12
 
 				names, err := list(dir)
 				require.NoError(t, err)
-				require.Equal(t, []string{lockName, logName(0), snapName(0)}, names, "B's directory holds B's files only")
+				require.Equal(t, []string{local.LockName, local.LogName(0), local.SnapName(0)}, names, "B's directory holds B's files only")
 				names, err = list(dir + ".old")
 				require.NoError(t, err)
-				require.Equal(t, []string{lockName, logName(1), snapName(1)}, names, "A's directory, compacted")
+				require.Equal(t, []string{local.LockName, local.LogName(1), local.SnapName(1)}, names, "A's directory, compacted")
 
 				a = open(dir + ".old")
 				require.Equal(t, orderIDs("a", "a2", "a3"), slices.Sorted(slices.Values(listIDs(t, a))), "A's documents, and nothing of B's")
@@ -143,4 +144,15 @@ func TestCloseClosesTheDirectory(t *testing.T) { // R12
 		cycle()
 	}
 	require.Equal(t, before, fds(), "descriptors left open by three collections closed")
+}
+
+// listIDs lists the ids of c's documents, in key order, page by page.
+func listIDs(t *testing.T, c *Collection) []string {
+	t.Helper()
+	var ids []string
+	for d, err := range c.All(bg, Query{}) {
+		require.NoError(t, err)
+		ids = append(ids, d.ID())
+	}
+	return ids
 }

@@ -3,9 +3,9 @@
 //
 // The behaviour is a contract of numbered rules, R1 to R17, in
 // [the specification] (docs/SPEC.md in the repository); R1-R15 hold today,
-// R13 for part of the query language, R16 for its contexts, opening by URL
-// and the conformance suite, and the rest of R16-R17 (the engine interface,
-// engines beyond the process, and the operator's tools) is planned. Doc comments and
+// R13 for part of the query language, R16 for its contexts, opening by URL,
+// the engine interface and the conformance suite, and the rest of R16-R17
+// (engines beyond the process, and the operator's tools) is planned. Doc comments and
 // error messages name the rule they follow, as in "(R10)", and each rule
 // is checked by tests that name it.
 //
@@ -273,11 +273,13 @@
 //     [engine.Snapshot], with the types that pass between it and the API
 //     (the stored document, writes and batch steps, the feed's pages) and
 //     the sentinel errors; [FromEngine] puts the API over any engine;
-//   - the in-process engine (memory, or memory and a directory): the type
-//     local and the files named local_*.go, with the machinery below them
-//     (keymap.go, order.go, expiry.go, journal.go...), still in this
-//     package, the API reaching it only through the interface; it is to
-//     move into internal/local with the tests that look inside it;
+//   - internal/local: the in-process engine (memory, or memory and a
+//     directory), the default and the fastest: the key map, the key order,
+//     the expiry buckets and the sweeper, snapshots, the feed's structures,
+//     the journal, snapshots on disk and recovery (its doc.go draws them).
+//     The API opens it with a Config (collection.go) and reaches it only
+//     through the engine interface; its tests, beside it, drive it through
+//     a small stand-in for the API and look inside;
 //   - conformance: the suite of the contract, R1-R16, which every engine's
 //     tests run (the in-process engine's, in memory and on a directory, in
 //     conformance_test.go);

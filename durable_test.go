@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/local"
 	"github.com/ttldb/ttldb/internal/vfs"
 	"github.com/ttldb/ttldb/internal/wal"
 )
@@ -30,34 +31,10 @@ func openDurable(t *testing.T, fsys vfs.FS, dir string, clk *fakeClock, o Option
 	return NewCollection("test", "/pk", &o)
 }
 
-// sameOptions returns options that reopen c's directory as c is: with its
-// DefaultTTL and indexing mode, which a reopen would otherwise change to
-// those of its options (R12).
-func sameOptions(c *Collection) Options {
-	return Options{DefaultTTL: c.DefaultTTL(), Indexing: c.IndexingMode()}
-}
-
 // durableState is everything of a collection that survives a reopen
-// (R12), read from its insides so that it neither depends on the time nor
-// fails once a crash closed the collection: every document as stored
-// (body, _ts, _etag, LSN, ttl), expired or not, and when it expires; the
-// DefaultTTL, R7's cut-offs and the indexing mode; the last LSN; the order
-// of the latest-version feed.
-func durableState(c *Collection) string {
-	var b strings.Builder
-	c.local.mu.RLock()
-	defer c.local.mu.RUnlock()
-	for _, e := range sortedEntries(c) {
-		d := e.doc()
-		at, ok := c.local.exp.expiresAt(d, 0)
-		fmt.Fprintf(&b, "%s lsn=%d ttl=%d expires=%d,%v\n", d.AppendJSON(nil), c.local.seqOf(d), d.TTL, at, ok)
-	}
-	fmt.Fprintf(&b, "default=%v cuts=%d,%v mode=%v seq=%d\nlatest:", c.local.exp.def, c.local.exp.ownCut, c.local.exp.cuts, c.local.mode, c.local.seq)
-	for e := c.local.feed.latest.head; e != nil; e = e.next {
-		fmt.Fprintf(&b, " %d", c.local.seqOf(e.doc()))
-	}
-	return b.String()
-}
+// (R12), read from the engine's insides ([local.Engine.Dump]) so that it
+// neither depends on the time nor fails once a crash closed the collection.
+func durableState(c *Collection) string { return c.fast.Dump() }
 
 // TestDurableReopen: a durable collection reopened has everything it had
 // (R12): every document with its body, _ts, _etag and ttl, the DefaultTTL
@@ -95,7 +72,7 @@ func TestDurableReopen(t *testing.T) { // R12
 	defer c.Close()
 	require.Equal(t, before, durableState(c))
 	rec := c.Recovery()
-	require.Equal(t, filepath.Join(dir, snapName(0)), rec.Snapshot)
+	require.Equal(t, filepath.Join(dir, local.SnapName(0)), rec.Snapshot)
 	require.Equal(t, 1, rec.Logs)
 	require.Equal(t, 12, rec.Changes, "9 writes and deletes, 3 settings")
 	require.Equal(t, uint64(9), rec.LastLSN)
@@ -134,7 +111,7 @@ func TestDurableCompactAndReopen(t *testing.T) { // R12
 	for _, n := range names {
 		files = append(files, n.Name())
 	}
-	require.Equal(t, []string{lockName, logName(2), snapName(2)}, files)
+	require.Equal(t, []string{local.LockName, local.LogName(2), local.SnapName(2)}, files)
 
 	c, err = openDurable(t, nil, dir, clk, Options{DefaultTTL: TTLSeconds(100)})
 	require.NoError(t, err)
@@ -175,12 +152,7 @@ func TestDurableSecondOpener(t *testing.T) { // R12
 // fileBytes returns the contents of name in mem.
 func fileBytes(t testing.TB, mem *vfs.Mem, name string) []byte {
 	t.Helper()
-	f, err := mem.Open(name)
-	require.NoError(t, err)
-	size, err := f.Size()
-	require.NoError(t, err)
-	b := make([]byte, size)
-	_, err = f.ReadAt(b, 0)
+	b, err := mem.ReadFile(name)
 	require.NoError(t, err)
 	return b
 }
@@ -188,11 +160,7 @@ func fileBytes(t testing.TB, mem *vfs.Mem, name string) []byte {
 // setFile replaces the contents of name in mem with b.
 func setFile(t testing.TB, mem *vfs.Mem, name string, b []byte) {
 	t.Helper()
-	f, err := mem.Create(name)
-	require.NoError(t, err)
-	_, err = f.Write(b)
-	require.NoError(t, err)
-	require.NoError(t, f.Sync())
+	require.NoError(t, mem.WriteFile(name, b))
 }
 
 // TestTornTailEveryOffset: the log cut at every byte offset inside its
@@ -210,7 +178,7 @@ func TestTornTailEveryOffset(t *testing.T) { // R12
 	mustCreate(t, c, `{"id":"c","pk":"p","x":"the last group"}`)
 	after := durableState(c)
 	require.NoError(t, c.Close())
-	log := filepath.Join("db", logName(0))
+	log := filepath.Join("db", local.LogName(0))
 	whole := fileBytes(t, mem, log)
 	// The groups' ends, from a scan of the log.
 	ends := groupEnds(t, whole)
@@ -298,7 +266,7 @@ func TestDamageRefusesToOpen(t *testing.T) { // R12
 		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
 	}
 	require.NoError(t, c.Close())
-	log := filepath.Join("db", logName(0))
+	log := filepath.Join("db", local.LogName(0))
 	whole := fileBytes(t, mem, log)
 	ends := groupEnds(t, whole)
 
@@ -320,7 +288,7 @@ func TestDamageRefusesToOpen(t *testing.T) { // R12
 	require.Equal(t, uint64(2), c.LastLSN(), "the changes before the damage")
 	require.NoError(t, c.Close())
 
-	snap := filepath.Join("db", snapName(0))
+	snap := filepath.Join("db", local.SnapName(0))
 	sb := fileBytes(t, mem, snap)
 	sb[len(sb)-3] ^= 1
 	setFile(t, mem, snap, sb)
@@ -408,7 +376,7 @@ func TestDurableCloseAndCompact(t *testing.T) { // R12, R15, R16 (Compact stops 
 		if closeReturned.Load() {
 			lateWrite.Store(true)
 		}
-		if strings.HasSuffix(name, tmpSuffix) {
+		if strings.HasSuffix(name, local.TmpSuffix) {
 			once.Do(func() { close(entered); <-release })
 		}
 		return nil
@@ -431,7 +399,7 @@ func TestDurableCloseAndCompact(t *testing.T) { // R12, R15, R16 (Compact stops 
 	names := <-closed
 	require.False(t, lateWrite.Load(), "nothing is written once Close has returned")
 	for _, n := range names {
-		require.False(t, strings.HasSuffix(n, tmpSuffix), "the stopped snapshot is removed before Close returns: %v", names)
+		require.False(t, strings.HasSuffix(n, local.TmpSuffix), "the stopped snapshot is removed before Close returns: %v", names)
 	}
 	mem.FailWrite = nil
 	require.ErrorIs(t, c.Compact(context.Background()), ErrClosed)
@@ -460,13 +428,8 @@ func TestDurableLiveBytes(t *testing.T) { // R12
 		}
 		_, _ = c.Upsert(bg, []byte(`{"id":"u","pk":"p"}`))
 	}
-	var want int64
-	c.local.mu.RLock()
-	for _, e := range sortedEntries(c) {
-		want += diskSize(e.doc())
-	}
-	c.local.mu.RUnlock()
-	require.Equal(t, want, c.local.j.live.Load())
+	counted, want := c.fast.LiveBytes()
+	require.Equal(t, want, counted)
 }
 
 // TestDurableFailureWakesWatchers: a failing log ends WatchFeed's waits
@@ -485,7 +448,7 @@ func TestDurableFailureWakesWatchers(t *testing.T) { // R11, R12
 			}
 		}
 	}()
-	for !c.local.feed.waiting.Load() { // the watcher waits for the next change
+	for !c.fast.WatcherWaiting() { // the watcher waits for the next change
 		runtime.Gosched()
 	}
 	boom := errors.New("disk on fire")
@@ -524,7 +487,7 @@ func TestDurableSpaceComesBack(t *testing.T) { // R12
 	require.NoError(t, err)
 	require.Equal(t, 5000, n)
 	deadline := time.Now().Add(time.Minute) // a bound on a failure, not a wait: the loop yields
-	for c.local.checkCompaction(); dirBytes(t, mem, "db") > 64<<10; c.local.checkCompaction() {
+	for c.fast.CheckCompaction(); dirBytes(t, mem, "db") > 64<<10; c.fast.CheckCompaction() {
 		require.True(t, time.Now().Before(deadline), "the compactor never gave the space back")
 		runtime.Gosched() // the compactor, woken as the journal's goroutine wakes it every second
 	}
@@ -566,7 +529,7 @@ func TestZeroTails(t *testing.T) { // R12
 	require.NoError(t, c.Close())
 
 	// A second log begun, whose header never came: zeros only.
-	setFile(t, mem, filepath.Join("db", logName(1)), make([]byte, 1<<20))
+	setFile(t, mem, filepath.Join("db", local.LogName(1)), make([]byte, 1<<20))
 	c, err = openDurable(t, mem, "db", clk, Options{})
 	require.NoError(t, err, "the last log, zeros only, is a creation interrupted")
 	require.Equal(t, want, durableState(c))
@@ -576,7 +539,7 @@ func TestZeroTails(t *testing.T) { // R12
 	require.NoError(t, c.Close())
 
 	// Zeros after the first log's groups, with a later log after it.
-	first := filepath.Join("db", logName(0))
+	first := filepath.Join("db", local.LogName(0))
 	setFile(t, mem, first, append(fileBytes(t, mem, first), make([]byte, 4096)...))
 	c, err = openDurable(t, mem, "db", clk, Options{})
 	require.NoError(t, err, "zeros after a log that is not the last")

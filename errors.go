@@ -102,49 +102,19 @@ var (
 )
 
 // CorruptError is damage found while opening a durable collection: in
-// File, a path, at byte Offset. Nothing was dropped: the open failed. For a
-// log (a file named log-...), truncating it at Offset (truncate -s Offset
-// File) repairs it, losing the changes from there on; a damaged snapshot
-// (snap-...) is beyond repair by truncation: restore the directory from a
-// backup. A missing log is damage too: File is the log, Offset -1, and
-// Reason says the LSNs it held and how the other files show it existed;
-// restore it from a backup.
-type CorruptError struct {
-	File string
-	// Offset is where in File the damage begins; -1 when it is not at a
-	// place in a file: File is missing, or its whole content is wrong.
-	Offset int64
-	Reason string
-}
+// File, at byte Offset, with Reason (see [engine.CorruptError]). It wraps
+// [ErrCorrupt]; get it with [errors.As].
+type CorruptError = engine.CorruptError
 
-func (e *CorruptError) Error() string {
-	if e.Offset < 0 {
-		return fmt.Sprintf("%v: %s: %s", ErrCorrupt, e.File, e.Reason)
-	}
-	return fmt.Sprintf("%v: %s at offset %d: %s", ErrCorrupt, e.File, e.Offset, e.Reason)
-}
-
-// Unwrap returns [ErrCorrupt].
-func (e *CorruptError) Unwrap() error { return ErrCorrupt }
+// contextError is [engine.ContextError]: a nil ctx is [ErrInvalidOption],
+// a done one its error, wrapped with op's name.
+func contextError(ctx context.Context, op string) error { return engine.ContextError(ctx, op) }
 
 // ctxLive reports whether ctx lets a call start (R16): it is not nil and
 // not done. It inlines, and costs a comparison and a call of ctx.Err, which
 // is all the context costs a call that does not wait; when it is false, the
 // call returns contextError's error and does nothing.
 func ctxLive(ctx context.Context) bool { return ctx != nil && ctx.Err() == nil }
-
-// contextError returns the error of op called with a ctx that is nil or
-// done: [ErrInvalidOption] for a nil ctx (as net/http refuses a nil
-// context), and ctx's error wrapped with op's name for one that is done. It
-// is kept out of line, off the path of a call that starts.
-//
-//go:noinline
-func contextError(ctx context.Context, op string) error {
-	if ctx == nil {
-		return errorf(ErrInvalidOption, "%s with a nil context.Context: pass context.Background() (or context.TODO()) for none", op)
-	}
-	return fmt.Errorf("ttldb: %s: %w", op, ctx.Err())
-}
 
 // errorf wraps sentinel with a message that names the value at fault.
 // The sentinel's own text comes first, so messages read

@@ -264,14 +264,6 @@ func (c *Collection) LastLSN() uint64 {
 	return c.eng.LastLSN()
 }
 
-// LastLSN implements [engine.Engine].
-func (x *localEngine) LastLSN() uint64 {
-	c := (*local)(x)
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.visible()
-}
-
 // FeedStats describes the change feed at one instant.
 type FeedStats struct {
 	// LastLSN is the LSN of the last change.
@@ -300,24 +292,3 @@ func (c *Collection) FeedStats(ctx context.Context) (FeedStats, error) {
 	s, err := c.eng.FeedStats(ctx)
 	return FeedStats(s), err
 }
-
-// FeedStats implements [engine.Engine].
-func (x *localEngine) FeedStats(ctx context.Context) (engine.FeedStats, error) {
-	c := (*local)(x)
-	if !ctxLive(ctx) {
-		return engine.FeedStats{}, contextError(ctx, "FeedStats")
-	}
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	switch {
-	case c.unusable():
-		return engine.FeedStats{}, c.errClosed("FeedStats")
-	case !c.feed.on:
-		return engine.FeedStats{}, errorf(ErrInvalidOption, "FeedStats: the change feed is off (Options.Feed.Off)")
-	}
-	l := &c.feed.log
-	return engine.FeedStats{LastLSN: c.visible(), Oldest: l.first, Records: int64(l.last + 1 - l.first), Bytes: l.bytes}, nil
-}
-
-// FeedChanged implements [engine.Engine].
-func (x *localEngine) FeedChanged() <-chan struct{} { return x.feed.next() }

@@ -42,9 +42,11 @@ func fzFeedFixture(f *testing.F) *fzFeed {
 	}
 	p0, p1 := StringKey("p0"), NumberKey(1)
 	fx := &fzFeed{c: c, parts: []*PartitionKey{nil, &p0, &p1}}
-	c.local.mu.RLock()
-	fx.oldest = c.local.feed.log.first
-	c.local.mu.RUnlock()
+	st, err := c.FeedStats(bg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fx.oldest = st.Oldest
 	if fx.oldest < 2 {
 		f.Fatal("the fixture's log was not trimmed")
 	}

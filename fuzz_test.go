@@ -947,7 +947,7 @@ func fzForgeToken(t fzToken) string {
 
 // fzWellFormedKey reports whether key is a partition-key encoding followed
 // by an id, both of which R10 allows, as the encoding is documented in
-// index.go, or (in a collection partitioned by /id) the encoding of a string
+// internal/local/index.go, or (in a collection partitioned by /id) the encoding of a string
 // key that is a valid id, alone: the only keys List can put in a token.
 func fzWellFormedKey(key string) bool {
 	if key == "" {

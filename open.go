@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"net/url"
 	"path/filepath"
@@ -12,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ttldb/ttldb/internal/vfs"
+	"github.com/ttldb/ttldb/internal/local"
 )
 
 // Opening a collection by URL, on any engine (R16): the two engines of this
@@ -220,7 +219,7 @@ func openFile(u *url.URL, opts *Options) (*Collection, error) {
 	}
 	o.Dir, o.asStored = dir, true
 	if o.Name == "" || o.PartitionKeyPath == "" {
-		held, err := holdsCollection(o.fs, dir)
+		held, err := local.Holds(o.fs, dir)
 		if err != nil {
 			return nil, errorf(ErrInvalidOption, "URL %q: reading %s: %w", u.Redacted(), dir, err)
 		}
@@ -250,32 +249,6 @@ func fileDir(u *url.URL) (string, error) {
 		return "", errorf(ErrInvalidOption, "URL %q names no directory: write file:///abs/path or file:relative/path", u.Redacted())
 	}
 	return filepath.Clean(filepath.FromSlash(p)), nil
-}
-
-// holdsCollection reports whether the directory dir holds a collection: a
-// snapshot, which a collection's first open writes. It writes nothing.
-func holdsCollection(fsys vfs.FS, dir string) (bool, error) {
-	if fsys == nil {
-		fsys = vfs.OS{}
-	}
-	d, err := fsys.OpenDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	defer d.Close()
-	names, err := d.List()
-	if err != nil {
-		return false, err
-	}
-	for _, name := range names {
-		if _, ok := fileEpoch(name, "snap-"); ok {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // options returns a copy of opts, or the zero Options for nil.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/local"
 )
 
 // openOpts are options for Open on clk, without a background sweeper.
@@ -73,7 +74,7 @@ func TestOpenFileRoundTrip(t *testing.T) { // R12, R16
 		require.NoError(t, c.Close())
 	}
 	for _, dir := range []string{"abs", "local", "rel/db", "with space"} {
-		require.FileExists(t, filepath.Join(base, dir, lockName), "the collection was made in %s", dir)
+		require.FileExists(t, filepath.Join(base, dir, local.LockName), "the collection was made in %s", dir)
 	}
 }
 
@@ -299,7 +300,7 @@ func TestOpenRegistry(t *testing.T) { // R16
 
 // TestOpenNewDirectoryNeedsIdentity: a directory that holds no collection
 // refuses an open without a name or partition-key path when its files are
-// read too (recover.go's own check, behind Open's, for files removed
+// read too (internal/local/recover.go's own check, behind Open's, for files removed
 // between the two), writing nothing but the lock.
 func TestOpenNewDirectoryNeedsIdentity(t *testing.T) { // R12
 	dir := t.TempDir()
@@ -310,6 +311,6 @@ func TestOpenNewDirectoryNeedsIdentity(t *testing.T) { // R12
 	names, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, n := range names {
-		require.Equal(t, lockName, n.Name())
+		require.Equal(t, local.LockName, n.Name())
 	}
 }

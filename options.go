@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ttldb/ttldb/internal/local"
 	"github.com/ttldb/ttldb/internal/vfs"
 )
 
@@ -218,22 +219,22 @@ const (
 )
 
 // retention validates the options and returns the bounds they set.
-func (o FeedOptions) retention() (retention, error) {
+func (o FeedOptions) retention() (local.Retention, error) {
 	switch {
 	case o.Off && (o.MaxRecords != 0 || o.MaxBytes != 0 || o.MaxAge != 0):
-		return retention{}, errorf(ErrInvalidOption, "FeedOptions %+v: Off, and a retention: choose one", o)
+		return local.Retention{}, errorf(ErrInvalidOption, "FeedOptions %+v: Off, and a retention: choose one", o)
 	case o.MaxRecords < 0 || o.MaxRecords > maxFeedRecords:
-		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxRecords %d: allowed are 1 to %d, or 0 for no bound by count", o.MaxRecords, int64(maxFeedRecords))
+		return local.Retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxRecords %d: allowed are 1 to %d, or 0 for no bound by count", o.MaxRecords, int64(maxFeedRecords))
 	case o.MaxBytes != 0 && (o.MaxBytes < MinFeedBytes || o.MaxBytes > maxFeedBytes):
-		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxBytes %d: allowed are %d (MinFeedBytes) to %d (1 PiB), or 0 for DefaultFeedBytes", o.MaxBytes, MinFeedBytes, int64(maxFeedBytes))
+		return local.Retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxBytes %d: allowed are %d (MinFeedBytes) to %d (1 PiB), or 0 for DefaultFeedBytes", o.MaxBytes, MinFeedBytes, int64(maxFeedBytes))
 	case o.MaxAge < 0 || o.MaxAge > maxFeedAge:
-		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxAge %v: allowed are 1s to %v, or 0 for no bound by age", o.MaxAge, maxFeedAge)
+		return local.Retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxAge %v: allowed are 1s to %v, or 0 for no bound by age", o.MaxAge, maxFeedAge)
 	case o.MaxAge%time.Second != 0:
-		return retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxAge %v is not whole seconds, the unit of _ts", o.MaxAge)
+		return local.Retention{}, errorf(ErrInvalidOption, "FeedOptions.MaxAge %v is not whole seconds, the unit of _ts", o.MaxAge)
 	}
-	r := retention{records: o.MaxRecords, bytes: o.MaxBytes, age: int64(o.MaxAge / time.Second)}
-	if r.bytes == 0 {
-		r.bytes = DefaultFeedBytes
+	r := local.Retention{Records: o.MaxRecords, Bytes: o.MaxBytes, Age: int64(o.MaxAge / time.Second)}
+	if r.Bytes == 0 {
+		r.Bytes = DefaultFeedBytes
 	}
 	return r, nil
 }
@@ -286,4 +287,4 @@ const DefaultSweepBatch = 256
 // MaxSweepHold is about the longest the sweeper holds the collection's lock
 // at once: a batch ends early when it has taken this long, so that on a
 // slow or busy machine foreground calls still wait no longer (R5).
-const MaxSweepHold = 100 * time.Microsecond
+const MaxSweepHold = local.MaxSweepHold

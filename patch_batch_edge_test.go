@@ -94,7 +94,7 @@ func TestReadOnlyBatchChangesNothing(t *testing.T) { // R5, R14
 	// The sweeper's token, held: the background sweeper, which may plan
 	// its sleep after the clock moves, must not delete "old" itself, nor
 	// make the batch look innocent (it was, 1 run in 40).
-	c.local.sweeping <- struct{}{}
+	release := c.fast.HoldSweeps()
 	clk.Advance(2 * time.Hour)
 	lsn := c.LastLSN()
 	b := NewBatch(StringKey("p"))
@@ -102,7 +102,7 @@ func TestReadOnlyBatchChangesNothing(t *testing.T) { // R5, R14
 	_, err = c.ExecuteBatch(bg, b)
 	st, serr := c.Stats(bg)
 	after := c.LastLSN() // before the token goes back: the sweeper, waiting for it, then deletes "old"
-	<-c.local.sweeping
+	release()
 	require.NoError(t, err)
 	require.Equal(t, lsn, after, "a batch of reads deleted documents")
 	require.NoError(t, serr)

@@ -68,26 +68,6 @@ func (c *Collection) Get(ctx context.Context, pk PartitionKey, id string) (Docum
 	return c.document(d), nil
 }
 
-// lookup is prim.lookup, but never amid a batch's changes: it reads
-// again when a batch applied changes while it read, and waits for a batch
-// applying them now, so that a reader sees all of a batch or none of it
-// (R14). With no batch, it costs two loads of a word no write but a
-// batch's touches.
-func (c *local) lookup(key []byte) (d *engine.Doc, open bool) {
-	for {
-		seq := c.batching.Load()
-		if seq&1 != 0 { // a batch holds mu while it applies its changes
-			c.mu.RLock()
-			c.mu.RUnlock() //lint:ignore SA2001 the wait is the point
-			continue
-		}
-		d, open = c.prim.lookup(key)
-		if c.batching.Load() == seq {
-			return d, open
-		}
-	}
-}
-
 // Delete deletes the live document with partition key pk and id id. It
 // takes O(log n).
 //
@@ -135,15 +115,6 @@ func (c *Collection) modify(ctx context.Context, op engine.Op, pk PartitionKey, 
 	return c.document(d), nil
 }
 
-// remove deletes e's document, live, at now: the deletion a caller asked
-// for. Call with mu held.
-func (c *local) remove(e *entry, now int64) {
-	c.logDelete(e, now, false)
-	c.sec.update(e, e.doc(), nil)
-	c.prim.remove(e)
-	c.exp.remove(e, e.doc())
-}
-
 // ExpiresAt returns the instant d expires, or expired, under the
 // collection's [DefaultTTL] (R3, R4): its _ts plus its effective TTL. A
 // document that expired under an earlier [DefaultTTL] keeps the instant it
@@ -161,15 +132,4 @@ func (c *Collection) ExpiresAt(d Document) (at time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(sec, 0), true
-}
-
-// ExpiresAt implements [engine.Engine], in O(1) under the read lock.
-func (x *localEngine) ExpiresAt(d *engine.Doc) (int64, bool) {
-	c := (*local)(x)
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.unusable() { // Close empties the index
-		return 0, false
-	}
-	return c.exp.expiresAt(d, c.now())
 }

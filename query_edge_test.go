@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/local"
 	"github.com/ttldb/ttldb/internal/ref"
 )
 
@@ -76,13 +77,13 @@ func TestRefusedIndexesChangeNoDirectory(t *testing.T) {
 // the abandoned build has noticed. (Both failed until it had.)
 func TestDropIndexDuringBuildFreesThePath(t *testing.T) {
 	c, _ := newTestCollection(t, "/pk", TTLOff())
-	for i := range 2 * buildEvery {
+	for i := range 2 * local.BuildEvery {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p","v":%d}`, i, i%5))
 	}
 	var dropErr, createErr, modeErr error
 	var listed []string
 	done := false
-	buildHook = func(int) {
+	local.BuildHook = func(int) {
 		if done {
 			return
 		}
@@ -95,7 +96,7 @@ func TestDropIndexDuringBuildFreesThePath(t *testing.T) {
 		}
 		modeErr = c.SetIndexingMode(bg, IndexingNone)
 	}
-	t.Cleanup(func() { buildHook = nil })
+	t.Cleanup(func() { local.BuildHook = nil })
 	err := c.CreateIndex(context.Background(), "/v")
 	require.ErrorIs(t, err, ErrInvalidOption) // dropped while it was built: as documented
 	require.NoError(t, dropErr)

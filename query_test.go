@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/local"
 	"github.com/ttldb/ttldb/internal/ref"
 )
 
@@ -130,23 +131,11 @@ func TestCreateIndexWhileWriting(t *testing.T) {
 }
 
 // checkIndexAgrees checks that every index of c holds exactly one item per
-// document of the primary index, with the document's value.
+// document of the primary index, with the document's value: the engine's
+// Check.
 func checkIndexAgrees(t *testing.T, c *Collection) {
 	t.Helper()
-	c.local.mu.RLock()
-	defer c.local.mu.RUnlock()
-	for _, x := range c.local.sec.list {
-		want := map[string]*entry{}
-		for _, e := range sortedEntries(c) {
-			want[string(x.appendItemKey(nil, e.doc()))] = e
-		}
-		got := map[string]*entry{}
-		x.tree.Ascend(func(it secItem) bool { got[it.k] = it.e; return true })
-		require.Equal(t, len(want), len(got), "index %s", x.ptr)
-		for k, e := range want {
-			require.Same(t, e, got[k], "index %s, item %q", x.ptr, k)
-		}
-	}
+	require.NoError(t, c.fast.Check())
 }
 
 // R12, R13: a durable collection keeps its indexes, made and dropped, in
@@ -190,13 +179,13 @@ func TestIndexesSurviveReopen(t *testing.T) {
 // document deleted and created again.
 func TestIndexBuildCatchesUp(t *testing.T) {
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
-	const n = 5 * buildEvery
+	const n = 5 * local.BuildEvery
 	for i := range n {
 		_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(i), "pk": "p", "v": i % 10})
 		require.NoError(t, err)
 	}
 	calls := 0
-	buildHook = func(read int) {
+	local.BuildHook = func(read int) {
 		calls++
 		for _, id := range []int{read - 1, read + 1, n - read} { // behind, ahead of the build, and far
 			_, err := c.Upsert(bg, map[string]any{"id": fmt.Sprint(id), "pk": "p", "v": 100 + calls})
@@ -211,7 +200,7 @@ func TestIndexBuildCatchesUp(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	t.Cleanup(func() { buildHook = nil })
+	t.Cleanup(func() { local.BuildHook = nil })
 	require.NoError(t, c.CreateIndex(context.Background(), "/v"))
 	require.Equal(t, 5, calls)
 	checkIndexAgrees(t, c)
@@ -231,11 +220,10 @@ func TestQuerySweptLeavesIndexes(t *testing.T) {
 	clk.Advance(10 * time.Second)
 	_, err := c.Sweep(bg)
 	require.NoError(t, err)
-	underRLock(&c.local.mu, func() {
-		for _, x := range c.local.sec.list {
-			require.Equal(t, 2, x.tree.Len(), "the swept document left index %s", x.ptr)
-		}
-	})
+	checkIndexAgrees(t, c) // the swept document left every index
+	n, err := c.Count(bg, Query{})
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
 	bad := PartitionKey{kind: 99}
 	_, err = c.Query(bg, SQL{Text: `SELECT * FROM c`, Partition: &bad})
 	require.ErrorIs(t, err, ErrInvalidPartitionKey)

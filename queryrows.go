@@ -113,7 +113,7 @@ func (r *queryRun) render(d *engine.Doc) ([]byte, bool) {
 	return r.out, ok
 }
 
-func (r *queryRun) row(d *engine.Doc) query.Row { return rowOf(d, r.tag[:]) }
+func (r *queryRun) row(d *engine.Doc) query.Row { return query.RowOf(d, r.tag[:]) }
 
 // keep reports whether d, read as of the snapshot, is a row of the query:
 // live (R4), in the partition, and kept by the WHERE clause.

@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
@@ -214,7 +213,3 @@ func (r *queryRun) token(emitted int, sk []byte, key string) string {
 	b = append(append(b, sk...), key...)
 	return sealToken(r.tokenScope(), string(b))
 }
-
-// viewString returns b as a string without a copy, for a search that ends
-// before b changes.
-func viewString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -87,3 +87,11 @@ func TestRemovedDirectoryFailsWithinASecond(t *testing.T) { // R12
 		requireFailedRemoved(t, c.Close(), "Close")
 	})
 }
+
+// writeN creates the documents "first" to "first+n-1" in partition "p".
+func writeN(t *testing.T, c *Collection, first, n int) {
+	t.Helper()
+	for i := first; i < first+n; i++ {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
+	}
+}

@@ -3,8 +3,6 @@ package ttldb
 import (
 	"context"
 	"time"
-
-	"github.com/ttldb/ttldb/engine"
 )
 
 // Stats describes a collection at one instant.
@@ -36,26 +34,4 @@ func (c *Collection) Stats(ctx context.Context) (Stats, error) {
 	}
 	s, err := c.eng.Stats(ctx)
 	return Stats(s), err
-}
-
-// Stats implements [engine.Engine].
-func (x *localEngine) Stats(ctx context.Context) (engine.Stats, error) {
-	if !ctxLive(ctx) {
-		return engine.Stats{}, contextError(ctx, "Stats")
-	}
-	s, err := (*local)(x).census("Stats")
-	return engine.Stats(s), err
-}
-
-// census returns the collection's [Stats], all read at one instant, under
-// the read lock: the expired documents are counted by the seconds they fell
-// due at, O(log b + k) for k such seconds, however many documents each holds.
-func (c *local) census(op string) (Stats, error) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.unusable() {
-		return Stats{}, c.errClosed(op)
-	}
-	expired := c.exp.countExpired(c.limits())
-	return Stats{Live: c.prim.len() - expired, Expired: expired, Swept: c.swept.Load(), LastSweep: c.lastSweep}, nil
 }

@@ -256,27 +256,6 @@ func exactInt(raw []byte) (int64, bool) {
 	return v, true
 }
 
-// effectiveTTL is rule R3: the number of seconds after _ts at which a
-// document with the given ttl expires under def, and whether it expires at
-// all.
-//
-//	                 | DefaultTTL off | DefaultTTL -1 | DefaultTTL n
-//	ttl absent/null  | never          | never         | after n
-//	ttl -1           | never          | never         | never
-//	ttl m            | never          | after m       | after m
-func effectiveTTL(def DefaultTTL, ttl int32) (seconds int64, expires bool) {
-	switch {
-	case !def.on, ttl == ttlNever:
-		return 0, false
-	case ttl > 0:
-		return int64(ttl), true
-	case def.seconds > 0: // ttl inherits
-		return def.seconds, true
-	default:
-		return 0, false
-	}
-}
-
 // engine returns d as an engine holds it; d is valid (R1).
 func (d DefaultTTL) engine() engine.DefaultTTL {
 	return engine.DefaultTTL{On: d.on, Seconds: d.seconds}

@@ -22,7 +22,7 @@ func TestEffectiveTTLMatrix(t *testing.T) {
 			require.NoError(t, err)
 			own = v
 		}
-		seconds, expires := effectiveTTL(def, own)
+		seconds, expires := def.engine().Expiry(own) // the engines' R3: engine.DefaultTTL.Expiry
 		if want == ref.Never {
 			require.False(t, expires, "never expires")
 		} else {

@@ -30,7 +30,7 @@ type modelHarness struct {
 	m          *model
 	wall       atomic.Int64      // the wall clock, Unix nanoseconds; read by the sweeper goroutine too
 	background bool              // the background sweeper runs (physical deletion is then unpredictable)
-	byKey      bool              // checkInvariants reads the live documents by key, not by a listing, so that only the steps that list build the key order (order.go)
+	byKey      bool              // checkInvariants reads the live documents by key, not by a listing, so that only the steps that list build the key order (internal/local/order.go)
 	nested     bool              // the partition-key path is /t/pk, not /pk
 	idPath     bool              // the partition-key path is /id: every document's partition key is its id
 	path       string            // the partition-key path: /pk, /t/pk or /id

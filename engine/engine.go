@@ -31,6 +31,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -234,13 +235,57 @@ type Settings struct {
 
 // DefaultTTL is a collection's DefaultTTL (R1): off when On is false;
 // otherwise Seconds, -1 for "no default" or a number of seconds from 1 to
-// 2^31-1. The API validates it.
+// MaxTTL. The API validates what it is given; an engine checks what it
+// reads back from storage with Valid. The zero value is off.
 type DefaultTTL struct {
 	On      bool
 	Seconds int64
 }
 
-// Indexing is a collection's indexing mode (R8): Consistent or None.
+// MaxTTL is the largest number of seconds a DefaultTTL or a document's
+// ttl may hold (R1, R2): 2^31-1, about 68 years.
+const MaxTTL = 2147483647
+
+// Valid reports whether d is one of R1's three states: off (with Seconds
+// 0), on with no default (-1), or on with 1 to MaxTTL seconds.
+func (d DefaultTTL) Valid() bool {
+	if !d.On {
+		return d.Seconds == 0
+	}
+	return d.Seconds == -1 || d.Seconds >= 1 && d.Seconds <= MaxTTL
+}
+
+// Expiry is rule R3: the number of seconds after _ts at which a document
+// whose own ttl is ttl (TTLInherit, TTLNever or 1 to MaxTTL) expires
+// under d, and whether it expires at all.
+//
+//	                 | DefaultTTL off | DefaultTTL -1 | DefaultTTL n
+//	ttl absent/null  | never          | never         | after n
+//	ttl -1           | never          | never         | never
+//	ttl m            | never          | after m       | after m
+func (d DefaultTTL) Expiry(ttl int32) (seconds int64, expires bool) {
+	switch {
+	case !d.On, ttl == TTLNever:
+		return 0, false
+	case ttl > 0:
+		return int64(ttl), true
+	case d.Seconds > 0: // ttl inherits
+		return d.Seconds, true
+	default:
+		return 0, false
+	}
+}
+
+// String returns "off", or the number of seconds ("-1" for no default).
+func (d DefaultTTL) String() string {
+	if !d.On {
+		return "off"
+	}
+	return strconv.FormatInt(d.Seconds, 10)
+}
+
+// Indexing is a collection's indexing mode (R8): Consistent or None. The
+// zero value is Consistent.
 type Indexing uint8
 
 // The indexing modes, in the numbering of ttldb.IndexingMode.
@@ -248,3 +293,18 @@ const (
 	Consistent Indexing = iota
 	None
 )
+
+// String returns "consistent" or "none".
+func (m Indexing) String() string {
+	switch m {
+	case Consistent:
+		return "consistent"
+	case None:
+		return "none"
+	}
+	return "Indexing(" + strconv.Itoa(int(m)) + ")"
+}
+
+// Allows is rule R8: whether the mode allows the DefaultTTL d. Mode None
+// keeps no index, and expiry needs one: TTL must be off.
+func (m Indexing) Allows(d DefaultTTL) bool { return !d.On || m != None }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -45,3 +46,18 @@ func (e *ETagMismatch) Error() string {
 
 // Unwrap returns ErrPreconditionFailed.
 func (e *ETagMismatch) Unwrap() error { return ErrPreconditionFailed }
+
+// ContextError returns the error of op (a method's name, such as "Get")
+// called with a ctx that is nil or done: [ErrInvalidOption] for a nil ctx
+// (as net/http refuses a nil context), and ctx's error wrapped with op's
+// name for one that is done. Every engine method that takes a context
+// returns it when the context ends before the call starts or while it
+// waits. It is kept out of line, off the path of a call that starts.
+//
+//go:noinline
+func ContextError(ctx context.Context, op string) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: %s with a nil context.Context: pass context.Background() (or context.TODO()) for none", ErrInvalidOption, op)
+	}
+	return fmt.Errorf("ttldb: %s: %w", op, ctx.Err())
+}

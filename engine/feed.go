@@ -33,8 +33,18 @@ const (
 	FromOldest
 )
 
-// Change is one change of the feed: Op is one of the ChangeOps of package
-// ttldb (OpLatest 0, OpCreate 1, OpReplace 2, OpDelete 3); Doc the document
+// The values of Change.Op, in the numbering of ttldb.ChangeOp: OpLatest
+// for a change of the latest-version feed, which does not say what the
+// write did; the others for the all-versions feed.
+const (
+	OpLatest uint8 = iota
+	OpCreate
+	OpReplace
+	OpDelete
+)
+
+// Change is one change of the feed: Op is OpLatest, OpCreate, OpReplace
+// or OpDelete; Doc the document
 // written, or for a delete the one deleted; Expired marks the deletes of
 // expired documents (R5).
 type Change struct {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unsafe"
 
+	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/jsontext"
 )
 
@@ -195,4 +197,11 @@ func Elements(raw string, fn func(elem string) bool) {
 			j++
 		}
 	}
+}
+
+// RowOf returns d as a query reads it; its etag is written into tag, which
+// must outlive the row's use.
+func RowOf(d *engine.Doc, tag []byte) Row {
+	t := engine.AppendETag(tag[:0], d.Tag)
+	return Row{Body: d.Body(), TS: d.TS, ETag: unsafe.String(unsafe.SliceData(t), len(t))}
 }

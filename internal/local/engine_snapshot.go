@@ -1,0 +1,197 @@
+package local
+
+import (
+	"context"
+
+	"github.com/google/btree"
+	"github.com/ttldb/ttldb/engine"
+)
+
+// engineSnapshot is the in-process engine's [engine.Snapshot]: a snapshot
+// (snapshot.go) and the clones of the secondary indexes it reads.
+type engineSnapshot struct {
+	s     snapshot
+	paths []string
+	trees []*btree.BTreeG[secItem] // trees[i] is the index on paths[i]
+	steps int                      // index items read, for snapshot.halted
+
+	pathRoom [2]string // what paths and trees hold for a query, which reads two indexes at most
+	treeRoom [2]*btree.BTreeG[secItem]
+}
+
+// Snapshot implements [engine.Engine]: it clones, under the lock, the
+// indexes asked for that the collection has (O(1) each, copy on write),
+// or else the key order, once built (see needOrder).
+func (x *Engine) Snapshot(ctx context.Context, paths []string, keys bool) (engine.Snapshot, error) {
+	c := (*collection)(x)
+	for {
+		if !ctxLive(ctx) {
+			return nil, engine.ContextError(ctx, "Query")
+		}
+		c.lock() // Clone writes to the trees' copy-on-write state
+		if c.unusable() {
+			c.mu.Unlock()
+			return nil, c.errClosed("Query")
+		}
+		ls := &engineSnapshot{}
+		ls.paths, ls.trees = ls.pathRoom[:0], ls.treeRoom[:0]
+		for _, p := range paths {
+			if sx := c.sec.find(p); sx != nil {
+				ls.paths = append(ls.paths, p)
+				ls.trees = append(ls.trees, sx.tree.Clone())
+			}
+		}
+		scan := keys || len(ls.paths) == 0
+		if scan && !c.prim.order.built() {
+			c.mu.Unlock()
+			if err := c.needOrder(ctx, "Query"); err != nil {
+				return nil, err
+			}
+			continue // the indexes may have changed meanwhile
+		}
+		if scan {
+			ls.s = c.openSnapshot()
+		} else {
+			ls.s = c.openView()
+		}
+		c.mu.Unlock()
+		return ls, nil
+	}
+}
+
+// Indexes implements [engine.Snapshot].
+func (ls *engineSnapshot) Indexes() []string { return ls.paths }
+
+// Scan implements [engine.Snapshot].
+func (ls *engineSnapshot) Scan(ctx context.Context, prefix, after string, resume bool, fn func(*engine.Doc) bool) error {
+	ls.s.ctx = ctx
+	if ls.s.tree == nil {
+		return errorf(engine.ErrInvalidOption, "a scan of a snapshot opened without keys")
+	}
+	if ls.s.scan(scanRange{prefix: prefix, after: after, resume: resume}, fn) {
+		return ls.s.stopped("Query")
+	}
+	return nil
+}
+
+// tree returns the clone of the index on path, or nil.
+func (ls *engineSnapshot) tree(path string) *btree.BTreeG[secItem] {
+	for i, p := range ls.paths {
+		if p == path {
+			return ls.trees[i]
+		}
+	}
+	return nil
+}
+
+// Index implements [engine.Snapshot].
+func (ls *engineSnapshot) Index(ctx context.Context, path string, ranges []engine.Range, desc bool, seek string, fn func(d *engine.Doc, item string) bool) error {
+	t := ls.tree(path)
+	if t == nil {
+		return errorf(engine.ErrInvalidOption, "a read of index %s, which the snapshot does not hold", path)
+	}
+	ls.s.ctx = ctx
+	closed := false
+	visit := func(it secItem) bool {
+		if seek != "" && it.k == seek {
+			return true
+		}
+		d := ls.s.doc(it.e)
+		if ls.steps++; d == nil || ls.s.halted(ls.steps) {
+			closed = true
+			return false
+		}
+		return fn(d, it.k)
+	}
+	resume := seek != ""
+	if !desc {
+		for _, rg := range ranges {
+			if resume && rg.To != nil && string(rg.To) <= seek {
+				continue
+			}
+			if resume && string(rg.From) < seek {
+				rg.From = []byte(seek)
+			}
+			goOn := true
+			ascend(t, rg, func(it secItem) bool { goOn = visit(it); return goOn })
+			if closed || !goOn {
+				break
+			}
+		}
+	} else {
+		for i := len(ranges) - 1; i >= 0; i-- {
+			rg := ranges[i]
+			if resume && string(rg.From) > seek {
+				continue
+			}
+			goOn := true
+			descend(t, rg, seek, resume, func(it secItem) bool { goOn = visit(it); return goOn })
+			if closed || !goOn {
+				break
+			}
+		}
+	}
+	if closed {
+		return ls.s.stopped("Query")
+	}
+	return nil
+}
+
+// Count implements [engine.Snapshot].
+func (ls *engineSnapshot) Count(path string, ranges []engine.Range, most int) int {
+	t := ls.tree(path)
+	if t == nil {
+		return 0
+	}
+	n := 0
+	for _, rg := range ranges {
+		ascend(t, rg, func(secItem) bool { n++; return n < most })
+		if n >= most {
+			break
+		}
+	}
+	return n
+}
+
+// Expired implements [engine.Snapshot].
+func (ls *engineSnapshot) Expired(d *engine.Doc) bool { return ls.s.lim.expired(d) }
+
+// Judge implements [engine.Snapshot].
+func (ls *engineSnapshot) Judge() { ls.s.lim = ls.s.c.rules.Load().limits(ls.s.c.now()) }
+
+// Release implements [engine.Snapshot].
+func (ls *engineSnapshot) Release() { ls.s.release() }
+
+// ascend calls fn for the items of t in rg, in order, until it returns
+// false.
+func ascend(t *btree.BTreeG[secItem], rg engine.Range, fn func(secItem) bool) {
+	from := item(viewString(rg.From), nil)
+	if rg.To == nil {
+		t.AscendGreaterOrEqual(from, fn)
+	} else {
+		t.AscendRange(from, item(viewString(rg.To), nil), fn)
+	}
+}
+
+// descend calls fn for the items of t in rg, at or below seek if bounded,
+// in descending order, until it returns false.
+func descend(t *btree.BTreeG[secItem], rg engine.Range, seek string, bounded bool, fn func(secItem) bool) {
+	from := string(rg.From)
+	visit := func(it secItem) bool {
+		if it.k < from {
+			return false
+		}
+		if rg.To != nil && it.k >= string(rg.To) {
+			return true
+		}
+		return fn(it)
+	}
+	switch {
+	case bounded:
+		t.DescendLessOrEqual(item(seek, nil), visit)
+	case rg.To != nil:
+		t.DescendLessOrEqual(item(string(rg.To), nil), visit)
+	default:
+		t.Descend(visit)
+	}
+}

@@ -1,0 +1,144 @@
+package local
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/google/btree"
+	"github.com/ttldb/ttldb/engine"
+	"github.com/ttldb/ttldb/internal/query"
+)
+
+// secondary is a secondary index (R13): one item for every document the
+// primary index holds, live or expired but not yet swept, ordered by the
+// document's value at one path, as ORDER BY sorts values (undefined first),
+// then by the document's key. A query reads a range of it for its
+// candidates and checks each against the whole WHERE clause, so the index
+// only narrows what a query reads, and never changes its rows. Guarded by
+// collection.mu; queries read a copy-on-write clone of tree.
+type secondary struct {
+	ptr  string // the path as declared: a JSON Pointer, as /user/name
+	path query.Path
+	tree *btree.BTreeG[secItem]
+}
+
+// secItem is one document in a secondary index. An item of a document
+// that has since been replaced stays in a snapshot's clone, with the entry
+// whose version as of the snapshot it was made from.
+type secItem struct {
+	pre uint64 // k's first 8 bytes, big-endian, zero-padded: most comparisons end here, without loading k
+	k   string // query.AppendKey of the value at the path, then the document's key
+	e   *entry
+}
+
+// item returns the item of key k and entry e (nil to search with).
+func item(k string, e *entry) secItem {
+	var b [8]byte
+	copy(b[:], k)
+	return secItem{pre: binary.BigEndian.Uint64(b[:]), k: k, e: e}
+}
+
+// secLess orders items by k: two prefixes that differ order their keys as
+// the keys do (a shorter key is padded with zeros, which sort first).
+func secLess(a, b secItem) bool {
+	if a.pre != b.pre {
+		return a.pre < b.pre
+	}
+	return a.k < b.k
+}
+
+func newSecondary(ptr string, path query.Path) *secondary {
+	return &secondary{ptr: ptr, path: path, tree: btree.NewG(btreeDegree, secLess)}
+}
+
+// appendItemKey appends the key of d's item.
+func (x *secondary) appendItemKey(dst []byte, d *engine.Doc) []byte {
+	var tag [engine.ETagLen]byte
+	dst = query.AppendKey(dst, query.RowOf(d, tag[:]).Value(x.path))
+	return append(dst, d.Key()...)
+}
+
+// secondaries are a collection's secondary indexes, and those being built.
+// Guarded by collection.mu.
+type secondaries struct {
+	list     []*secondary // set with setList
+	ptrs     []string     // the paths of list's indexes: read, never written, by those it is given to
+	building []*indexBuild
+	loaded   []string // the paths a durable collection's files declare, until it has opened
+	a, b     []byte   // scratch keys
+}
+
+// find returns the index on ptr, or nil.
+func (s *secondaries) find(ptr string) *secondary {
+	for _, x := range s.list {
+		if x.ptr == ptr {
+			return x
+		}
+	}
+	return nil
+}
+
+// paths returns the paths of the indexes, in the order they were made, in
+// O(1): a slice shared with every caller, which none may write to.
+func (s *secondaries) paths() []string { return s.ptrs }
+
+// setList makes list the indexes, and their paths what paths returns: a
+// new slice, without room beyond its length, so that an append to it
+// copies it.
+func (s *secondaries) setList(list []*secondary) {
+	s.list = list
+	ptrs := make([]string, len(list))
+	for i, x := range list {
+		ptrs[i] = x.ptr
+	}
+	s.ptrs = ptrs
+}
+
+// update brings every index in line with the change of e's document from
+// old to new; nil stands for none (a create, a delete). An index whose
+// value did not change is not touched. It takes O(log n) per index
+// changed. Call with mu held.
+func (s *secondaries) update(e *entry, old, new *engine.Doc) {
+	for _, b := range s.building {
+		b.changed[e] = struct{}{}
+	}
+	for _, x := range s.list {
+		if old != nil {
+			s.a = x.appendItemKey(s.a[:0], old)
+		}
+		if new != nil {
+			s.b = x.appendItemKey(s.b[:0], new)
+		}
+		if old != nil && new != nil && bytes.Equal(s.a, s.b) {
+			continue
+		}
+		if old != nil {
+			x.tree.Delete(item(unsafe.String(unsafe.SliceData(s.a), len(s.a)), nil))
+		}
+		if new != nil {
+			x.tree.ReplaceOrInsert(item(string(s.b), e))
+		}
+	}
+}
+
+// clear drops every index, for Close.
+func (s *secondaries) clear() {
+	for _, b := range s.building {
+		b.abandon()
+	}
+	*s = secondaries{}
+}
+
+// indexBuild is a secondary index being built on a live collection: from a
+// snapshot, outside the lock, while writers go on and note the entries they
+// change, which the build then brings up to date under the lock.
+type indexBuild struct {
+	x         *secondary
+	snap      snapshot
+	changed   map[*entry]struct{} // guarded by collection.mu
+	abandoned atomic.Bool         // by DropIndex or Close
+}
+
+func (b *indexBuild) abandon() { b.abandoned.Store(true) }
