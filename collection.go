@@ -156,7 +156,11 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 		return nil, err
 	}
 	c := &Collection{eng: l, fast: l, stop: make(chan struct{})}
-	if err := c.identify(c.eng.Settings()); err != nil { // from the directory if it held one
+	// The identity, from the directory if it held one. local.Open checked
+	// what the directory holds (its name against the one asked for, its
+	// path with the API's parser) before it wrote anything: identify, which
+	// checks them again for any engine, does not refuse what it accepted.
+	if err := c.identify(c.eng.Settings()); err != nil {
 		c.Close()
 		return nil, err
 	}

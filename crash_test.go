@@ -67,8 +67,8 @@ func runCrash(t *testing.T, seed uint64, ops int) {
 	h.tw, err = NewCollection("test", "/pk", &Options{DefaultTTL: def, Now: h.clk.Now, ManualSweep: true, Feed: o.Feed})
 	require.NoError(t, err)
 	defer h.tw.Close()
-	h.tw.etagBase, h.tw.tokenID = h.c.etagBase, h.c.tokenID // the twin is the same collection: its API
-	h.tw.fast.Adopt(h.c.tokenID, h.c.etagBase)              // and its engine
+	h.tw.etagBase, h.tw.tokenID = h.c.etagBase, h.c.tokenID        // the twin is the same collection: its API
+	require.NoError(t, h.tw.fast.Adopt(h.c.tokenID, h.c.etagBase)) // and its engine
 	h.states = []string{durableState(h.tw)}
 	for i := 0; i < ops && !h.dead(); i++ {
 		h.step()

@@ -277,9 +277,10 @@
 //     directory), the default and the fastest: the key map, the key order,
 //     the expiry buckets and the sweeper, snapshots, the feed's structures,
 //     the journal, snapshots on disk and recovery (its doc.go draws them).
-//     The API opens it with a Config (collection.go) and reaches it only
-//     through the engine interface; its tests, beside it, drive it through
-//     a small stand-in for the API and look inside;
+//     The API opens it with a Config (collection.go) and reaches it
+//     through the engine interface (calling it directly, and asking it
+//     whether it is closed); its tests, beside it, drive it through a
+//     small stand-in for the API and look inside;
 //   - conformance: the suite of the contract, R1-R16, which every engine's
 //     tests run (the in-process engine's, in memory and on a directory, in
 //     conformance_test.go);

@@ -56,7 +56,7 @@ const (
 // String returns "latest", "create", "replace" or "delete".
 func (op ChangeOp) String() string {
 	if op <= OpDelete {
-		return [...]string{"latest", "create", "replace", "delete"}[op]
+		return engine.OpName(uint8(op))
 	}
 	return "ChangeOp(" + strconv.Itoa(int(op)) + ")"
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // FeedRead is a read of one page of the change feed (R11), its start
 // found by the API: after the LSN After (0: from the beginning), or as
@@ -42,6 +45,15 @@ const (
 	OpReplace
 	OpDelete
 )
+
+// OpName returns the name of a Change's Op: "latest", "create", "replace"
+// or "delete", or "Op(n)" for another n.
+func OpName(op uint8) string {
+	if op <= OpDelete {
+		return [...]string{"latest", "create", "replace", "delete"}[op]
+	}
+	return "Op(" + strconv.Itoa(int(op)) + ")"
+}
 
 // Change is one change of the feed: Op is OpLatest, OpCreate, OpReplace
 // or OpDelete; Doc the document

@@ -24,7 +24,7 @@ type Recovery struct {
 	Dropped   int64
 	Reason    string
 	// Changed lists the stored settings the open changed to what its
-	// options asked for, in the order it changed them (see [Options]);
+	// options asked for, in the order it changed them (see ttldb.Options);
 	// nil when the options asked for the settings the directory held.
 	Changed []SettingChange
 }

@@ -1,9 +1,12 @@
 // Package local is ttldb's in-process engine: a collection's documents in
 // the memory of the program, and, with a directory, on disk too (R12). It
 // is the default engine and the fastest; package ttldb opens it with
-// [Open] and a [Config], and reaches it only through [engine.Engine], which
+// [Open] and a [Config], and reaches it through [engine.Engine], which
 // [Engine] implements, with the capabilities [engine.Compacter] and
-// [engine.Recoverer].
+// [engine.Recoverer]; beyond the interface, it asks only whether the engine
+// is closed, and why ([Engine.Unusable], [Engine.ErrClosed]), and calls
+// the interface's methods on *Engine directly, so that no argument escapes
+// to the heap.
 //
 // # What a collection is made of
 //

@@ -65,14 +65,22 @@ func (x *Engine) LiveBytes() (counted, want int64) {
 	return c.j.live.Load(), want
 }
 
-// Adopt gives a new, empty engine the identity of another (its etag base
-// and token ID), so that two engines given the same changes store the same
-// documents with the same etags: a crash harness's twin.
-func (x *Engine) Adopt(tokenID, etagBase uint64) {
+// Adopt gives a new, empty engine in memory the identity of another (its
+// etag base and token ID), so that two engines given the same changes
+// store the same documents with the same etags: a crash harness's twin.
+// Call it before the engine is shared: point reads load the etag base
+// without the lock. It refuses, with [engine.ErrInvalidOption], an engine
+// that holds a document or was given an LSN, and a durable one, whose
+// files hold its identity.
+func (x *Engine) Adopt(tokenID, etagBase uint64) error {
 	c := (*collection)(x)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.j != nil || c.seq != 0 || c.prim.len() != 0 {
+		return errorf(engine.ErrInvalidOption, "Adopt: collection %q is durable or not new", c.name)
+	}
 	c.tokenID, c.etagBase = tokenID, etagBase
+	return nil
 }
 
 // HoldSweeps waits for a sweep in progress, then keeps any other from

@@ -183,7 +183,7 @@ func TestInterruptedRotationOpens(t *testing.T) { // R12
 				c, err := openDurable(t, ffs, "db", clk, Options{Sync: SyncAlways})
 				require.NoError(t, err)
 				writeN(t, c, 0, 10)
-				ffs.N = n
+				ffs.Arm(n)
 				c.Compact(context.Background())
 				c.Close()
 				c, err = openDurable(t, mem, "db", clk, Options{Sync: SyncAlways})
@@ -263,7 +263,7 @@ func TestRepairOfInterruptedRotationSurvivesACrash(t *testing.T) { // R12
 				c, err := openDurable(t, ffs, "db", clk, Options{Sync: SyncAlways})
 				require.NoError(t, err)
 				writeN(t, c, 0, 10)
-				ffs.N = n
+				ffs.Arm(n)
 				c.Compact(context.Background())
 				c.Close()
 				return mem

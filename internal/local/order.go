@@ -155,13 +155,13 @@ func (b *orderBuild) end() {
 	}
 }
 
-// OrderHook, when set (by tests), is called by a build of the key order
-// once it has read the key map, without the lock; OrderHoldHook after each
+// orderHook, when set (by tests), is called by a build of the key order
+// once it has read the key map, without the lock; orderHoldHook after each
 // hold of the lock, without it, with the entries it read and the changes it
 // applied.
 var (
-	OrderHook     func(c *collection)
-	OrderHoldHook func(c *collection, read, applied int)
+	orderHook     func(c *collection)
+	orderHoldHook func(c *collection, read, applied int)
 )
 
 // reset empties o: not built, none building.
@@ -261,13 +261,13 @@ func (c *collection) buildOrder(b *orderBuild) {
 		es, from, done = c.prim.keys.entriesFrom(es, from, orderReadSlots)
 		c.mu.Unlock()
 		read = append(read, es)
-		if OrderHoldHook != nil {
-			OrderHoldHook(c, len(es), 0)
+		if orderHoldHook != nil {
+			orderHoldHook(c, len(es), 0)
 		}
 		c.yield(seen)
 	}
-	if OrderHook != nil {
-		OrderHook(c)
+	if orderHook != nil {
+		orderHook(c)
 	}
 	t := orderOf(read)
 	for {
@@ -281,8 +281,8 @@ func (c *collection) buildOrder(b *orderBuild) {
 		}
 		ended, applied := b.ended, b.applied-had
 		c.mu.Unlock()
-		if OrderHoldHook != nil {
-			OrderHoldHook(c, 0, applied)
+		if orderHoldHook != nil {
+			orderHoldHook(c, 0, applied)
 		}
 		if ended {
 			return

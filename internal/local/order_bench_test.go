@@ -137,12 +137,12 @@ func measureOrderBuild(b *testing.B, n, writers int, limit time.Duration) orderB
 	phase.Store(phaseDuring)
 	listed := make(chan error, 1)
 	start := time.Now()
-	OrderHook = func(hc *collection) {
+	orderHook = func(hc *collection) {
 		if hc == c.local {
 			r.read = time.Since(start)
 		}
 	}
-	OrderHoldHook = func(hc *collection, read, applied int) {
+	orderHoldHook = func(hc *collection, read, applied int) {
 		if hc != c.local {
 			return
 		}
@@ -159,7 +159,7 @@ func measureOrderBuild(b *testing.B, n, writers int, limit time.Duration) orderB
 			c.local.mu.Unlock()
 		}
 	}
-	defer func() { c.local.building.Wait(); OrderHook, OrderHoldHook = nil, nil }()
+	defer func() { c.local.building.Wait(); orderHook, orderHoldHook = nil, nil }()
 	b.StartTimer()
 	go func() {
 		_, err := c.List(bg, Query{Limit: 10})

@@ -103,12 +103,12 @@ func TestKeyOrderBuildRandomWriters(t *testing.T) {
 		var waiters sync.WaitGroup
 		holds, published := 0, -1
 		perHold := []int{0, 10, 100, 400}[r.IntN(4)]
-		OrderHook = func(hc *collection) {
+		orderHook = func(hc *collection) {
 			if hc == c.local {
 				orderOps(t, c, clk, r, r.IntN(4*perHold+1), manual, false)
 			}
 		}
-		OrderHoldHook = func(hc *collection, _, _ int) {
+		orderHoldHook = func(hc *collection, _, _ int) {
 			if hc != c.local {
 				return
 			}
@@ -133,7 +133,7 @@ func TestKeyOrderBuildRandomWriters(t *testing.T) {
 		}
 		_, err = c.List(bg, Query{Limit: 5})
 		c.local.building.Wait() // the build's goroutine may outlive a publication by a writer's help
-		OrderHook, OrderHoldHook = nil, nil
+		orderHook, orderHoldHook = nil, nil
 		require.NoError(t, err)
 		waiters.Wait()
 		c.local.mu.RLock() // no require under the lock: Close would wait for it
@@ -184,7 +184,7 @@ func TestKeyOrderBuildRandomConcurrent(t *testing.T) {
 			closeAt = 1 + r.IntN(8)
 		}
 		var holds atomic.Int64
-		OrderHoldHook = func(hc *collection, _, _ int) {
+		orderHoldHook = func(hc *collection, _, _ int) {
 			if hc != c.local {
 				return
 			}
@@ -231,7 +231,7 @@ func TestKeyOrderBuildRandomConcurrent(t *testing.T) {
 		close(stop)
 		writers.Wait()
 		c.local.building.Wait()
-		OrderHoldHook = nil
+		orderHoldHook = nil
 		if closeAt < 0 || !c.local.closed.Load() {
 			c.local.mu.RLock()
 			if c.local.prim.order.build != nil {

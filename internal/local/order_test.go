@@ -120,7 +120,7 @@ func TestKeyOrderOnDemand(t *testing.T) {
 func TestKeyOrderBuildMeetsWrites(t *testing.T) {
 	c, clk := orderFixture(t, 300)
 	ran := false
-	OrderHook = func(hc *collection) {
+	orderHook = func(hc *collection) {
 		if hc != c.local || ran {
 			return
 		}
@@ -137,7 +137,7 @@ func TestKeyOrderBuildMeetsWrites(t *testing.T) {
 		mustCreate(t, c, `{"id":"gone","pk":"p9","ttl":-1}`)
 		require.NoError(t, c.Delete(bg, StringKey("p9"), "gone")) // created and deleted during the build
 	}
-	t.Cleanup(func() { c.local.building.Wait(); OrderHook = nil })
+	t.Cleanup(func() { c.local.building.Wait(); orderHook = nil })
 	ids := listIDs(t, c)
 	require.True(t, ran)
 	checkInvariants(t, c)
@@ -159,13 +159,13 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 			c, _ := orderFixture(t, 50)
 			release := make(chan struct{})
 			builds := 0
-			OrderHook = func(hc *collection) {
+			orderHook = func(hc *collection) {
 				if hc == c.local {
 					builds++
 					<-release
 				}
 			}
-			t.Cleanup(func() { c.local.building.Wait(); OrderHook = nil })
+			t.Cleanup(func() { c.local.building.Wait(); orderHook = nil })
 			var wg sync.WaitGroup
 			counts := make([]int, 4)
 			for i := range counts {
@@ -185,7 +185,7 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 	t.Run("close", func(t *testing.T) {
 		c, _ := orderFixture(t, 50)
 		closed := make(chan error, 1)
-		OrderHook = func(hc *collection) {
+		orderHook = func(hc *collection) {
 			if hc == c.local {
 				// Close from another goroutine, as a program would: it
 				// waits for this build, which is the hook's caller, to
@@ -197,7 +197,7 @@ func TestKeyOrderBuildWaiters(t *testing.T) {
 				}
 			}
 		}
-		t.Cleanup(func() { c.local.building.Wait(); OrderHook = nil })
+		t.Cleanup(func() { c.local.building.Wait(); orderHook = nil })
 		_, err := c.List(bg, Query{})
 		require.ErrorIs(t, err, ErrClosed)
 		require.NoError(t, <-closed)
@@ -267,13 +267,13 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 	for i := range 20_000 {
 		mustCreate(t, c, fmt.Sprintf(`{"id":"base%06d","pk":"p%d"}`, i, i%10))
 	}
-	OrderHook = func(hc *collection) {
+	orderHook = func(hc *collection) {
 		for i := range 3000 { // while the build sorts, off the lock
 			mustCreate(t, c, fmt.Sprintf(`{"id":"new%06d","pk":"p%d"}`, i, i%10))
 		}
 	}
 	var reads, applies []int
-	OrderHoldHook = func(_ *collection, read, applied int) {
+	orderHoldHook = func(_ *collection, read, applied int) {
 		if read > 0 {
 			reads = append(reads, read)
 		}
@@ -281,7 +281,7 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 			applies = append(applies, applied)
 		}
 	}
-	t.Cleanup(func() { c.local.building.Wait(); OrderHook, OrderHoldHook = nil, nil })
+	t.Cleanup(func() { c.local.building.Wait(); orderHook, orderHoldHook = nil, nil })
 	_, err = c.List(bg, Query{Limit: 1})
 	require.NoError(t, err)
 	c.local.building.Wait() // the build's goroutine, and its hooks, are done
@@ -321,7 +321,7 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 			deleted++
 		}
 	}
-	OrderHook = func(hc *collection) {
+	orderHook = func(hc *collection) {
 		if hc == c.local {
 			for range 10 { // while the build sorts: 3000 changes to catch up with
 				writeRound()
@@ -329,7 +329,7 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 		}
 	}
 	readHolds, applyHolds, backlog := 0, 0, 0
-	OrderHoldHook = func(hc *collection, read, applied int) {
+	orderHoldHook = func(hc *collection, read, applied int) {
 		if hc != c.local {
 			return
 		}
@@ -356,7 +356,7 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 			writeRound()
 		}
 	}
-	t.Cleanup(func() { c.local.building.Wait(); OrderHook, OrderHoldHook = nil, nil })
+	t.Cleanup(func() { c.local.building.Wait(); orderHook, orderHoldHook = nil, nil })
 	_, err := c.List(bg, Query{Limit: 10})
 	require.NoError(t, err)
 	c.local.building.Wait() // the build's goroutine, and its hooks, are done
@@ -383,12 +383,12 @@ func TestWaitForKeyOrderStopsWithItsContext(t *testing.T) { // R16
 			mustCreate(t, c, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
 		}
 		release := make(chan struct{})
-		OrderHoldHook = func(hc *collection, _, _ int) {
+		orderHoldHook = func(hc *collection, _, _ int) {
 			if hc == c.local {
 				<-release
 			}
 		}
-		defer func() { c.local.building.Wait(); OrderHoldHook = nil }()
+		defer func() { c.local.building.Wait(); orderHoldHook = nil }()
 		first := make(chan error, 1)
 		go func() {
 			page, err := c.List(bg, Query{})

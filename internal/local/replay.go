@@ -262,7 +262,7 @@ func (c *collection) replay(it logItem) error {
 		}
 		e, h := c.prim.get([]byte(d.Key()))
 		if (e == nil) != (it.op == engine.OpCreate) {
-			return fmt.Errorf("the %v of LSN %d, and the key is there: %v", it.op, it.lsn, e != nil)
+			return fmt.Errorf("the %s of LSN %d, and the key is there: %v", engine.OpName(it.op), it.lsn, e != nil)
 		}
 		c.seq = it.lsn
 		c.store(e, d, h, it.op)

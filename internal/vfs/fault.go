@@ -16,8 +16,8 @@ import (
 // every later one, so that the dead collection cannot touch what the next
 // one opens.
 //
-// Set its fields before the first use; N may be set later, before the
-// events it counts. Its methods are safe for concurrent use.
+// Set its fields before the first use, and N later only with Arm. Its
+// methods are safe for concurrent use.
 type Fault struct {
 	// Mem is the file system that crashes.
 	Mem *Mem
@@ -49,6 +49,14 @@ func (f *Fault) Dead() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.dead
+}
+
+// Arm makes the n-th event, counting from the first ever, crash it: 0 is
+// none. It may be called while the file system is in use.
+func (f *Fault) Arm(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.N = n
 }
 
 // Crash crashes it now, if it has not crashed yet.
