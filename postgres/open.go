@@ -1,0 +1,173 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/ttldb/ttldb"
+	"github.com/ttldb/ttldb/engine"
+)
+
+// Open opens the collection named name, partitioned by partitionKeyPath,
+// on the server pool connects to, in PostgreSQL's schema that its
+// connections' search_path names first: it makes ttldb's tables there if
+// they are missing, and the collection if it is missing, with the
+// settings of opts, or else adopts it, as many processes do at once. The
+// engine does not own pool: closing the engine leaves it open.
+//
+// opts are ttldb's: those of [ttldb.NewCollection], validated by its rules
+// (R1, R8, R10, R13), and read as [ttldb.Open] reads them for an existing
+// directory, because every process shares the collection's settings:
+// DefaultTTL, Indexing, Feed and Indexes make a new collection; for an
+// existing one, a zero field means "as stored" and any other value must
+// be the stored one. Now, when set, is the handle's clock in place of the
+// server's (R4; for tests, never for a process sharing a collection with
+// others). ManualSweep, SweepBatch and Sync are not read yet: nothing
+// sweeps or writes. nil opts are the zero Options.
+//
+// Open costs about ten round trips in one transaction, which holds an
+// advisory lock of the PostgreSQL schema: the opens of one schema wait for
+// each other, briefly. A refused open changes nothing on the server.
+//
+// Errors: [engine.ErrInvalidOption] for a nil ctx or pool, a name, path or
+// option that NewCollection refuses (its errors, with their sentinels),
+// Options.Dir, Options.Name or PartitionKeyPath set to other values than
+// the arguments, a search_path that names no schema, ttldb's tables of a
+// newer version than [SchemaVersion], and an existing collection of
+// another partition-key path or with other settings (each message names
+// both values); [engine.ErrCorrupt] for tables that no ttldb wrote; ctx's
+// error; the server's, wrapped.
+func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string, opts *ttldb.Options) (*Engine, error) {
+	if ctx == nil || ctx.Err() != nil {
+		return nil, engine.ContextError(ctx, "Open")
+	}
+	if pool == nil {
+		return nil, fmt.Errorf("%w: Open of collection %q with a nil *pgxpool.Pool: make one with pgxpool.New", engine.ErrInvalidOption, name)
+	}
+	var o ttldb.Options
+	if opts != nil {
+		o = *opts
+	}
+	w, err := want(name, partitionKeyPath, o)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{pool: pool, clock: o.Now}
+	st, schema, err := openTx(ctx, pool, name, w, e.clockParam())
+	if err != nil {
+		return nil, err
+	}
+	e.schema, e.no = schema, st.no
+	e.settings.Store(&st.settings)
+	return e, nil
+}
+
+// want validates what Open was given and returns what it asks of the
+// collection. The rules are the API's own: it makes, and closes, the
+// in-process collection NewCollection would make, which has no
+// background goroutine and costs microseconds.
+func want(name, path string, o ttldb.Options) (*wanted, error) {
+	switch {
+	case o.Dir != "":
+		return nil, fmt.Errorf("%w: Options.Dir %q: a collection on PostgreSQL lives on the server; Dir is for the in-process engine", engine.ErrInvalidOption, o.Dir)
+	case o.Name != "" && o.Name != name:
+		return nil, fmt.Errorf("%w: Open of collection %q with Options.Name %q: the name is Open's argument; leave Options.Name empty, or make it the same", engine.ErrInvalidOption, name, o.Name)
+	case o.PartitionKeyPath != "" && o.PartitionKeyPath != path:
+		return nil, fmt.Errorf("%w: Open with the partition-key path %q and Options.PartitionKeyPath %q: the path is Open's argument; leave Options.PartitionKeyPath empty, or make it the same", engine.ErrInvalidOption, path, o.PartitionKeyPath)
+	}
+	probe := o
+	probe.Now, probe.ManualSweep = nil, true
+	c, err := ttldb.NewCollection(name, path, &probe)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Close(); err != nil {
+		return nil, err
+	}
+	n, on := o.DefaultTTL.Seconds()
+	w := &wanted{
+		path: path,
+		def:  engine.DefaultTTL{On: on, Seconds: n},
+		mode: engine.Indexing(o.Indexing),
+		feed: !o.Feed.Off,
+		idx:  o.Indexes,
+	}
+	if w.feed {
+		w.keep = retention{o.Feed.MaxRecords, o.Feed.MaxBytes, int64(o.Feed.MaxAge / time.Second)}
+		if w.keep.bytes == 0 {
+			w.keep.bytes = ttldb.DefaultFeedBytes
+		}
+	}
+	w.set.def = o.DefaultTTL != ttldb.TTLOff()
+	w.set.mode = o.Indexing != ttldb.IndexingConsistent
+	w.set.feed = o.Feed != ttldb.FeedOptions{}
+	w.set.idx = len(o.Indexes) > 0
+	return w, nil
+}
+
+// openTx makes or adopts the collection in one transaction, under the
+// advisory lock of the PostgreSQL schema, so that two processes that open
+// at once make the tables and the collection once, and each sees them
+// whole. It returns the collection's row and the schema's name, quoted.
+func openTx(ctx context.Context, pool *pgxpool.Pool, name string, w *wanted, now *int64) (stored, string, error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return stored{}, "", fmt.Errorf("ttldb: opening collection %q: %w", name, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit, a no-op
+	var schema *string
+	if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return stored{}, "", fmt.Errorf("ttldb: opening collection %q: %w", name, err)
+	}
+	if schema == nil {
+		var path string
+		_ = tx.QueryRow(ctx, `SHOW search_path`).Scan(&path) // for the message only
+		return stored{}, "", fmt.Errorf("%w: opening collection %q: the connection's search_path (%s) names no schema that exists: create one, or set search_path to one", engine.ErrInvalidOption, name, path)
+	}
+	q := pgx.Identifier{*schema}.Sanitize()
+	if _, err := tx.Exec(ctx, schemaLock, *schema); err != nil {
+		return stored{}, "", fmt.Errorf("ttldb: opening collection %q: locking PostgreSQL schema %q: %w", name, *schema, err)
+	}
+	if err := useSchema(ctx, tx, *schema, q); err != nil {
+		return stored{}, "", err
+	}
+	st, found, err := readCollection(ctx, tx, q, name)
+	switch {
+	case err != nil:
+		return stored{}, "", err
+	case found:
+		if err := w.adopt(&st); err != nil {
+			return stored{}, "", err
+		}
+		if err := tablesExist(ctx, tx, q, &st); err != nil {
+			return stored{}, "", err
+		}
+	default:
+		if st, err = createCollection(ctx, tx, q, name, w, now); err != nil {
+			return stored{}, "", err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return stored{}, "", fmt.Errorf("ttldb: opening collection %q: committing: %w", name, err)
+	}
+	return st, q, nil
+}
+
+// tablesExist checks that the tables of the stored collection st exist.
+// Errors: ErrCorrupt for one that is missing, dropped by hand.
+func tablesExist(ctx context.Context, tx pgx.Tx, q string, st *stored) error {
+	for _, t := range []string{"ttldb_docs_{n}", "ttldb_feed_{n}"} {
+		table := ddl("{s}."+t, q, st.no)
+		var ok bool
+		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok); err != nil {
+			return fmt.Errorf("ttldb: opening collection %q: looking for table %s: %w", st.settings.Name, table, err)
+		}
+		if !ok {
+			return fmt.Errorf("%w: collection %q has no table %s: it was dropped by hand; ttldb cannot open the collection without it", engine.ErrCorrupt, st.settings.Name, table)
+		}
+	}
+	return nil
+}
