@@ -87,7 +87,7 @@ func TestLongKeysFitTheDocumentsTable(t *testing.T) { // R10
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback(t.Context()) //nolint:errcheck
+	defer func() { _ = tx.Rollback(t.Context()) }()
 	if _, err := tx.Exec(t.Context(), `SET LOCAL enable_seqscan = off`); err != nil {
 		t.Fatal(err)
 	}

@@ -113,11 +113,13 @@ func want(name, path string, o ttldb.Options) (*wanted, error) {
 // at once make the tables and the collection once, and each sees them
 // whole. It returns the collection's row and the schema's name, quoted.
 func openTx(ctx context.Context, pool *pgxpool.Pool, name string, w *wanted, now *int64) (stored, string, error) {
-	tx, err := pool.Begin(ctx)
+	// Read committed, whatever the connections' default: each statement
+	// then sees what another open committed before this one got the lock.
+	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return stored{}, "", fmt.Errorf("ttldb: opening collection %q: %w", name, err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit, a no-op
+	defer func() { _ = tx.Rollback(ctx) }() // after Commit, a no-op; with ctx done, pgx closes the connection
 	var schema *string
 	if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		return stored{}, "", fmt.Errorf("ttldb: opening collection %q: %w", name, err)

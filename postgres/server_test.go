@@ -60,14 +60,18 @@ func newServer(t *testing.T) *server {
 func (s *server) ident() string { return pgx.Identifier{s.schema}.Sanitize() }
 
 // pool returns a new pool whose connections' search_path is the test's
-// schema, as another process's would be; it is closed when the test ends.
-func (s *server) pool() *pgxpool.Pool {
+// schema, as another process's would be, with the run-time parameters
+// params (pairs of a name and a value); it is closed when the test ends.
+func (s *server) pool(params ...string) *pgxpool.Pool {
 	s.t.Helper()
 	cfg, err := pgxpool.ParseConfig(s.url)
 	if err != nil {
 		s.t.Fatalf("%s: %v", serverEnv, err)
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = s.schema
+	for i := 0; i+1 < len(params); i += 2 {
+		cfg.ConnConfig.RuntimeParams[params[i]] = params[i+1]
+	}
 	cfg.MaxConns = 4
 	p, err := pgxpool.NewWithConfig(s.t.Context(), cfg)
 	if err != nil {
