@@ -18,7 +18,7 @@ import (
 //
 // It is groundwork: it holds the collection's identity and settings and
 // its clock, and has no document operation yet, so it does not implement
-// [engine.Engine].
+// [engine.Engine]. The zero Engine is closed: its Settings are zero.
 type Engine struct {
 	pool   *pgxpool.Pool
 	schema string // PostgreSQL's schema that holds the tables, quoted
@@ -34,7 +34,12 @@ type Engine struct {
 // ETagBase, DefaultTTL, Indexing, Feed and Indexes, the slice being the
 // engine's own, to read only. It does not wait, and costs nothing; after
 // Close it returns the same.
-func (e *Engine) Settings() engine.Settings { return *e.settings.Load() }
+func (e *Engine) Settings() engine.Settings {
+	if s := e.settings.Load(); s != nil {
+		return *s
+	}
+	return engine.Settings{} // the zero Engine's
+}
 
 // Close releases the handle: its later calls return an error wrapping
 // [engine.ErrClosed]. It does not close the pool, which is the caller's,
@@ -49,6 +54,9 @@ func (e *Engine) Close() error {
 func (e *Engine) usable(ctx context.Context, op string) error {
 	if ctx == nil || ctx.Err() != nil {
 		return engine.ContextError(ctx, op)
+	}
+	if e.pool == nil {
+		return fmt.Errorf("%w: %s on a zero Engine: make one with Open", engine.ErrClosed, op)
 	}
 	if e.closed.Load() {
 		return fmt.Errorf("%w: %s on collection %q after Close", engine.ErrClosed, op, e.Settings().Name)

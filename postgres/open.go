@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,7 +36,8 @@ import (
 // Errors: [engine.ErrInvalidOption] for a nil ctx or pool, a name, path or
 // option that NewCollection refuses (its errors, with their sentinels),
 // Options.Dir, Options.Name or PartitionKeyPath set to other values than
-// the arguments, a search_path that names no schema, ttldb's tables of a
+// the arguments, an index path holding a 0x00 byte (which PostgreSQL's
+// text cannot hold), a search_path that names no schema, ttldb's tables of a
 // newer version than [SchemaVersion], and an existing collection of
 // another partition-key path or with other settings (each message names
 // both values); [engine.ErrCorrupt] for tables that no ttldb wrote; ctx's
@@ -77,6 +79,11 @@ func want(name, path string, o ttldb.Options) (*wanted, error) {
 		return nil, fmt.Errorf("%w: Open of collection %q with Options.Name %q: the name is Open's argument; leave Options.Name empty, or make it the same", engine.ErrInvalidOption, name, o.Name)
 	case o.PartitionKeyPath != "" && o.PartitionKeyPath != path:
 		return nil, fmt.Errorf("%w: Open with the partition-key path %q and Options.PartitionKeyPath %q: the path is Open's argument; leave Options.PartitionKeyPath empty, or make it the same", engine.ErrInvalidOption, path, o.PartitionKeyPath)
+	}
+	for _, p := range o.Indexes {
+		if strings.IndexByte(p, 0) >= 0 {
+			return nil, fmt.Errorf("%w: index path %q holds a 0x00 byte, which PostgreSQL's text cannot hold", engine.ErrInvalidOption, p)
+		}
 	}
 	probe := o
 	probe.Now, probe.ManualSweep = nil, true

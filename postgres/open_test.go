@@ -163,6 +163,7 @@ func TestOpenRefusesBadInput(t *testing.T) { // R1, R8, R10
 		{"c", "/pk", &ttldb.Options{DefaultTTL: ttldb.TTLSeconds(5), Indexing: ttldb.IndexingNone}, engine.ErrInvalidOption, "R8"},
 		{"c", "/pk", &ttldb.Options{Indexes: []string{"/a", "/a"}}, engine.ErrInvalidOption, "twice"},
 		{"c", "/pk", &ttldb.Options{Feed: ttldb.FeedOptions{MaxBytes: 1}}, engine.ErrInvalidOption, "MaxBytes"},
+		{"c", "/pk", &ttldb.Options{Indexes: []string{"/a\x00b"}}, engine.ErrInvalidOption, "0x00"},
 	} {
 		_, err := Open(t.Context(), pool, c.name, c.path, c.opts)
 		wantRefused(t, err, c.want, c.says)
@@ -254,5 +255,19 @@ func TestClose(t *testing.T) { // R15
 	}
 	if after := e.Settings(); after.ID != before.ID {
 		t.Errorf("Settings() after Close = %+v, want %+v", after, before)
+	}
+}
+
+func TestZeroEngine(t *testing.T) { // R15
+	t.Parallel()
+	var e Engine
+	if s := e.Settings(); s.Name != "" || s.ID != 0 {
+		t.Errorf("zero Engine's Settings() = %+v, want zero", s)
+	}
+	if _, err := e.now(t.Context()); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("zero Engine's now = %v, want ErrClosed", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Errorf("zero Engine's Close = %v, want nil", err)
 	}
 }

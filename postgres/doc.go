@@ -1,0 +1,88 @@
+// Package postgres is to be ttldb's engine on PostgreSQL (issue 29): one
+// collection kept on a PostgreSQL server, shared by every process that
+// opens it, so that the replicas of a service share their sessions, tokens
+// and idempotency keys, with ttldb's rules (R1-R16) judged by the server.
+// It is a module of its own, so that a program that embeds ttldb in
+// process never pulls in a database driver.
+//
+// # What exists, and what does not yet
+//
+// Document operations are not implemented yet: no Get, Write, Batch,
+// Snapshot, change feed, sweeper, SetDefaultTTL, index or Stats. [Engine]
+// does not implement engine.Engine, and the package is not yet usable as
+// an engine: ttldb.FromEngine cannot take it, and no URL scheme is
+// registered with ttldb.Open. What exists is the groundwork those
+// operations will stand on:
+//
+//   - [Open], which makes ttldb's tables on the server if they are missing,
+//     checks their version, and makes a collection or adopts an existing
+//     one, safely when several processes open at once;
+//   - the collection's identity and settings, read from the server
+//     ([Engine.Settings]), and [Engine.Close];
+//   - the engine's clock: the server's, never going backward.
+//
+// # Where the collection lives
+//
+// Open takes a *pgxpool.Pool that the caller makes and closes. The tables
+// are in PostgreSQL's schema that the pool's connections' search_path names
+// first (the public schema, by default); Open pins it, so a later change
+// of search_path does not move them. Every process that shares a
+// collection must open it in the same schema.
+//
+// A schema holds, for every collection in it:
+//
+//   - ttldb_schema: one row, the version of ttldb's tables
+//     ([SchemaVersion]). Open refuses a newer version than it knows.
+//   - ttldb_collections: one row per collection, by name: its number (which
+//     names its tables), partition-key path, ID and ETagBase (random 64-bit
+//     numbers drawn when it was made), DefaultTTL (R1), R7's two cut-offs
+//     (and a column for the history of inherit cuts, which ExpiresAt will
+//     need), indexing mode (R8), the last
+//     LSN given out (R11), the high-water mark of "now" (R4), whether the
+//     feed is kept and its retention (R11), and the paths of the secondary
+//     indexes (R13).
+//
+// and for each collection, a pair of tables named from its number N (never
+// from its name, which is the caller's input):
+//
+//   - ttldb_docs_N: the documents. The primary key is the SHA-256 of the
+//     key (the partition-key encoding and the id), kept whole beside it
+//     and matched on every read: a key of R10's largest sizes is longer
+//     than a btree item may be (2704 bytes), so a btree on the key itself
+//     refuses it. The order of keys is an index on its first 1024 bytes,
+//     and the expiry order (R5, R7) two partial indexes, one per kind of
+//     ttl.
+//   - ttldb_feed_N: the all-versions change feed's records (R11).
+//
+// Their columns of LSNs are a first draft: how LSNs are given out, in
+// commit order without gaps, is still to be designed, and will shape them.
+//
+// Every statement is fixed text: a caller's input (a name, a path, a key)
+// is always a bound parameter, never part of the SQL.
+//
+// # The clock
+//
+// "Now" is the server's clock, the start of the transaction in whole Unix
+// seconds, so that processes whose machines' clocks disagree judge expiry
+// alike (R4). It never goes backward: SQL function ttldb_now(clock, hwm)
+// never answers below the high-water mark stored in the collection's row,
+// which the operations to come will raise. Its bound: when the server's
+// clock steps back, "now" stays at the mark, which is as recent as the
+// last operation that raised it; a document that expired after the mark
+// and before the step reads live again for at most that gap. A handle
+// opened with ttldb.Options.Now uses that clock instead of the server's,
+// for tests that move time without sleeping; processes sharing a
+// collection in production leave it nil.
+//
+// # Testing
+//
+// The tests run against a real server when TTLDB_TEST_PG holds its URL,
+// and skip, saying so, when it is unset. From this directory,
+//
+//	../.ci/pg go test ./...
+//
+// starts a throwaway PostgreSQL 15 on 127.0.0.1 (installing it with
+// apt-get if it is missing), runs the tests against it, and removes it.
+// Each test works in a PostgreSQL schema of its own, so they run in
+// parallel.
+package postgres
