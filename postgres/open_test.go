@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -270,4 +271,35 @@ func TestZeroEngine(t *testing.T) { // R15
 	if err := e.Close(); err != nil {
 		t.Errorf("zero Engine's Close = %v, want nil", err)
 	}
+}
+
+func TestOpenStopsWithItsContext(t *testing.T) { // R16: a call that waits stops when its context is done
+	t.Parallel()
+	s := newServer(t)
+	// Another process holds the schema's lock, as an open in progress does.
+	s.exec(`SELECT pg_advisory_lock(hashtextextended('ttldb ' || $1, 0))`, s.schema)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	pool := s.pool()
+	go func() {
+		_, err := Open(ctx, pool, "sessions", "/tenant", nil)
+		done <- err
+	}()
+	// Cancel once the open waits for the lock, which the server shows.
+	for s.count(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock%'`) == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("Open returned %v while another held the schema's lock", err)
+		default:
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Open whose context was canceled while it waited = %v, want an error wrapping context.Canceled", err)
+	}
+	s.exec(`SELECT pg_advisory_unlock(hashtextextended('ttldb ' || $1, 0))`, s.schema)
+	if s.tables() != 0 {
+		t.Errorf("the canceled open made tables")
+	}
+	mustOpen(t, s, "sessions", "/tenant", nil) // the pool is usable again
 }
