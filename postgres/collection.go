@@ -140,7 +140,7 @@ func (w *wanted) adopt(st *stored) error {
 		diff = append(diff, fmt.Sprintf("indexes %q, not %q", s.Indexes, w.idx))
 	}
 	if diff != nil {
-		return fmt.Errorf("%w: collection %q exists with %s: every process shares its settings; open it with zero options to take them as they are, and change them with the collection's setters", engine.ErrInvalidOption, s.Name, strings.Join(diff, ", "))
+		return fmt.Errorf("%w: collection %q exists with %s: every process that opens it shares its settings: open it with zero options to take them as stored", engine.ErrInvalidOption, s.Name, strings.Join(diff, ", "))
 	}
 	return nil
 }
