@@ -102,44 +102,9 @@ func NewCollection(name, partitionKeyPath string, opts *Options) (*Collection, e
 // options, and Open's for its two built-in engines. With o.asStored and
 // o.Dir, an empty name or partition-key path is the directory's.
 func newCollection(name, partitionKeyPath string, o Options) (*Collection, error) {
-	adopt := o.asStored && o.Dir != ""
-	if p := nameProblem(name, MaxNameLength); p != "" && !(adopt && name == "") {
-		return nil, errorf(ErrInvalidOption, "collection name %q %s", name, p)
-	}
-	if !(adopt && partitionKeyPath == "") {
-		if _, err := parsePath(partitionKeyPath); err != nil {
-			return nil, err
-		}
-	}
-	if err := o.DefaultTTL.validate(); err != nil {
-		return nil, err
-	}
-	if err := o.Indexing.validate(); err != nil {
-		return nil, err
-	}
-	if err := ttlNeedsIndexing(o.DefaultTTL, o.Indexing); err != nil {
-		return nil, err
-	}
-	keep, err := o.Feed.retention()
+	keep, err := checkCollection(name, partitionKeyPath, &o)
 	if err != nil {
 		return nil, err
-	}
-	if err := o.Sync.validate(); err != nil {
-		return nil, err
-	}
-	if len(o.Indexes) > 0 && o.Indexing == IndexingNone {
-		return nil, errorf(ErrInvalidOption, "Options.Indexes %q with indexing mode none, which keeps no index (R8)", o.Indexes)
-	}
-	for i, ptr := range o.Indexes {
-		if _, err := indexPath(ptr); err != nil {
-			return nil, err
-		}
-		if slices.Contains(o.Indexes[:i], ptr) {
-			return nil, errorf(ErrInvalidOption, "index path %s is listed twice", ptr)
-		}
-	}
-	if o.SweepBatch < 0 {
-		return nil, errorf(ErrInvalidOption, "SweepBatch %d is negative", o.SweepBatch)
 	}
 	if o.SweepBatch == 0 {
 		o.SweepBatch = DefaultSweepBatch
@@ -165,6 +130,71 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 		return nil, err
 	}
 	return c, nil
+}
+
+// CheckCollection reports whether [NewCollection] would accept a collection
+// of this name, partition-key path and options, with the error it would
+// return, and makes nothing. It is for an engine that makes its collections
+// elsewhere (on a database server): it refuses what the API refuses, in
+// the same words, before it touches its storage. A nil opts is the zero
+// [Options]. Options.Dir, which only the in-process engine reads, is
+// checked as NewCollection checks it, without looking at the directory.
+// It costs O(the index paths).
+//
+// Errors: those of NewCollection's arguments and options ([ErrInvalidOption],
+// [ErrInvalidTTL], [ErrInvalidPartitionKey] for a bad path).
+func CheckCollection(name, partitionKeyPath string, opts *Options) error {
+	o := options(opts)
+	o.asStored = false
+	_, err := checkCollection(name, partitionKeyPath, &o)
+	return err
+}
+
+// checkCollection is NewCollection's and Open's validation of a
+// collection's identity and options (R1, R8, R10, R11, R12): with
+// o.asStored and o.Dir, an empty name or partition-key path is the
+// directory's. It returns the feed's retention.
+func checkCollection(name, partitionKeyPath string, o *Options) (local.Retention, error) {
+	adopt := o.asStored && o.Dir != ""
+	if p := nameProblem(name, MaxNameLength); p != "" && !(adopt && name == "") {
+		return local.Retention{}, errorf(ErrInvalidOption, "collection name %q %s", name, p)
+	}
+	if !(adopt && partitionKeyPath == "") {
+		if _, err := parsePath(partitionKeyPath); err != nil {
+			return local.Retention{}, err
+		}
+	}
+	if err := o.DefaultTTL.validate(); err != nil {
+		return local.Retention{}, err
+	}
+	if err := o.Indexing.validate(); err != nil {
+		return local.Retention{}, err
+	}
+	if err := ttlNeedsIndexing(o.DefaultTTL, o.Indexing); err != nil {
+		return local.Retention{}, err
+	}
+	keep, err := o.Feed.retention()
+	if err != nil {
+		return local.Retention{}, err
+	}
+	if err := o.Sync.validate(); err != nil {
+		return local.Retention{}, err
+	}
+	if len(o.Indexes) > 0 && o.Indexing == IndexingNone {
+		return local.Retention{}, errorf(ErrInvalidOption, "Options.Indexes %q with indexing mode none, which keeps no index (R8)", o.Indexes)
+	}
+	for i, ptr := range o.Indexes {
+		if _, err := indexPath(ptr); err != nil {
+			return local.Retention{}, err
+		}
+		if slices.Contains(o.Indexes[:i], ptr) {
+			return local.Retention{}, errorf(ErrInvalidOption, "index path %s is listed twice", ptr)
+		}
+	}
+	if o.SweepBatch < 0 {
+		return local.Retention{}, errorf(ErrInvalidOption, "SweepBatch %d is negative", o.SweepBatch)
+	}
+	return keep, nil
 }
 
 // documents returns the parser of the documents of a collection

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestBadOptions(t *testing.T) { // R1, R8
+func TestBadOptions(t *testing.T) { // R1, R8, R16
 	for _, tc := range []struct {
 		name, path string
 		opts       *Options
@@ -34,7 +34,12 @@ func TestBadOptions(t *testing.T) { // R1, R8
 		require.ErrorIs(t, err, tc.want, "%q %q %+v", tc.name, tc.path, tc.opts)
 		require.Contains(t, err.Error(), tc.text)
 		require.Nil(t, c)
+		// R16: an engine that makes its collections elsewhere is told the same.
+		require.Equal(t, err.Error(), CheckCollection(tc.name, tc.path, tc.opts).Error())
 	}
+	require.NoError(t, CheckCollection("c", "/pk", nil))
+	require.NoError(t, CheckCollection("c", "/pk", &Options{DefaultTTL: TTLSeconds(60), Indexes: []string{"/a"}, Feed: FeedOptions{MaxRecords: 10}}))
+	require.ErrorIs(t, CheckCollection("c", "/pk", &Options{Indexes: []string{"/a", "/a"}}), ErrInvalidOption)
 	for _, in := range []string{"0", "1.5", `"10"`, "true", "{}", "-2", "2147483648", "nope", ""} {
 		d := TTLSeconds(5)
 		err := d.UnmarshalJSON([]byte(in))

@@ -68,9 +68,8 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 }
 
 // want validates what Open was given and returns what it asks of the
-// collection. The rules are the API's own: it makes, and closes, the
-// in-process collection NewCollection would make, which has no
-// background goroutine and costs microseconds.
+// collection. The rules are the API's own (ttldb.CheckCollection), and
+// the refusals of what PostgreSQL cannot hold.
 func want(name, path string, o ttldb.Options) (*wanted, error) {
 	switch {
 	case o.Dir != "":
@@ -85,13 +84,7 @@ func want(name, path string, o ttldb.Options) (*wanted, error) {
 			return nil, fmt.Errorf("%w: index path %q holds a 0x00 byte, which PostgreSQL's text cannot hold", engine.ErrInvalidOption, p)
 		}
 	}
-	probe := o
-	probe.Now, probe.ManualSweep = nil, true
-	c, err := ttldb.NewCollection(name, path, &probe)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Close(); err != nil {
+	if err := ttldb.CheckCollection(name, path, &o); err != nil {
 		return nil, err
 	}
 	n, on := o.DefaultTTL.Seconds()
