@@ -282,7 +282,7 @@ func ttlNeedsIndexing(def DefaultTTL, mode IndexingMode) error {
 
 // DefaultSweepBatch is the number of documents the sweeper deletes while it
 // holds the collection's lock, when [Options.SweepBatch] is zero.
-const DefaultSweepBatch = 256
+const DefaultSweepBatch = local.DefaultSweepBatch
 
 // MaxSweepHold is about the longest the sweeper holds the collection's lock
 // at once: a batch ends early when it has taken this long, so that on a

@@ -65,9 +65,8 @@ type IndexingMode = engine.Indexing
 
 // The feed's defaults, as the API sets them.
 const (
-	DefaultSweepBatch = 256
-	DefaultFeedBytes  = 64 << 20
-	MinFeedBytes      = 64 << 10
+	DefaultFeedBytes = 64 << 20
+	MinFeedBytes     = 64 << 10
 )
 
 // FeedOptions are the feed's options: on unless Off, with a retention.
@@ -112,16 +111,12 @@ func NewCollection(name, path string, o *Options) (*Collection, error) {
 	if keep.Bytes == 0 {
 		keep.Bytes = DefaultFeedBytes
 	}
-	batch := o.SweepBatch
-	if batch == 0 {
-		batch = DefaultSweepBatch
-	}
 	if name == "" && !o.asStored {
 		name = o.Name
 	}
 	x, err := Open(Config{
 		Name: name, Path: path, Documents: testDocuments,
-		Now: o.Now, SweepBatch: batch, ManualSweep: o.ManualSweep,
+		Now: o.Now, SweepBatch: o.SweepBatch, ManualSweep: o.ManualSweep,
 		DefaultTTL: o.DefaultTTL, Indexing: o.Indexing, Indexes: o.Indexes,
 		Feed: !o.Feed.Off, Keep: keep,
 		Dir: o.Dir, Sync: o.Sync, AsStored: o.asStored, KeepSettings: o.keepSettings,

@@ -20,11 +20,12 @@ type Config struct {
 	// Documents returns the parser of the documents of a collection
 	// partitioned by path, as the API parses a write; Open uses it to read
 	// the documents its files hold, and refuses a stored path it rejects.
+	// It is required.
 	Documents func(path string) (Parser, error)
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	// SweepBatch is the most documents a sweep deletes under one hold of
-	// the lock (R5); it must be at least 1.
+	// the lock (R5); 0 is DefaultSweepBatch.
 	SweepBatch int
 	// ManualSweep starts no background sweeper: the caller calls Sweep.
 	ManualSweep bool
@@ -65,6 +66,10 @@ type Parsed struct {
 	TTL       int32
 }
 
+// DefaultSweepBatch is Config.SweepBatch when it is 0: ttldb's
+// DefaultSweepBatch.
+const DefaultSweepBatch = 256
+
 // Sync says when a durable collection's writes reach stable storage, in
 // the numbering of ttldb.Sync.
 type Sync uint8
@@ -90,8 +95,14 @@ type Retention struct{ Records, Bytes, Age int64 }
 // as a [*engine.CorruptError], [engine.ErrInvalidOption] for a directory
 // that cannot be used) and of the settings' change.
 func Open(cfg Config) (*Engine, error) {
+	if cfg.Documents == nil {
+		return nil, errorf(engine.ErrInvalidOption, "local.Open of collection %q without Config.Documents, the parser of its documents", cfg.Name)
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.SweepBatch <= 0 {
+		cfg.SweepBatch = DefaultSweepBatch
 	}
 	c := &collection{
 		name:     cfg.Name,
