@@ -144,7 +144,10 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 // Errors: those of NewCollection's arguments and options ([ErrInvalidOption],
 // [ErrInvalidTTL], [ErrInvalidPartitionKey] for a bad path).
 func CheckCollection(name, partitionKeyPath string, opts *Options) error {
-	o := options(opts)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	o.asStored = false
 	_, err := checkCollection(name, partitionKeyPath, &o)
 	return err
