@@ -19,6 +19,9 @@ type stored struct {
 	settings engine.Settings
 	keep     retention
 	hwm      int64 // the "now" high-water mark (R4)
+	rules    rules // the DefaultTTL and R7's cut-offs
+	cutsOK   bool  // inherit_cuts held pairs in ascending order
+	lsn      int64 // the last LSN given out (R11)
 }
 
 // retention bounds the all-versions feed (R11, R15): the records, bytes and
@@ -42,7 +45,7 @@ type wanted struct {
 
 // columns are the columns of ttldb_collections that a read takes, in the
 // order scanRow reads them.
-const columns = `no, name, pk_path, token_id, etag_base, def_on, def_n, indexing, now_hwm, feed, keep_records, keep_bytes, keep_age, indexes`
+const columns = `no, name, pk_path, token_id, etag_base, def_on, def_n, indexing, now_hwm, feed, keep_records, keep_bytes, keep_age, indexes, own_cut, inherit_cuts, lsn`
 
 // readCollection reads the row of the collection named name, or returns
 // found false when there is none.
@@ -67,9 +70,13 @@ func scanRow(row pgx.CollectableRow) (stored, error) {
 	s := &st.settings
 	var id, base int64
 	var mode int16
+	var cuts []int64
 	err := row.Scan(&st.no, &s.Name, &s.PartitionKeyPath, &id, &base, &s.DefaultTTL.On, &s.DefaultTTL.Seconds,
-		&mode, &st.hwm, &s.Feed, &st.keep.records, &st.keep.bytes, &st.keep.age, &s.Indexes)
+		&mode, &st.hwm, &s.Feed, &st.keep.records, &st.keep.bytes, &st.keep.age, &s.Indexes,
+		&st.rules.ownCut, &cuts, &st.lsn)
 	s.ID, s.ETagBase, s.Indexing = uint64(id), uint64(base), engine.Indexing(mode)
+	st.rules.def = s.DefaultTTL
+	st.rules.cuts, st.cutsOK = pairs(cuts)
 	return st, err
 }
 
@@ -82,6 +89,10 @@ func (st *stored) check() error {
 		return fmt.Errorf("%w: collection %q has the number %d in ttldb_collections; ttldb gives numbers from 1", engine.ErrCorrupt, s.Name, st.no)
 	case !s.DefaultTTL.Valid():
 		return fmt.Errorf("%w: collection %q has the DefaultTTL on=%t, seconds=%d in ttldb_collections, which R1 does not allow", engine.ErrCorrupt, s.Name, s.DefaultTTL.On, s.DefaultTTL.Seconds)
+	case !st.cutsOK:
+		return fmt.Errorf("%w: collection %q has inherit_cuts in ttldb_collections that are not (up_to, ttl) pairs in ascending order", engine.ErrCorrupt, s.Name)
+	case st.lsn < 0:
+		return fmt.Errorf("%w: collection %q has the LSN %d in ttldb_collections; LSNs start at 1", engine.ErrCorrupt, s.Name, st.lsn)
 	case s.Indexing != engine.Consistent && s.Indexing != engine.None:
 		return fmt.Errorf("%w: collection %q has the indexing mode %d in ttldb_collections; there are 0 and 1", engine.ErrCorrupt, s.Name, s.Indexing)
 	}

@@ -16,9 +16,11 @@ import (
 // other handles, in this process or others, share. Open makes it. It is
 // safe for concurrent use.
 //
-// It is groundwork: it holds the collection's identity and settings and
-// its clock, and has no document operation yet, so it does not implement
-// [engine.Engine]. The zero Engine is closed: its Settings are zero.
+// It holds the collection's identity and settings and its clock, and has
+// the point operations (Get, Write, SetDefaultTTL, ExpiresAt, LastLSN);
+// Batch, Snapshot, the feed, Sweep and the rest are to come, so it does
+// not implement [engine.Engine] yet. The zero Engine is closed: its
+// Settings are zero.
 type Engine struct {
 	pool   *pgxpool.Pool
 	schema string // PostgreSQL's schema that holds the tables, quoted
@@ -26,7 +28,42 @@ type Engine struct {
 	clock  func() time.Time
 
 	settings atomic.Pointer[engine.Settings]
+	rules    atomic.Pointer[rules] // the DefaultTTL and cut-offs last read (ExpiresAt)
+	lastLSN  atomic.Uint64         // the largest LSN given out that this handle has seen
+	lastNow  atomic.Int64          // the largest "now" the server gave this handle
 	closed   atomic.Bool
+
+	// skipPass, set by a test, makes a write commit and return errSkipped
+	// without its pass: a writer that died between the two.
+	skipPass atomic.Bool
+}
+
+// seen records what a statement read of the collection's row: its last
+// LSN and its now.
+func (e *Engine) seen(lsn, now int64) {
+	for {
+		old := e.lastLSN.Load()
+		if uint64(lsn) <= old || e.lastLSN.CompareAndSwap(old, uint64(lsn)) {
+			break
+		}
+	}
+	for {
+		old := e.lastNow.Load()
+		if now <= old || e.lastNow.CompareAndSwap(old, now) {
+			break
+		}
+	}
+}
+
+// setRules stores the rules read from the collection's row, and the
+// DefaultTTL in the settings when it changed.
+func (e *Engine) setRules(r rules) {
+	e.rules.Store(&r)
+	if s := e.settings.Load(); s != nil && s.DefaultTTL != r.def {
+		c := *s
+		c.DefaultTTL = r.def
+		e.settings.Store(&c)
+	}
 }
 
 // Settings returns the collection's identity and settings as this handle
@@ -77,4 +114,10 @@ func (e *Engine) serverError(what string, err error) error {
 		return fmt.Errorf("%w: collection %q: its row of %s.ttldb_collections is gone: it was dropped on the server", engine.ErrClosed, name, e.schema)
 	}
 	return fmt.Errorf("ttldb: collection %q: %s: %w", name, what, err)
+}
+
+// errorf returns an error wrapping sentinel with the message made of
+// format and args.
+func errorf(sentinel error, format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
 }

@@ -64,6 +64,8 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 	}
 	e.schema, e.no = schema, st.no
 	e.settings.Store(&st.settings)
+	e.setRules(st.rules)
+	e.seen(st.lsn, st.hwm)
 	return e, nil
 }
 

@@ -81,9 +81,18 @@ $$ SELECT greatest(coalesce(clock, floor(extract(epoch FROM transaction_timestam
 // inherit, -1 never, else seconds; never NULL, so that no predicate on it
 // meets SQL's three-valued logic.
 //
-// The columns of LSNs (lsn) are the first draft of R11's: how LSNs are
-// given out is to come, and will shape them.
+// LSNs (R11) are given out after a write commits, by the sequencer
+// (sequence.go, DESIGN.md): a write takes a seq from the collection's
+// sequence ttldb_seq_{n} for each record it makes, under its document's
+// row lock, and leaves lsn NULL; a pass numbers the committed records
+// without an LSN in seq order, the feed's records and the documents whose
+// current version they are (docs.seq = feed.seq). The sequence caches no
+// values, so a later write of one document takes a larger seq. Every
+// write makes its feed records, the feed kept or not: they are what the
+// sequencer numbers.
 const collectionDDL = `
+CREATE SEQUENCE {s}.ttldb_seq_{n};
+
 CREATE TABLE {s}.ttldb_docs_{n} (
 	h      bytea GENERATED ALWAYS AS (sha256(key)) STORED PRIMARY KEY,
 	key    bytea NOT NULL,   -- engine.Doc.Key
@@ -93,14 +102,17 @@ CREATE TABLE {s}.ttldb_docs_{n} (
 	body   text NOT NULL,    -- the JSON as the API wrote it, without _ts and _etag
 	ts     bigint NOT NULL,  -- _ts
 	ttl    integer NOT NULL CHECK (ttl >= -1), -- 0 inherits, -1 never, else seconds (R2)
-	lsn    bigint NOT NULL   -- R11: the write's LSN; _etag is etag_base + lsn
+	seq    bigint NOT NULL DEFAULT nextval('{s}.ttldb_seq_{n}'), -- the write's: its feed record's seq
+	lsn    bigint            -- R11: the write's LSN, NULL until sequenced; _etag is etag_base + lsn
 );
 CREATE INDEX ttldb_docs_{n}_order ON {s}.ttldb_docs_{n} (substring(key FROM 1 FOR 1024));
 CREATE INDEX ttldb_docs_{n}_own ON {s}.ttldb_docs_{n} ((ts + ttl)) WHERE ttl > 0;  -- R5, R7
 CREATE INDEX ttldb_docs_{n}_inherit ON {s}.ttldb_docs_{n} (ts) WHERE ttl = 0;     -- R5, R7
+CREATE INDEX ttldb_docs_{n}_seq ON {s}.ttldb_docs_{n} (seq);                      -- the sequencer's join
 
 CREATE TABLE {s}.ttldb_feed_{n} (
-	lsn     bigint PRIMARY KEY,
+	seq     bigint PRIMARY KEY DEFAULT nextval('{s}.ttldb_seq_{n}'),
+	lsn     bigint,          -- R11: NULL until sequenced
 	op      smallint NOT NULL CHECK (op BETWEEN 1 AND 3), -- engine.OpCreate, OpReplace, OpDelete
 	key     bytea NOT NULL,
 	pk_end  integer NOT NULL,
@@ -111,6 +123,8 @@ CREATE TABLE {s}.ttldb_feed_{n} (
 	ttl     integer NOT NULL,
 	expired boolean NOT NULL DEFAULT false -- R11: a delete of an expired document
 );
+CREATE UNIQUE INDEX ttldb_feed_{n}_lsn ON {s}.ttldb_feed_{n} (lsn) WHERE lsn IS NOT NULL;
+CREATE INDEX ttldb_feed_{n}_pending ON {s}.ttldb_feed_{n} (seq) WHERE lsn IS NULL;
 `
 
 // ddl returns text with {s} replaced by the quoted schema and {n} by the

@@ -1,0 +1,118 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/ttldb/ttldb/engine"
+)
+
+// The sequencer gives out LSNs (R11; DESIGN.md, "LSNs"). A write commits
+// its records with a seq and no LSN, then runs a pass: in a second
+// transaction it takes the collection's advisory lock and, unless its
+// record was numbered meanwhile by another's pass, numbers every committed
+// record without an LSN, in seq order, from the collection's counter. One
+// pass numbers the records of every write that committed before it, so
+// that concurrent writers share its commit, as they share the flush of
+// their first ones.
+//
+// Never take the advisory lock while holding a document's row lock: a pass
+// waits for the row locks of the documents it numbers.
+
+// seqLockSQL takes the collection's sequencer lock until the transaction
+// ends: a key from the schema and the collection's number.
+const seqLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('ttldb sequencer ' || $1 || ' ' || $2::text, 0))`
+
+// passSQL numbers every committed record without an LSN, in seq order, and
+// the documents whose current version is one of them; it raises the
+// counter by as many, and the high-water mark of now. It returns the last
+// LSN given out. $1 is the collection's number, $2 the handle's clock.
+const passSQL = `
+WITH p AS (SELECT seq FROM {s}.ttldb_feed_{n} WHERE lsn IS NULL ORDER BY seq),
+c AS (
+	UPDATE {s}.ttldb_collections c SET lsn = c.lsn + (SELECT count(*) FROM p), now_hwm = ` + nowSQL + `
+	WHERE c.no = $1 AND EXISTS (SELECT 1 FROM p)
+	RETURNING c.lsn - (SELECT count(*) FROM p) AS base, c.lsn),
+n AS (SELECT p.seq, c.base + row_number() OVER (ORDER BY p.seq) AS lsn FROM p, c),
+f AS (UPDATE {s}.ttldb_feed_{n} f SET lsn = n.lsn FROM n WHERE f.seq = n.seq RETURNING 1),
+d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq RETURNING 1)
+SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHERE no = $1)),
+	(SELECT count(*) FROM f), (SELECT count(*) FROM d)`
+
+// sequence runs a pass, unless the record of seq mine (0 for none) has an
+// LSN by the time it holds the lock, and returns mine's LSN (0 for none).
+// It costs a transaction of three or four round trips, holding the
+// collection's sequencer lock, and waits for the lock and for the row
+// locks of writes in progress on the documents it numbers.
+//
+// Errors: ErrCorrupt for a record mine that is gone or still has no LSN;
+// ctx's; the server's.
+func (e *Engine) sequence(ctx context.Context, mine int64) (int64, error) {
+	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return 0, e.serverError("sequencing", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, seqLockSQL, e.schema, e.no); err != nil {
+		return 0, e.serverError("taking the sequencer's lock", err)
+	}
+	var lsn *int64
+	if mine != 0 {
+		if lsn, err = e.lsnOf(ctx, tx, mine); err != nil || lsn != nil {
+			return deref(lsn), err // numbered by another's pass
+		}
+	}
+	var last, feed, docs int64
+	if err := tx.QueryRow(ctx, e.sql(passSQL), e.no, e.clockParam()).Scan(&last, &feed, &docs); err != nil {
+		return 0, e.serverError("numbering the writes", err)
+	}
+	if mine != 0 {
+		if lsn, err = e.lsnOf(ctx, tx, mine); err != nil {
+			return 0, err
+		}
+		if lsn == nil {
+			return 0, e.serverError("sequencing", errors.New("the write's record has no LSN after a pass"))
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, e.serverError("committing the LSNs", err)
+	}
+	e.seen(last, 0)
+	return deref(lsn), nil
+}
+
+// lsnOf returns the LSN of the feed's record seq, nil for none yet.
+func (e *Engine) lsnOf(ctx context.Context, tx pgx.Tx, seq int64) (*int64, error) {
+	var lsn *int64
+	err := tx.QueryRow(ctx, e.sql(`SELECT lsn FROM {s}.ttldb_feed_{n} WHERE seq = $1`), seq).Scan(&lsn)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, e.corrupt("the write's record of seq %d is gone from the feed before it was numbered", seq)
+	}
+	if err != nil {
+		return nil, e.serverError("reading a write's LSN", err)
+	}
+	if lsn != nil {
+		e.seen(*lsn, 0)
+	}
+	return lsn, nil
+}
+
+// corrupt returns ErrCorrupt with a message about the collection.
+func (e *Engine) corrupt(format string, args ...any) error {
+	return errorf(engine.ErrCorrupt, "collection %q: "+format, append([]any{e.Settings().Name}, args...)...)
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// LastLSN implements [engine.Engine]: the largest LSN given out that this
+// handle has seen, from its own passes and reads of the collection's row
+// (at Open, at each Get and write); other processes' writes show after
+// this handle's next call that reads it. It does not wait, and costs
+// nothing.
+func (e *Engine) LastLSN() uint64 { return e.lastLSN.Load() }

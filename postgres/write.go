@@ -1,0 +1,229 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/ttldb/ttldb/engine"
+)
+
+// A write (DESIGN.md, "LSNs") is two transactions. The first locks the
+// document's row, reads the collection's row without a lock (the setting,
+// the cut-offs and now), decides as R4 and R10 say, and writes the
+// document and its feed record(s), each with a seq and no LSN; it commits.
+// The second is the pass (sequence.go), which gives the write its LSN, and
+// so its etag: Doc.Tag = ETagBase + LSN.
+
+// lockSQL locks and reads the row of the document with the key $1.
+const lockSQL = `SELECT pk_end, id_at, id_end, body, ts, ttl, seq, lsn FROM {s}.ttldb_docs_{n} WHERE h = sha256($1) AND key = $1 FOR UPDATE`
+
+// limitsSQL reads, after the lock, the collection's row: now, the two
+// limits, the setting and cut-offs (for ExpiresAt), and the last LSN.
+const limitsSQL = `SELECT t.now, ` + ownLimSQL + `, ` + inhLimSQL + `, c.def_on, c.def_n, c.own_cut, c.inherit_cuts, c.lsn
+FROM {s}.ttldb_collections c CROSS JOIN LATERAL (SELECT ` + nowSQL + ` AS now) t WHERE c.no = $1`
+
+// expiredSQL records the delete of the expired version of the document
+// with the key $1, flagged expired (R11), before a write over it.
+const expiredSQL = `INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl, expired)
+SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl, true FROM {s}.ttldb_docs_{n} WHERE h = sha256($1) AND key = $1`
+
+// insertSQL stores a document whose key had no row, and its feed record
+// of op $8; it returns no row when another write made the row meanwhile.
+const insertSQL = `WITH d AS (
+	INSERT INTO {s}.ttldb_docs_{n} (key, pk_end, id_at, id_end, body, ts, ttl) VALUES ($1, $2, $3, $4, $5, $6, $7)
+	ON CONFLICT DO NOTHING RETURNING seq, key, pk_end, id_at, id_end, body, ts, ttl)
+INSERT INTO {s}.ttldb_feed_{n} (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
+SELECT seq, $8, key, pk_end, id_at, id_end, body, ts, ttl FROM d RETURNING seq`
+
+// updateSQL stores a document over the version of seq $9, which the
+// transaction has locked, with a new seq, and its feed record of op $8.
+const updateSQL = `WITH d AS (
+	UPDATE {s}.ttldb_docs_{n} SET pk_end = $2, id_at = $3, id_end = $4, body = $5, ts = $6, ttl = $7,
+		seq = nextval('{s}.ttldb_seq_{n}'), lsn = NULL
+	WHERE h = sha256($1) AND key = $1 AND seq = $9 RETURNING seq, key, pk_end, id_at, id_end, body, ts, ttl)
+INSERT INTO {s}.ttldb_feed_{n} (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
+SELECT seq, $8, key, pk_end, id_at, id_end, body, ts, ttl FROM d RETURNING seq`
+
+// deleteSQL deletes the version of seq $2 of the document with the key $1
+// and records the delete.
+const deleteSQL = `WITH d AS (
+	DELETE FROM {s}.ttldb_docs_{n} WHERE h = sha256($1) AND key = $1 AND seq = $2 RETURNING key, pk_end, id_at, id_end, body, ts, ttl)
+INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl)
+SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl FROM d RETURNING seq`
+
+// Why a write's first transaction starts again: errRetry when another
+// write made the document's row after this one found none; errUnsequenced
+// when it needs the etag of a version that has no LSN yet (IfMatch,
+// Modify), which a pass gives, run without the row's lock.
+var (
+	errRetry       = errors.New("the document's row changed: again")
+	errUnsequenced = errors.New("the live version has no LSN yet: a pass, then again")
+	// errSkipped is what a write returns, committed, when a test set
+	// skipPass.
+	errSkipped = errors.New("ttldb: test hook: the write committed and skipped its pass")
+)
+
+// maxAttempts bounds the first transactions of one write: each retry
+// follows another write's progress, so more means a fault.
+const maxAttempts = 100
+
+// Write implements [engine.Engine]: w applied to the document with the
+// key (R4, R6, R10, R11), as internal/local's Write decides, and the
+// document stored, stamped with now (_ts) and its etag, returned (nil for
+// a Delete). A Create or Upsert over an expired document first records
+// its delete, flagged expired (R11). A Modify calls w.Change in Go on the
+// live version, under its row's lock, and writes on that version; it may
+// call Change again when it must start again. Once the first transaction
+// has committed, the write finishes its pass whatever ctx says.
+//
+// It costs two transactions: the first of four round trips (five over an
+// expired document), which holds the document's row; the pass, shared
+// with the writes that committed meanwhile (sequence.go).
+//
+// Errors: ErrConflict, ErrNotFound, *engine.ETagMismatch (R10), what
+// w.Change returns; ErrInvalidOption for Op Read (a batch's only) or a
+// Write without its Doc or Change; ErrClosed; ErrCorrupt; ctx's; the
+// server's.
+func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine.Doc, error) {
+	if err := e.usable(ctx, w.Op.String()); err != nil {
+		return nil, err
+	}
+	switch {
+	case w.Op > engine.Modify:
+		return nil, errorf(engine.ErrInvalidOption, "a Write of Op %v: Read is a batch's step only", w.Op)
+	case w.Op <= engine.Upsert && w.Doc == nil:
+		return nil, errorf(engine.ErrInvalidOption, "a %v without its Doc", w.Op)
+	case w.Op == engine.Modify && w.Change == nil:
+		return nil, errorf(engine.ErrInvalidOption, "a Patch without its Change")
+	}
+	for range maxAttempts {
+		d, seq, err := e.writeTx(ctx, key, &w)
+		switch {
+		case errors.Is(err, errRetry):
+			continue
+		case errors.Is(err, errUnsequenced):
+			if _, err := e.sequence(ctx, 0); err != nil {
+				return nil, err
+			}
+			continue
+		case err != nil:
+			return nil, err
+		case e.skipPass.Load():
+			return nil, errSkipped
+		}
+		lsn, err := e.sequence(context.WithoutCancel(ctx), seq)
+		if err != nil {
+			return nil, err
+		}
+		if d != nil {
+			d.Tag = e.Settings().ETagBase + uint64(lsn)
+		}
+		return d, nil
+	}
+	return nil, e.serverError(w.Op.String(), errors.New("the document changed under 100 attempts in a row"))
+}
+
+// writeTx is a write's first transaction: it returns the document stored
+// (nil for a delete), not yet tagged, and the seq of its last record.
+func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *engine.Doc, seq int64, err error) {
+	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return nil, 0, e.serverError(w.Op.String(), err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var old row
+	found := true
+	err = tx.QueryRow(ctx, e.sql(lockSQL), key).Scan(&old.pkEnd, &old.idAt, &old.idEnd, &old.body, &old.ts, &old.ttl, &old.seq, &old.lsn)
+	if errors.Is(err, pgx.ErrNoRows) {
+		found = false
+	} else if err != nil {
+		return nil, 0, e.serverError("locking a document", err)
+	}
+	now, l, err := e.readLimits(ctx, tx)
+	if err != nil {
+		return nil, 0, err
+	}
+	live := found && l.live(old.ts, old.ttl)
+	switch {
+	case w.Op == engine.Create && live:
+		return nil, 0, engine.ErrConflict
+	case !live && (w.Op != engine.Create && w.Op != engine.Upsert || w.HasIfMatch):
+		return nil, 0, engine.ErrNotFound
+	case (w.HasIfMatch || w.Op == engine.Modify) && old.lsn == nil:
+		return nil, 0, errUnsequenced // no caller was given its etag
+	}
+	var prev *engine.Doc
+	if live && old.lsn != nil {
+		if prev, err = e.doc(key, &old); err != nil {
+			return nil, 0, err
+		}
+	}
+	if w.HasIfMatch && !prev.HasETag(w.IfMatch) {
+		return nil, 0, &engine.ETagMismatch{Current: prev.ETag()}
+	}
+	op := engine.OpReplace
+	if !live {
+		op = engine.OpCreate
+	}
+	var d *engine.Doc
+	switch w.Op {
+	case engine.Create, engine.Replace, engine.Upsert:
+		d = w.Doc
+	case engine.Touch: // R6: stored again, unchanged
+		d = engine.NewDoc(key, engine.Layout{PK: uint16(old.pkEnd), IDAt: uint16(old.idAt), IDEnd: uint16(old.idEnd)}, old.body, old.ttl, 0, 0)
+	case engine.Modify:
+		if d, err = w.Change(prev, now); err != nil {
+			return nil, 0, err
+		}
+		if d == nil {
+			return nil, 0, errorf(engine.ErrInvalidOption, "a Patch whose Change returned no document")
+		}
+	}
+	if found && !live { // R11: the expired version's delete first
+		if _, err := tx.Exec(ctx, e.sql(expiredSQL), key); err != nil {
+			return nil, 0, e.serverError("recording the delete of an expired document", err)
+		}
+	}
+	if d == nil { // Delete
+		err = tx.QueryRow(ctx, e.sql(deleteSQL), key, old.seq).Scan(&seq)
+	} else {
+		d.TS = now
+		args := []any{key, int32(d.Layout.PK), int32(d.Layout.IDAt), int32(d.Layout.IDEnd), d.Body(), d.TS, d.TTL, int16(op)}
+		if found {
+			err = tx.QueryRow(ctx, e.sql(updateSQL), append(args, old.seq)...).Scan(&seq)
+		} else {
+			err = tx.QueryRow(ctx, e.sql(insertSQL), args...).Scan(&seq)
+		}
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, 0, errRetry
+	}
+	if err != nil {
+		return nil, 0, e.serverError("writing a document", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, 0, e.serverError("committing a write", err)
+	}
+	return d, seq, nil
+}
+
+// readLimits reads, in tx, the collection's row: now and the limits at
+// now, and keeps the setting and cut-offs for ExpiresAt.
+func (e *Engine) readLimits(ctx context.Context, tx pgx.Tx) (now int64, l limits, err error) {
+	var r rules
+	var cuts []int64
+	var last int64
+	err = tx.QueryRow(ctx, e.sql(limitsSQL), e.no, e.clockParam()).
+		Scan(&now, &l.own, &l.inherit, &r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &last)
+	if err != nil {
+		return 0, limits{}, e.serverError("reading the collection's settings", err)
+	}
+	var ok bool
+	if r.cuts, ok = pairs(cuts); !ok || !r.def.Valid() {
+		return 0, limits{}, e.corrupt("its row of ttldb_collections holds DefaultTTL %v and inherit_cuts %v, which no ttldb writes", r.def, cuts)
+	}
+	e.seen(last, now)
+	e.setRules(r)
+	return now, l, nil
+}
