@@ -22,7 +22,7 @@ import (
 
 // seqLockSQL takes the collection's sequencer lock until the transaction
 // ends: a key from the schema and the collection's number.
-const seqLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('ttldb sequencer ' || $1 || ' ' || $2::text, 0))`
+const seqLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('ttldb sequencer ' || $1 || ' ' || $2::bigint::text, 0))`
 
 // passSQL numbers every committed record without an LSN, in seq order, and
 // the documents whose current version is one of them; it raises the
