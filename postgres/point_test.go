@@ -92,8 +92,13 @@ func (h *handle) gone(id string) {
 	}
 }
 
-// lsn returns the LSN a document's etag carries.
-func (h *handle) lsn(d *engine.Doc) uint64 { return d.Tag - h.e.Settings().ETagBase }
+// lsn returns the LSN a document's etag carries, 0 for none.
+func (h *handle) lsn(d *engine.Doc) uint64 {
+	if d == nil {
+		return 0
+	}
+	return d.Tag - h.e.Settings().ETagBase
+}
 
 func TestGetJudgesTheR3Matrix(t *testing.T) { // R3, R4
 	t.Parallel()
@@ -172,9 +177,22 @@ func TestWritesOverAnExpiredDocument(t *testing.T) { // R4, R11
 	if sprint(got) != sprint(want) {
 		t.Errorf("feed = %q, want %q", got, want)
 	}
+	// A document of its own ttl, expired, is refused and replaced alike.
+	h.mustPut(engine.Create, "b", `{"b":1}`, 5)
+	h.clock.set(t0 + 14)
+	if _, err := h.put(engine.Create, "b", `{"b":2}`, 5); !errors.Is(err, engine.ErrConflict) {
+		t.Errorf("Create over a live document of ttl 5 at +4: %v, want ErrConflict", err)
+	}
+	h.clock.set(t0 + 15)
+	if _, err := h.put(engine.Replace, "b", `{"b":2}`, 5); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("Replace of a document of ttl 5 at +5: %v, want ErrNotFound", err)
+	}
+	if d, err := h.put(engine.Create, "b", `{"b":3}`, 5); err != nil || h.lsn(d) != 6 {
+		t.Errorf("Create over an expired document of ttl 5 = LSN %d, %v; want 6", h.lsn(d), err)
+	}
 	// An Upsert over an expired document is a create too.
 	h.clock.set(t0 + 20)
-	if d, err := h.put(engine.Upsert, "a", `{"v":4}`, 0); err != nil || h.lsn(d) != 5 {
-		t.Errorf("Upsert over an expired document = LSN %d, %v; want 5", h.lsn(d), err)
+	if d, err := h.put(engine.Upsert, "a", `{"v":4}`, 0); err != nil || h.lsn(d) != 8 {
+		t.Errorf("Upsert over an expired document = LSN %d, %v; want 8", h.lsn(d), err)
 	}
 }

@@ -28,7 +28,7 @@ func TestSetDefaultTTLKeepsWhatExpiredExpired(t *testing.T) { // R7, R3
 	t.Parallel()
 	s := newServer(t)
 	h := open(t, s, "sessions", &ttldb.Options{DefaultTTL: ttldb.TTLSeconds(100)})
-	other := open(t, s, "sessions", nil) // another process, which reads the setting from the server
+	other := open(t, s, "sessions", nil)             // another process, which reads the setting from the server
 	a := h.mustPut(engine.Create, "a", `{"a":1}`, 0) // inherits
 	b := h.mustPut(engine.Create, "b", `{"b":1}`, 50)
 	h.wantExpiresAt("a under 100", a, t0+100, true)
