@@ -15,9 +15,10 @@ import "context"
 // tick, so a server clock that steps back by more than the time since the
 // last tick judges by the mark, and one that steps back less goes back to
 // the mark at most: that long, a document that expired since the mark
-// reads live again. The operations to come tick (writes, or what gives
-// out their LSNs; the sweeper), which keeps that window to the time
-// between two of them. A failover keeps the mark: it is a row.
+// reads live again. The sequencer's pass raises it (sequence.go), as does
+// SetDefaultTTL, and the sweeper is to, which keeps that window to the
+// time between two writes (or, to come, sweeps). A failover keeps the
+// mark: it is a row.
 
 // maxClock is the largest Unix second a clock of Options.Now reads, and
 // -maxClock the smallest: 2^62, as the in-process engine bounds it, so

@@ -7,12 +7,15 @@
 //
 // # What exists, and what does not yet
 //
-// Document operations are not implemented yet: no Get, Write, Batch,
-// Snapshot, change feed, sweeper, SetDefaultTTL, index or Stats. [Engine]
-// does not implement engine.Engine, and the package is not yet usable as
-// an engine: ttldb.FromEngine cannot take it, and no URL scheme is
-// registered with ttldb.Open. What exists is the groundwork those
-// operations will stand on:
+// The point operations exist, as DESIGN.md plans them: [Engine.Get],
+// [Engine.Write] (Create, Replace, Upsert, Delete, Touch, Patch),
+// [Engine.SetDefaultTTL], [Engine.ExpiresAt] and [Engine.LastLSN], with
+// LSNs given out by a sequencer that writers help (sequence.go). Batch,
+// Snapshot, the change feed's reads and watchers, the sweeper (and the
+// background pass it is to run), SetIndexing, the indexes and Stats do not
+// exist yet: [Engine] does not implement engine.Engine, and the package is
+// not yet usable as an engine: ttldb.FromEngine cannot take it, and no URL
+// scheme is registered with ttldb.Open. Beside them:
 //
 //   - [Open], which makes ttldb's tables on the server if they are missing,
 //     checks their version, and makes a collection or adopts an existing
@@ -36,14 +39,15 @@
 //   - ttldb_collections: one row per collection, by name: its number (which
 //     names its tables), partition-key path, ID and ETagBase (random 64-bit
 //     numbers drawn when it was made), DefaultTTL (R1), R7's two cut-offs
-//     (and a column for the history of inherit cuts, which ExpiresAt will
-//     need), indexing mode (R8), the last
+//     (and the history of inherit cuts, for ExpiresAt), indexing mode
+//     (R8), the last
 //     LSN given out (R11), the high-water mark of "now" (R4), whether the
 //     feed is kept and its retention (R11), and the paths of the secondary
 //     indexes (R13).
 //
-// and for each collection, a pair of tables named from its number N (never
-// from its name, which is the caller's input):
+// and for each collection, a sequence (ttldb_seq_N, which orders its
+// writes) and a pair of tables named from its number N (never from its
+// name, which is the caller's input):
 //
 //   - ttldb_docs_N: the documents. The primary key is the SHA-256 of the
 //     key (the partition-key encoding and the id), kept whole beside it
@@ -52,10 +56,11 @@
 //     refuses it. The order of keys is an index on its first 1024 bytes,
 //     and the expiry order (R5, R7) two partial indexes, one per kind of
 //     ttl.
-//   - ttldb_feed_N: the all-versions change feed's records (R11).
+//   - ttldb_feed_N: the all-versions change feed's records (R11), by seq.
 //
-// Their columns of LSNs are a first draft: how LSNs are given out, in
-// commit order without gaps, is still to be designed, and will shape them.
+// A write's rows take a seq from the sequence and no LSN; the sequencer
+// gives LSNs to committed records, in seq order, without gaps
+// (sequence.go, DESIGN.md).
 //
 // Every statement is fixed text: a caller's input (a name, a path, a key)
 // is always a bound parameter, never part of the SQL.
@@ -66,7 +71,7 @@
 // seconds, so that processes whose machines' clocks disagree judge expiry
 // alike (R4). It never goes backward: SQL function ttldb_now(clock, hwm)
 // never answers below the high-water mark stored in the collection's row,
-// which the operations to come will raise. Its bound: when the server's
+// which every write's pass raises (sequence.go). Its bound: when the server's
 // clock steps back, "now" stays at the mark, which is as recent as the
 // last operation that raised it; a document that expired after the mark
 // and before the step reads live again for at most that gap. A handle

@@ -27,7 +27,7 @@ import (
 // be the stored one. Now, when set, is the handle's clock in place of the
 // server's (R4; for tests, never for a process sharing a collection with
 // others). ManualSweep, SweepBatch and Sync are not read yet: nothing
-// sweeps or writes. nil opts are the zero Options.
+// sweeps, and a write is as durable as the server's commit. nil opts are the zero Options.
 //
 // Open costs about ten round trips in one transaction, which holds an
 // advisory lock of the PostgreSQL schema: the opens of one schema wait for

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ttldb/ttldb/engine"
@@ -48,7 +47,7 @@ func (e *Engine) SetDefaultTTL(ctx context.Context, d engine.DefaultTTL) error {
 	var cuts []int64
 	var mode int16
 	err = tx.QueryRow(ctx, e.sql(setLockSQL), e.no, e.clockParam()).Scan(&now, &r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &mode)
-	if errors.Is(err, pgx.ErrNoRows) || err != nil {
+	if err != nil {
 		return e.serverError("SetDefaultTTL: reading the collection's row", err)
 	}
 	var ok bool
