@@ -27,7 +27,8 @@ const seqLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('ttldb sequenc
 // passSQL numbers every committed record without an LSN, in seq order, and
 // the documents whose current version is one of them; it raises the
 // counter by as many, and the high-water mark of now. It returns the last
-// LSN given out. $1 is the collection's number, $2 the handle's clock.
+// LSN given out, and the LSN it gave the record of seq $3 (NULL for none).
+// $1 is the collection's number, $2 the handle's clock.
 const passSQL = `
 WITH p AS (SELECT seq FROM {s}.ttldb_feed_{n} WHERE lsn IS NULL ORDER BY seq),
 c AS (
@@ -38,11 +39,11 @@ n AS (SELECT p.seq, c.base + row_number() OVER (ORDER BY p.seq) AS lsn FROM p, c
 f AS (UPDATE {s}.ttldb_feed_{n} f SET lsn = n.lsn FROM n WHERE f.seq = n.seq RETURNING 1),
 d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq RETURNING 1)
 SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHERE no = $1)),
-	(SELECT count(*) FROM f), (SELECT count(*) FROM d)`
+	(SELECT count(*) FROM f), (SELECT count(*) FROM d), (SELECT lsn FROM n WHERE seq = $3)`
 
 // sequence runs a pass, unless the record of seq mine (0 for none) has an
 // LSN by the time it holds the lock, and returns mine's LSN (0 for none).
-// It costs a transaction of three or four round trips, holding the
+// It costs a transaction of four or five round trips, holding the
 // collection's sequencer lock, and waits for the lock and for the row
 // locks of writes in progress on the documents it numbers.
 //
@@ -64,16 +65,11 @@ func (e *Engine) sequence(ctx context.Context, mine int64) (int64, error) {
 		}
 	}
 	var last, feed, docs int64
-	if err := tx.QueryRow(ctx, e.sql(passSQL), e.no, e.clockParam()).Scan(&last, &feed, &docs); err != nil {
+	if err := tx.QueryRow(ctx, e.sql(passSQL), e.no, e.clockParam(), mine).Scan(&last, &feed, &docs, &lsn); err != nil {
 		return 0, e.serverError("numbering the writes", err)
 	}
-	if mine != 0 {
-		if lsn, err = e.lsnOf(ctx, tx, mine); err != nil {
-			return 0, err
-		}
-		if lsn == nil {
-			return 0, e.serverError("sequencing", errors.New("the write's record has no LSN after a pass"))
-		}
+	if mine != 0 && lsn == nil {
+		return 0, e.corrupt("the write's record of seq %d has no LSN after a pass", mine)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, e.serverError("committing the LSNs", err)

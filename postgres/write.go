@@ -78,8 +78,8 @@ const maxAttempts = 100
 // has committed, the write finishes its pass whatever ctx says.
 //
 // It costs two transactions: the first of four round trips (five over an
-// expired document), which holds the document's row; the pass, shared
-// with the writes that committed meanwhile (sequence.go).
+// expired document), which holds the document's row from its second; the
+// pass, shared with the writes that committed meanwhile (sequence.go).
 //
 // Errors: ErrConflict, ErrNotFound, *engine.ETagMismatch (R10), what
 // w.Change returns; ErrInvalidOption for Op Read (a batch's only) or a
@@ -132,15 +132,25 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		return nil, 0, e.serverError(w.Op.String(), err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
+	// One round trip: the row's lock, then, in a statement of its own
+	// (a snapshot taken once the lock is held), the collection's row.
+	var b pgx.Batch
+	b.Queue(e.sql(lockSQL), key)
+	b.Queue(e.sql(limitsSQL), e.no, e.clockParam())
+	br := tx.SendBatch(ctx, &b)
 	var old row
 	found := true
-	err = tx.QueryRow(ctx, e.sql(lockSQL), key).Scan(&old.pkEnd, &old.idAt, &old.idEnd, &old.body, &old.ts, &old.ttl, &old.seq, &old.lsn)
+	err = br.QueryRow().Scan(&old.pkEnd, &old.idAt, &old.idEnd, &old.body, &old.ts, &old.ttl, &old.seq, &old.lsn)
 	if errors.Is(err, pgx.ErrNoRows) {
 		found = false
 	} else if err != nil {
+		_ = br.Close()
 		return nil, 0, e.serverError("locking a document", err)
 	}
-	now, l, err := e.readLimits(ctx, tx)
+	now, l, err := e.readLimits(br.QueryRow())
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = e.serverError("locking a document", cerr)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -208,14 +218,13 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 	return d, seq, nil
 }
 
-// readLimits reads, in tx, the collection's row: now and the limits at
-// now, and keeps the setting and cut-offs for ExpiresAt.
-func (e *Engine) readLimits(ctx context.Context, tx pgx.Tx) (now int64, l limits, err error) {
+// readLimits reads the answer of limitsSQL: now and the limits at now,
+// and keeps the setting and cut-offs for ExpiresAt.
+func (e *Engine) readLimits(q pgx.Row) (now int64, l limits, err error) {
 	var r rules
 	var cuts []int64
 	var last int64
-	err = tx.QueryRow(ctx, e.sql(limitsSQL), e.no, e.clockParam()).
-		Scan(&now, &l.own, &l.inherit, &r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &last)
+	err = q.Scan(&now, &l.own, &l.inherit, &r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &last)
 	if err != nil {
 		return 0, limits{}, e.serverError("reading the collection's settings", err)
 	}
