@@ -25,7 +25,7 @@ func TestPointOperationsRefuseWhatMustNotStart(t *testing.T) { // R15, R16
 	if _, err := h.e.Get(nil, k); !errors.Is(err, engine.ErrInvalidOption) {
 		t.Errorf("Get with a nil context: %v", err)
 	}
-	for _, w := range []engine.Write{{Op: engine.Read}, {Op: engine.Create}, {Op: engine.Modify}} {
+	for _, w := range []engine.Write{{Op: engine.Read}, {Op: engine.Create}, {Op: engine.Modify}, {Op: engine.Upsert, Doc: doc("b", `{}`, 0)}} {
 		if _, err := h.e.Write(t.Context(), k, w); !errors.Is(err, engine.ErrInvalidOption) {
 			t.Errorf("Write of %v without what it needs: %v, want ErrInvalidOption", w.Op, err)
 		}

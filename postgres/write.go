@@ -82,9 +82,9 @@ const maxAttempts = 100
 // pass, shared with the writes that committed meanwhile (sequence.go).
 //
 // Errors: ErrConflict, ErrNotFound, *engine.ETagMismatch (R10), what
-// w.Change returns; ErrInvalidOption for Op Read (a batch's only) or a
-// Write without its Doc or Change; ErrClosed; ErrCorrupt; ctx's; the
-// server's.
+// w.Change returns; ErrInvalidOption for Op Read (a batch's only), a
+// Write without its Doc or Change, or a Doc (or Change's) of another key;
+// ErrClosed; ErrCorrupt; ctx's; the server's.
 func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine.Doc, error) {
 	if err := e.usable(ctx, w.Op.String()); err != nil {
 		return nil, err
@@ -96,6 +96,8 @@ func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine
 		return nil, errorf(engine.ErrInvalidOption, "a %v without its Doc", w.Op)
 	case w.Op == engine.Modify && w.Change == nil:
 		return nil, errorf(engine.ErrInvalidOption, "a Patch without its Change")
+	case w.Op <= engine.Upsert && w.Doc.Key() != string(key):
+		return nil, errorf(engine.ErrInvalidOption, "a %v of key %q with a Doc of key %q: the key is Doc.Key", w.Op, key, w.Doc.Key())
 	}
 	for range maxAttempts {
 		d, seq, err := e.writeTx(ctx, key, &w)
@@ -186,8 +188,8 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		if d, err = w.Change(prev, now); err != nil {
 			return nil, 0, err
 		}
-		if d == nil {
-			return nil, 0, errorf(engine.ErrInvalidOption, "a Patch whose Change returned no document")
+		if d == nil || d.Key() != string(key) {
+			return nil, 0, errorf(engine.ErrInvalidOption, "a Patch of key %q whose Change returned no document of that key", key)
 		}
 	}
 	if found && !live { // R11: the expired version's delete first
