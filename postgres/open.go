@@ -160,17 +160,18 @@ func openTx(ctx context.Context, pool *pgxpool.Pool, name string, w *wanted, now
 	return st, q, nil
 }
 
-// tablesExist checks that the tables of the stored collection st exist.
+// tablesExist checks that the tables (and the sequence) of the stored
+// collection st exist.
 // Errors: ErrCorrupt for one that is missing, dropped by hand.
 func tablesExist(ctx context.Context, tx pgx.Tx, q string, st *stored) error {
-	for _, t := range []string{"ttldb_docs_{n}", "ttldb_feed_{n}"} {
+	for _, t := range []string{"ttldb_docs_{n}", "ttldb_feed_{n}", "ttldb_seq_{n}"} {
 		table := ddl("{s}."+t, q, st.no)
 		var ok bool
 		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok); err != nil {
 			return fmt.Errorf("ttldb: opening collection %q: looking for table %s: %w", st.settings.Name, table, err)
 		}
 		if !ok {
-			return fmt.Errorf("%w: collection %q has no table %s: it was dropped by hand; ttldb cannot open the collection without it", engine.ErrCorrupt, st.settings.Name, table)
+			return fmt.Errorf("%w: collection %q has no %s: it was dropped by hand; ttldb cannot open the collection without it", engine.ErrCorrupt, st.settings.Name, table)
 		}
 	}
 	return nil

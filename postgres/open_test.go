@@ -229,6 +229,11 @@ func TestOpenRefusesDroppedTables(t *testing.T) { // R16
 	s.exec(`DROP TABLE ` + s.ident() + `.ttldb_feed_1`)
 	_, err := Open(t.Context(), s.pool(), "sessions", "/tenant", nil)
 	wantRefused(t, err, engine.ErrCorrupt, "ttldb_feed_1")
+	// The sequence that orders the writes (R11).
+	mustOpen(t, s, "tokens", "/tenant", nil)
+	s.exec(`DROP SEQUENCE ` + s.ident() + `.ttldb_seq_2 CASCADE`)
+	_, err = Open(t.Context(), s.pool(), "tokens", "/tenant", nil)
+	wantRefused(t, err, engine.ErrCorrupt, "ttldb_seq_2")
 }
 
 func TestOpenNeedsASchema(t *testing.T) { // R16
