@@ -24,7 +24,7 @@ WHERE c.no = $1 AND ` + liveSQL
 // ErrNotFound when there is none (as engine.Engine.Get says). It costs one
 // statement; when it meets a version committed but not yet numbered (a
 // writer between its commit and its pass, or one that died there), it
-// runs a pass and reads again.
+// runs a pass and reads again, as long as it meets one.
 //
 // Errors: ErrNotFound; ErrClosed; ErrCorrupt for a row no ttldb writes;
 // ctx's; the server's.
@@ -32,7 +32,10 @@ func (e *Engine) Get(ctx context.Context, key []byte) (*engine.Doc, error) {
 	if err := e.usable(ctx, "Get"); err != nil {
 		return nil, err
 	}
-	for range 2 {
+	// Again after each pass: a version that has no LSN after a pass is
+	// another write's, committed meanwhile, so each attempt follows
+	// another write's progress.
+	for range maxAttempts {
 		d, sequenced, err := e.get(ctx, key)
 		if err != nil || sequenced {
 			return d, err
@@ -41,7 +44,7 @@ func (e *Engine) Get(ctx context.Context, key []byte) (*engine.Doc, error) {
 			return nil, err
 		}
 	}
-	return nil, e.corrupt("the document's version has no LSN after a pass")
+	return nil, e.corrupt("the document's version had no LSN after %d passes in a row", maxAttempts)
 }
 
 // get reads the live document with the key once; sequenced is false for a

@@ -89,9 +89,11 @@ $$ SELECT greatest(coalesce(clock, floor(extract(epoch FROM transaction_timestam
 // current version they are (docs.seq = feed.seq). The sequence caches no
 // values, so a later write of one document takes a larger seq. Every
 // write makes its feed records, the feed kept or not: they are what the
-// sequencer numbers.
+// sequencer numbers. Each nextval reserves a block of 256 seqs (INCREMENT
+// BY), of which a write uses the first and a batch one per record, so that
+// no other write's record comes between a batch's (batch.go).
 const collectionDDL = `
-CREATE SEQUENCE {s}.ttldb_seq_{n};
+CREATE SEQUENCE {s}.ttldb_seq_{n} INCREMENT BY 256; -- batch.go's seqBlock
 
 CREATE TABLE {s}.ttldb_docs_{n} (
 	h      bytea GENERATED ALWAYS AS (sha256(key)) STORED PRIMARY KEY,

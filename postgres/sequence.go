@@ -28,12 +28,17 @@ const seqLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('ttldb sequenc
 // the documents whose current version is one of them; it raises the
 // counter by as many, and the high-water mark of now. It returns the last
 // LSN given out, and the LSN it gave the record of seq $3 (NULL for none).
-// $1 is the collection's number, $2 the handle's clock.
+// $1 is the collection's number, $2 the handle's clock. It first locks
+// the rows it numbers in the order of their key hash (l, which c's
+// condition makes run before any update), the order in which a batch locks
+// its rows (batch.go): a pass that held one row while it waited for
+// another could wait for a batch that waits for it.
 const passSQL = `
 WITH p AS (SELECT seq FROM {s}.ttldb_feed_{n} WHERE lsn IS NULL ORDER BY seq),
+l AS MATERIALIZED (SELECT d.h FROM {s}.ttldb_docs_{n} d WHERE d.seq IN (SELECT seq FROM p) ORDER BY d.h FOR UPDATE),
 c AS (
 	UPDATE {s}.ttldb_collections c SET lsn = c.lsn + (SELECT count(*) FROM p), now_hwm = ` + nowSQL + `
-	WHERE c.no = $1 AND EXISTS (SELECT 1 FROM p)
+	WHERE c.no = $1 AND EXISTS (SELECT 1 FROM p) AND (SELECT count(*) FROM l) >= 0
 	RETURNING c.lsn - (SELECT count(*) FROM p) AS base, c.lsn),
 n AS (SELECT p.seq, c.base + row_number() OVER (ORDER BY p.seq) AS lsn FROM p, c),
 f AS (UPDATE {s}.ttldb_feed_{n} f SET lsn = n.lsn FROM n WHERE f.seq = n.seq RETURNING 1),
