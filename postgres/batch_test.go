@@ -276,6 +276,14 @@ func TestBatchStepsSeeTheStepsBefore(t *testing.T) { // R14, R11
 	if got := s.feed(); sprint(got) != sprint(want) {
 		t.Errorf("feed =\n%q\nwant\n%q", got, want)
 	}
+	// The batch's records have the seqs of one block, which no other
+	// write's can come between: each nextval reserves seqBlock.
+	if n := s.count(`SELECT max(seq) - min(seq) + 1 - count(*) FROM ` + s.ident() + `.ttldb_feed_1 WHERE lsn >= 2`); n != 0 {
+		t.Errorf("the batch's records' seqs have %d gaps", n)
+	}
+	if n := s.count(`SELECT increment_by FROM pg_sequences WHERE schemaname = $1 AND sequencename = 'ttldb_seq_1'`, s.schema); n != seqBlock {
+		t.Errorf("the sequence steps by %d, want seqBlock, %d", n, seqBlock)
+	}
 }
 
 func TestBatchOfReadsChangesNothing(t *testing.T) { // R14, R11
