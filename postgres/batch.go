@@ -100,7 +100,10 @@ func (e *Engine) Batch(ctx context.Context, steps []engine.Step) ([]*engine.Doc,
 	if len(steps) > MaxBatchSteps {
 		return nil, errorf(engine.ErrInvalidBatch, "a batch of %d steps: this engine takes %d at most", len(steps), MaxBatchSteps)
 	}
-	if len(steps) > 0 && steps[0].Fault != nil { // refused before any round trip
+	switch {
+	case len(steps) == 0:
+		return []*engine.Doc{}, nil
+	case steps[0].Fault != nil: // refused before any round trip
 		return nil, &engine.StepError{Index: 0, Err: steps[0].Fault}
 	}
 	for range maxAttempts {

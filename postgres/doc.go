@@ -24,6 +24,10 @@
 //     ([Engine.Settings]), and [Engine.Close];
 //   - the engine's clock: the server's, never going backward.
 //
+// [Engine.Batch] exists too (R14): one transaction, all or none, at one
+// _ts, whose records one pass numbers after its commit with consecutive
+// LSNs (batch.go; DESIGN.md, "Batch").
+//
 // # Where the collection lives
 //
 // Open takes a *pgxpool.Pool that the caller makes and closes. The tables
