@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -28,6 +27,9 @@ func TestBatchesAndWritesConcurrently(t *testing.T) { // R14, R11
 	for i := range group {
 		group[i] = []byte(mustKey(fmt.Sprint("g", i)))
 	}
+	for k := range keys {
+		handles[0].mustPut(engine.Create, id(k), `{}`, 0)
+	}
 	var wg, batches sync.WaitGroup
 	var mu sync.Mutex
 	var written []*engine.Doc // by batches
@@ -37,11 +39,16 @@ func TestBatchesAndWritesConcurrently(t *testing.T) { // R14, R11
 		r := rand.New(rand.NewPCG(uint64(b), 1))
 		batches.Go(func() {
 			for n := range rounds {
-				// Some of the keys and the group, in a random order,
-				// some read after their write.
+				// Some of the keys k (live from the start: some read
+				// before their write) and d (gone after the batch: the
+				// next write of one inserts its row), and the group, in a
+				// random order.
 				var ids []string
 				for _, k := range r.Perm(keys)[:3+r.IntN(4)] {
 					ids = append(ids, id(k))
+				}
+				for _, k := range r.Perm(keys)[:r.IntN(3)] {
+					ids = append(ids, fmt.Sprint("d", k))
 				}
 				for i := range group {
 					ids = append(ids, fmt.Sprint("g", i))
@@ -49,8 +56,14 @@ func TestBatchesAndWritesConcurrently(t *testing.T) { // R14, R11
 				r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 				var steps []engine.Step
 				for _, k := range ids {
+					if k[0] == 'k' && r.IntN(3) == 0 {
+						steps = append(steps, on(engine.Read, k))
+					}
 					steps = append(steps, put(engine.Upsert, k, fmt.Sprintf(`{"b":%d,"n":%d}`, b, n), 0))
-					if r.IntN(3) == 0 {
+					switch {
+					case k[0] == 'd':
+						steps = append(steps, on(engine.Delete, k))
+					case r.IntN(3) == 0:
 						steps = append(steps, on(engine.Read, k))
 					}
 				}
@@ -59,9 +72,13 @@ func TestBatchesAndWritesConcurrently(t *testing.T) { // R14, R11
 					t.Errorf("batcher %d, batch %d: %v", b, n, err)
 					return
 				}
-				var lsns []uint64
+				var first, pos uint64
 				for i, d := range docs {
-					if steps[i].Op == engine.Read {
+					switch steps[i].Op {
+					case engine.Read:
+						continue
+					case engine.Delete: // its record's LSN is between
+						pos++
 						continue
 					}
 					mu.Lock()
@@ -70,13 +87,13 @@ func TestBatchesAndWritesConcurrently(t *testing.T) { // R14, R11
 					if d.TS != docs[0].TS {
 						t.Errorf("batcher %d, batch %d: _ts %d and %d", b, n, d.TS, docs[0].TS)
 					}
-					lsns = append(lsns, h.lsn(d))
-				}
-				for i, l := range lsns {
-					if l != lsns[0]+uint64(i) {
-						t.Errorf("batcher %d, batch %d: LSNs %v, not consecutive in step order", b, n, lsns)
-						break
+					if pos == 0 {
+						first = h.lsn(d)
 					}
+					if h.lsn(d) != first+pos {
+						t.Errorf("batcher %d, batch %d: step %d has LSN %d, want %d: not consecutive in step order", b, n, i, h.lsn(d), first+pos)
+					}
+					pos++
 				}
 			}
 		})
@@ -87,11 +104,14 @@ func TestBatchesAndWritesConcurrently(t *testing.T) { // R14, R11
 		wg.Go(func() {
 			for n := 0; !done.Load() || n < rounds; n++ {
 				k := id(r.IntN(keys))
+				if n%2 == 1 {
+					k = fmt.Sprint("d", r.IntN(keys))
+				}
 				if _, err := h.put(engine.Upsert, k, fmt.Sprintf(`{"w":%d,"n":%d}`, w, n), 0); err != nil {
 					t.Errorf("writer %d: %v", w, err)
 					return
 				}
-				if _, err := h.get(id(r.IntN(keys))); err != nil && !errors.Is(err, engine.ErrNotFound) {
+				if _, err := h.get(id(r.IntN(keys))); err != nil {
 					t.Errorf("writer %d: Get: %v", w, err)
 					return
 				}
@@ -136,7 +156,7 @@ func TestBatchesAndWritesConcurrently(t *testing.T) { // R14, R11
 		t.Errorf("%d batches whose records' LSNs are not consecutive", n)
 	}
 	for _, d := range written {
-		if lsn := s.count(`SELECT lsn FROM `+feed+` WHERE key = $1 AND body = $2`, []byte(d.Key()), d.Body()); uint64(lsn) != handles[0].lsn(d) {
+		if lsn := s.count(`SELECT lsn FROM `+feed+` WHERE key = $1 AND body = $2 AND op <> 3`, []byte(d.Key()), d.Body()); uint64(lsn) != handles[0].lsn(d) {
 			t.Errorf("a batch returned %s %s with LSN %d; its record has %d", d.ID(), d.Body(), handles[0].lsn(d), lsn)
 		}
 	}

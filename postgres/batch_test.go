@@ -1,10 +1,14 @@
 package postgres
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/ttldb/ttldb"
 	"github.com/ttldb/ttldb/engine"
@@ -158,6 +162,8 @@ func TestBatchRefusedAtAnyStepChangesNothing(t *testing.T) { // R14, R10
 		{"a Touch", on(engine.Touch, "a"), engine.ErrInvalidOption, nil},
 		{"a Create without its Doc", on(engine.Create, "a"), engine.ErrInvalidOption, nil},
 		{"a Doc of another key", engine.Step{Key: mustKey("a"), Write: engine.Write{Op: engine.Upsert, Doc: doc("b", `{}`, 0)}}, engine.ErrInvalidOption, nil},
+		{"a Change of another key", engine.Step{Key: mustKey("a"), Write: engine.Write{Op: engine.Modify, Change: func(*engine.Doc, int64) (*engine.Doc, error) { return doc("b", `{}`, 0), nil }}}, engine.ErrInvalidOption, nil},
+		{"a Patch without its Change", on(engine.Modify, "a"), engine.ErrInvalidOption, nil},
 	}
 	for _, c := range cases {
 		for k := 0; k <= len(before); k++ {
@@ -375,5 +381,116 @@ func TestBatchAfterAWriteNotSequenced(t *testing.T) { // R14, R11
 	d := h.live("a", `{"a":2}`)
 	if h.lsn(d) != 3 {
 		t.Errorf("the batch that skipped its pass: LSN %d, want 3", h.lsn(d))
+	}
+}
+
+func TestBatchRefusesWhatMustNotStart(t *testing.T) { // R14, R15, R11
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", &ttldb.Options{DefaultTTL: ttldb.TTLSeconds(10)})
+	one := []engine.Step{put(engine.Create, "a", `{}`, 0)}
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := h.e.Batch(done, one); !errors.Is(err, context.Canceled) {
+		t.Errorf("Batch with a done context: %v", err)
+	}
+	//lint:ignore SA1012 the nil context is the point
+	if _, err := h.e.Batch(nil, one); !errors.Is(err, engine.ErrInvalidOption) {
+		t.Errorf("Batch with a nil context: %v", err)
+	}
+	many := make([]engine.Step, MaxBatchSteps+1)
+	for i := range many {
+		many[i] = put(engine.Create, fmt.Sprint("k", i), `{}`, 0)
+	}
+	if _, err := h.batch(many...); !errors.Is(err, engine.ErrInvalidBatch) {
+		t.Errorf("Batch of %d steps: %v, want ErrInvalidBatch", len(many), err)
+	}
+	// The most steps, then as many over the expired documents: two
+	// records each, a whole block of seqs; then a write after them.
+	if _, err := h.batch(many[:MaxBatchSteps]...); err != nil {
+		t.Fatalf("Batch of %d steps: %v", MaxBatchSteps, err)
+	}
+	h.clock.set(t0 + 10)
+	for i := range MaxBatchSteps {
+		many[i] = put(engine.Upsert, fmt.Sprint("k", i), `{"v":2}`, 0)
+	}
+	docs, err := h.batch(many[:MaxBatchSteps]...)
+	if err != nil {
+		t.Fatalf("Batch of %d steps over expired documents: %v", MaxBatchSteps, err)
+	}
+	for i, d := range docs {
+		if h.lsn(d) != uint64(MaxBatchSteps+2+2*i) {
+			t.Fatalf("step %d over an expired document: LSN %d, want %d", i, h.lsn(d), MaxBatchSteps+2+2*i)
+		}
+	}
+	if d := h.mustPut(engine.Create, "after", `{}`, 0); h.lsn(d) != 3*MaxBatchSteps+1 {
+		t.Errorf("a write after the batches: LSN %d, want %d", h.lsn(d), 3*MaxBatchSteps+1)
+	}
+	if n := s.count(`SELECT count(*) FROM ` + s.ident() + `.ttldb_feed_1 WHERE expired`); n != MaxBatchSteps {
+		t.Errorf("%d deletes of expired documents, want %d", n, MaxBatchSteps)
+	}
+	_ = h.e.Close()
+	if _, err := h.batch(on(engine.Read, "k0")); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("Batch after Close: %v", err)
+	}
+}
+
+func TestBatchStartsAgainWhenAWriteMakesItsRow(t *testing.T) { // R14, R11
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", nil)
+	ctx := t.Context()
+	// Another write inserts a's row, and has not committed.
+	tx, err := s.admin.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	k, at := key("a")
+	var seq int64
+	err = tx.QueryRow(ctx, h.e.sql(insertSQL), k, int32(at.PK), int32(at.IDAt), int32(at.IDEnd), `{"v":"other"}`, int64(t0), int32(0), int16(engine.OpCreate)).Scan(&seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		docs []*engine.Doc
+		err  error
+	}
+	out := make(chan result, 1)
+	go func() {
+		docs, err := h.batch(put(engine.Upsert, "a", `{"v":"batch"}`, 0), put(engine.Create, "b", `{}`, 0))
+		out <- result{docs, err}
+	}()
+	// The batch found no row, and waits for the other's insert.
+	watch, err := pgx.Connect(ctx, s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = watch.Close(ctx) }()
+	for {
+		var n int64
+		err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%ttldb_docs_1%'`, s.schema).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		runtime.Gosched()
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-out
+	if r.err != nil {
+		t.Fatalf("a batch whose row another write made meanwhile: %v", r.err)
+	}
+	// It started again, and found the other's version live: a replace.
+	want := []string{`1 create false {"v":"other"}`, `2 replace false {"v":"batch"}`, `3 create false {}`}
+	if got := s.feed(); sprint(got) != sprint(want) {
+		t.Errorf("feed =\n%q\nwant\n%q", got, want)
+	}
+	if d := h.live("a", `{"v":"batch"}`); d.Tag != r.docs[0].Tag || h.lsn(d) != 2 {
+		t.Errorf("Get(a) has LSN %d, the batch returned %d; want 2", h.lsn(d), h.lsn(r.docs[0]))
 	}
 }
