@@ -32,7 +32,10 @@ const seqLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('ttldb sequenc
 // the rows it numbers in the order of their key hash (l, which c's
 // condition makes run before any update), the order in which a batch locks
 // its rows (batch.go): a pass that held one row while it waited for
-// another could wait for a batch that waits for it.
+// another could wait for a batch that waits for it. It updates only the
+// rows l locked: a row l passed over (changed since the statement's
+// snapshot) may have been locked since by a batch, which the update
+// would wait for.
 const passSQL = `
 WITH p AS (SELECT seq FROM {s}.ttldb_feed_{n} WHERE lsn IS NULL ORDER BY seq),
 l AS MATERIALIZED (SELECT d.h FROM {s}.ttldb_docs_{n} d WHERE d.seq IN (SELECT seq FROM p) ORDER BY d.h FOR UPDATE),
@@ -42,7 +45,7 @@ c AS (
 	RETURNING c.lsn - (SELECT count(*) FROM p) AS base, c.lsn),
 n AS (SELECT p.seq, c.base + row_number() OVER (ORDER BY p.seq) AS lsn FROM p, c),
 f AS (UPDATE {s}.ttldb_feed_{n} f SET lsn = n.lsn FROM n WHERE f.seq = n.seq RETURNING 1),
-d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq RETURNING 1)
+d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq AND d.h IN (SELECT h FROM l) RETURNING 1)
 SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHERE no = $1)),
 	(SELECT count(*) FROM f), (SELECT count(*) FROM d), (SELECT lsn FROM n WHERE seq = $3)`
 
