@@ -123,10 +123,14 @@ CREATE TABLE {s}.ttldb_feed_{n} (
 	body    text NOT NULL,   -- the document written, or deleted
 	ts      bigint NOT NULL,
 	ttl     integer NOT NULL,
-	expired boolean NOT NULL DEFAULT false -- R11: a delete of an expired document
+	expired boolean NOT NULL DEFAULT false, -- R11: a delete of an expired document
+	at      bigint,          -- R11: a delete's _ts, the second of the delete (feed.go); NULL: ts
+	prev    bigint,          -- R11: a delete's, the LSN of the version it deleted (feed.go)
+	cum     bigint           -- R15: the bytes of the records up to this one, set with lsn (feed.go)
 );
 CREATE UNIQUE INDEX ttldb_feed_{n}_lsn ON {s}.ttldb_feed_{n} (lsn) WHERE lsn IS NOT NULL;
 CREATE INDEX ttldb_feed_{n}_pending ON {s}.ttldb_feed_{n} (seq) WHERE lsn IS NULL;
+CREATE INDEX ttldb_docs_{n}_lsn ON {s}.ttldb_docs_{n} (lsn) WHERE lsn IS NOT NULL; -- the latest-version feed (feed.go)
 `
 
 // ddl returns text with {s} replaced by the quoted schema and {n} by the

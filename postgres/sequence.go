@@ -28,7 +28,9 @@ const seqLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('ttldb sequenc
 // the documents whose current version is one of them; it raises the
 // counter by as many, and the high-water mark of now. It returns the last
 // LSN given out, and the LSN it gave the record of seq $3 (NULL for none).
-// $1 is the collection's number, $2 the handle's clock. It first locks
+// $1 is the collection's number, $2 the handle's clock, $4 what a record
+// counts beyond its key and body (recordOverhead): each record's cum is
+// the bytes of the records up to it (feed.go). It first locks
 // the rows it numbers in the order of their key hash (l, which c's
 // condition makes run before any update), the order in which a batch locks
 // its rows (batch.go): a pass that held one row while it waited for
@@ -37,14 +39,15 @@ const seqLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('ttldb sequenc
 // snapshot) may have been locked since by a batch, which the update
 // would wait for.
 const passSQL = `
-WITH p AS (SELECT seq FROM {s}.ttldb_feed_{n} WHERE lsn IS NULL ORDER BY seq),
+WITH p AS (SELECT seq, $4 + octet_length(key) + octet_length(body) AS size FROM {s}.ttldb_feed_{n} WHERE lsn IS NULL ORDER BY seq),
 l AS MATERIALIZED (SELECT d.h FROM {s}.ttldb_docs_{n} d WHERE d.seq IN (SELECT seq FROM p) ORDER BY d.h FOR UPDATE),
 c AS (
 	UPDATE {s}.ttldb_collections c SET lsn = c.lsn + (SELECT count(*) FROM p), now_hwm = ` + nowSQL + `
 	WHERE c.no = $1 AND EXISTS (SELECT 1 FROM p) AND (SELECT count(*) FROM l) >= 0
 	RETURNING c.lsn - (SELECT count(*) FROM p) AS base, c.lsn),
-n AS (SELECT p.seq, c.base + row_number() OVER (ORDER BY p.seq) AS lsn FROM p, c),
-f AS (UPDATE {s}.ttldb_feed_{n} f SET lsn = n.lsn FROM n WHERE f.seq = n.seq RETURNING 1),
+n AS (SELECT p.seq, c.base + row_number() OVER (ORDER BY p.seq) AS lsn,
+	coalesce((SELECT f.cum FROM {s}.ttldb_feed_{n} f WHERE f.lsn = c.base), 0) + sum(p.size) OVER (ORDER BY p.seq) AS cum FROM p, c),
+f AS (UPDATE {s}.ttldb_feed_{n} f SET lsn = n.lsn, cum = n.cum FROM n WHERE f.seq = n.seq RETURNING 1),
 d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq AND d.h IN (SELECT h FROM l) RETURNING 1)
 SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHERE no = $1)),
 	(SELECT count(*) FROM f), (SELECT count(*) FROM d), (SELECT lsn FROM n WHERE seq = $3)`
@@ -73,11 +76,16 @@ func (e *Engine) sequence(ctx context.Context, mine int64) (int64, error) {
 		}
 	}
 	var last, feed, docs int64
-	if err := tx.QueryRow(ctx, e.sql(passSQL), e.no, e.clockParam(), mine).Scan(&last, &feed, &docs, &lsn); err != nil {
+	if err := tx.QueryRow(ctx, e.sql(passSQL), e.no, e.clockParam(), mine, recordOverhead).Scan(&last, &feed, &docs, &lsn); err != nil {
 		return 0, e.serverError("numbering the writes", err)
 	}
 	if mine != 0 && lsn == nil {
 		return 0, e.corrupt("the write's record of seq %d has no LSN after a pass", mine)
+	}
+	if feed > 0 { // the feed's retention, and one NOTIFY for the pass (feed.go)
+		if err := e.afterPass(ctx, tx); err != nil {
+			return 0, err
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, e.serverError("committing the LSNs", err)

@@ -24,9 +24,10 @@ const limitsSQL = `SELECT t.now, ` + ownLimSQL + `, ` + inhLimSQL + `, c.def_on,
 FROM {s}.ttldb_collections c CROSS JOIN LATERAL (SELECT ` + nowSQL + ` AS now) t WHERE c.no = $1`
 
 // expiredSQL records the delete of the expired version of the document
-// with the key $1, flagged expired (R11), before a write over it.
-const expiredSQL = `INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl, expired)
-SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl, true FROM {s}.ttldb_docs_{n} WHERE h = sha256($1) AND key = $1`
+// with the key $1, flagged expired (R11), at now $2, before a write over
+// it, with the version's LSN (prev).
+const expiredSQL = `INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl, expired, at, prev)
+SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl, true, $2, lsn FROM {s}.ttldb_docs_{n} WHERE h = sha256($1) AND key = $1`
 
 // insertSQL stores a document whose key had no row, and its feed record
 // of op $8; it returns no row when another write made the row meanwhile.
@@ -46,11 +47,11 @@ INSERT INTO {s}.ttldb_feed_{n} (seq, op, key, pk_end, id_at, id_end, body, ts, t
 SELECT seq, $8, key, pk_end, id_at, id_end, body, ts, ttl FROM d RETURNING seq`
 
 // deleteSQL deletes the version of seq $2 of the document with the key $1
-// and records the delete.
+// and records the delete, at now $3, with the version's LSN (prev).
 const deleteSQL = `WITH d AS (
-	DELETE FROM {s}.ttldb_docs_{n} WHERE h = sha256($1) AND key = $1 AND seq = $2 RETURNING key, pk_end, id_at, id_end, body, ts, ttl)
-INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl)
-SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl FROM d RETURNING seq`
+	DELETE FROM {s}.ttldb_docs_{n} WHERE h = sha256($1) AND key = $1 AND seq = $2 RETURNING key, pk_end, id_at, id_end, body, ts, ttl, lsn)
+INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl, at, prev)
+SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl, $3, lsn FROM d RETURNING seq`
 
 // Why a write's first transaction starts again: errRetry when another
 // write made the document's row after this one found none; errUnsequenced
@@ -164,6 +165,8 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		return nil, 0, engine.ErrNotFound
 	case (w.HasIfMatch || w.Op == engine.Modify) && old.lsn == nil:
 		return nil, 0, errUnsequenced // no caller was given its etag
+	case found && old.lsn == nil && (w.Op == engine.Delete || !live):
+		return nil, 0, errUnsequenced // its delete's record names its LSN (prev)
 	}
 	var prev *engine.Doc
 	if live && old.lsn != nil {
@@ -193,12 +196,12 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		}
 	}
 	if found && !live { // R11: the expired version's delete first
-		if _, err := tx.Exec(ctx, e.sql(expiredSQL), key); err != nil {
+		if _, err := tx.Exec(ctx, e.sql(expiredSQL), key, now); err != nil {
 			return nil, 0, e.serverError("recording the delete of an expired document", err)
 		}
 	}
 	if d == nil { // Delete
-		err = tx.QueryRow(ctx, e.sql(deleteSQL), key, old.seq).Scan(&seq)
+		err = tx.QueryRow(ctx, e.sql(deleteSQL), key, old.seq, now).Scan(&seq)
 	} else {
 		d.TS = now
 		args := []any{key, int32(d.Layout.PK), int32(d.Layout.IDAt), int32(d.Layout.IDEnd), d.Body(), d.TS, d.TTL, int16(op)}

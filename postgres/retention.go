@@ -1,0 +1,71 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/ttldb/ttldb/engine"
+)
+
+// The feed's retention (R11, R15). The collection's row holds the bounds,
+// keep_records, keep_bytes and keep_age (0: no bound), and feed, whether
+// the feed is kept at all. The sequencer's pass trims: once it has
+// numbered records, in its transaction and under its lock, it deletes the
+// oldest numbered records beyond the bounds; with the feed off, every
+// numbered record (they were written only for the sequencer to number,
+// DESIGN.md). Trimming in the pass rather than in a statement of its own:
+// one trimmer at a time, under a lock already held, so trimmers never
+// wait for each other's rows; the records kept always end at the last LSN
+// and start at the oldest kept, without a gap, in every snapshot a reader
+// takes; and each pass deletes about as many records as it numbered, so
+// the cost is the pass's own, amortized. The pass's commit also sends the
+// feed's one NOTIFY for the pass (watch.go).
+//
+// A record's bytes, what keep_bytes bounds and FeedStats.Bytes counts, are
+// what internal/local counts (SPEC R11): the record's document, header and
+// text (key and body), plus 24 bytes; not what the server stores on disk,
+// which depends on its pages, TOAST and indexes. The pass stores in each
+// record's cum the bytes of every record numbered up to it, so that the
+// bytes from any record to the last are one subtraction.
+
+// recordOverhead is what a record counts beyond its key and body.
+const recordOverhead = 24 + engine.HeaderSize
+
+// trimSQL deletes the oldest numbered records beyond the retention, read
+// from the collection's row $1, at now (clock $2). The new oldest is the
+// largest of the bounds': the last keep_records; the first whose bytes to
+// the last fit keep_bytes; the first whose change's _ts is within keep_age
+// seconds of now. Each is found from the oldest record on, through the
+// LSN index, and stops at the first it keeps: it visits what it deletes.
+const trimSQL = `
+WITH c AS (SELECT feed, keep_records, keep_bytes, keep_age, lsn, ` + `{s}.ttldb_now($2, now_hwm) AS now
+	FROM {s}.ttldb_collections WHERE no = $1),
+l AS (SELECT coalesce((SELECT f.cum FROM {s}.ttldb_feed_{n} f, c WHERE f.lsn = c.lsn), 0) AS cum),
+o AS (SELECT CASE WHEN NOT c.feed THEN c.lsn + 1 ELSE greatest(
+	CASE WHEN c.keep_records > 0 THEN c.lsn - c.keep_records + 1 ELSE 0 END,
+	CASE WHEN c.keep_bytes > 0 THEN coalesce((SELECT f.lsn FROM {s}.ttldb_feed_{n} f
+		WHERE f.lsn IS NOT NULL AND f.cum - ($3 + octet_length(f.key) + octet_length(f.body)) >= l.cum - c.keep_bytes
+		ORDER BY f.lsn LIMIT 1), c.lsn + 1) ELSE 0 END,
+	CASE WHEN c.keep_age > 0 THEN coalesce((SELECT f.lsn FROM {s}.ttldb_feed_{n} f
+		WHERE f.lsn IS NOT NULL AND coalesce(f.at, f.ts) > c.now - c.keep_age
+		ORDER BY f.lsn LIMIT 1), c.lsn + 1) ELSE 0 END) END AS oldest FROM c, l)
+DELETE FROM {s}.ttldb_feed_{n} f USING o WHERE f.lsn IS NOT NULL AND f.lsn < o.oldest`
+
+// notifySQL wakes the watchers of every process (watch.go) when the
+// transaction commits.
+const notifySQL = `SELECT pg_notify($1, '')`
+
+// afterPass trims the feed and queues the pass's NOTIFY, in tx, the
+// pass's transaction, which holds the sequencer's lock and has numbered
+// records. It costs a round trip: the two statements are sent together.
+//
+// Errors: the server's.
+func (e *Engine) afterPass(ctx context.Context, tx pgx.Tx) error {
+	var b pgx.Batch
+	b.Queue(e.sql(trimSQL), e.no, e.clockParam(), recordOverhead)
+	b.Queue(notifySQL, e.channel())
+	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+		return e.serverError("trimming the change feed", err)
+	}
+	return nil
+}
