@@ -36,6 +36,8 @@ type Engine struct {
 	// skipPass, set by a test, makes a write commit and return errSkipped
 	// without its pass: a writer that died between the two.
 	skipPass atomic.Bool
+
+	watch *watcher // the feed's listener (watch.go), from Open to Close
 }
 
 // seen records what a statement read of the collection's row: its last
@@ -79,10 +81,13 @@ func (e *Engine) Settings() engine.Settings {
 }
 
 // Close releases the handle: its later calls return an error wrapping
-// [engine.ErrClosed]. It does not close the pool, which is the caller's,
-// nor change anything on the server. It is idempotent and returns nil.
+// [engine.ErrClosed]. It stops the feed's listener, closing its
+// connection, and closes FeedChanged's channel. It does not close the
+// pool, which is the caller's, nor change anything on the server. It is
+// idempotent and returns nil.
 func (e *Engine) Close() error {
 	e.closed.Store(true)
+	e.stopWatch()
 	return nil
 }
 

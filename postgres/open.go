@@ -66,6 +66,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 	e.settings.Store(&st.settings)
 	e.setRules(st.rules)
 	e.seen(st.lsn, st.hwm)
+	e.startWatch() // the feed's listener (watch.go), until Close
 	return e, nil
 }
 
