@@ -1,0 +1,345 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ttldb/ttldb"
+	"github.com/ttldb/ttldb/engine"
+)
+
+// read reads a page of the feed, failing the test on an error.
+func (h *handle) read(r engine.FeedRead) engine.FeedPage {
+	h.t.Helper()
+	p, err := h.e.ReadFeed(h.t.Context(), r, nil)
+	if err != nil {
+		h.t.Fatalf("ReadFeed(%+v): %v", r, err)
+	}
+	return p
+}
+
+// readAll reads every page from r on, limit at a time, checking that each
+// page resumes after the last's End, and returns the changes.
+func (h *handle) readAll(r engine.FeedRead) []engine.Change {
+	h.t.Helper()
+	var all []engine.Change
+	for range 1000 {
+		p := h.read(r)
+		for _, c := range p.Changes {
+			if c.LSN <= r.After && r.From == engine.FromAfter || c.LSN > p.End {
+				h.t.Fatalf("a page after %d ending at %d holds LSN %d", r.After, p.End, c.LSN)
+			}
+		}
+		all = append(all, p.Changes...)
+		if !p.More {
+			return all
+		}
+		r.From, r.After = engine.FromAfter, p.End
+	}
+	h.t.Fatal("the feed never ended")
+	return nil
+}
+
+// describe returns a change as "LSN op id body", with ! for Expired.
+func (h *handle) describe(c engine.Change) string {
+	s := fmt.Sprintf("%d %s %s %s", c.LSN, engine.OpName(c.Op), c.Doc.ID(), c.Doc.Body())
+	if c.Expired {
+		s += " !"
+	}
+	return s
+}
+
+// describeAll describes changes.
+func (h *handle) describeAll(cs []engine.Change) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = h.describe(c)
+	}
+	return out
+}
+
+// wantChanges checks the changes, described.
+func (h *handle) wantChanges(what string, got []engine.Change, want ...string) {
+	h.t.Helper()
+	if g := h.describeAll(got); !slices.Equal(g, want) {
+		h.t.Errorf("%s:\n got %q\nwant %q", what, g, want)
+	}
+}
+
+// oldest reads the all-versions feed from its oldest record kept.
+var oldest = engine.FeedRead{From: engine.FromOldest, Limit: 100}
+
+func TestFeedRecordsEveryOperation(t *testing.T) { // R11
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", nil)
+	a := h.mustPut(engine.Create, "a", `{"v":1}`, 0)
+	h.clock.set(t0 + 1)
+	h.mustPut(engine.Upsert, "a", `{"v":2}`, 0)
+	h.mustPut(engine.Upsert, "b", `{"b":1}`, 0)
+	h.clock.set(t0 + 2)
+	if _, err := h.write("a", engine.Write{Op: engine.Touch}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.write("a", engine.Write{Op: engine.Modify, Change: func(*engine.Doc, int64) (*engine.Doc, error) { return doc("a", `{"v":3}`, 0), nil }}); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.set(t0 + 3)
+	if _, err := h.write("a", engine.Write{Op: engine.Delete}); err != nil {
+		t.Fatal(err)
+	}
+	all := h.readAll(engine.FeedRead{Limit: 2})
+	h.wantChanges("the all-versions feed", all,
+		`1 create a {"v":1}`, `2 replace a {"v":2}`, `3 create b {"b":1}`, `4 replace a {"v":2}`,
+		`5 replace a {"v":3}`, `6 delete a {"v":3}`)
+	for i, c := range all {
+		if c.LSN != uint64(i+1) {
+			t.Errorf("change %d has LSN %d, want %d", i, c.LSN, i+1)
+		}
+	}
+	if c := all[0]; c.TS != t0 || c.Doc.Tag != a.Tag || c.Doc.TS != t0 {
+		t.Errorf("the create: TS %d, etag %s; want %d, %s", c.TS, c.Doc.ETag(), t0, a.ETag())
+	}
+	// A delete carries the version it deleted, its _ts and etag its own,
+	// and the delete's second.
+	if c := all[5]; c.TS != t0+3 || c.Doc.TS != t0+2 || h.lsn(c.Doc) != 5 || c.Expired {
+		t.Errorf("the delete: TS %d, the version's _ts %d and LSN %d, expired %t; want %d, %d, 5, false", c.TS, c.Doc.TS, h.lsn(c.Doc), c.Expired, t0+3, t0+2)
+	}
+	st, err := h.e.FeedStats(t.Context())
+	var bytes int64
+	for _, c := range all {
+		bytes += int64(24 + c.Doc.Size())
+	}
+	if err != nil || st != (engine.FeedStats{LastLSN: 6, Oldest: 1, Records: 6, Bytes: bytes}) {
+		t.Errorf("FeedStats = %+v, %v; want LastLSN 6, Oldest 1, Records 6, Bytes %d", st, err, bytes)
+	}
+}
+
+func TestFeedExpiredDelete(t *testing.T) { // R11, R4: Cosmos's scenario
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", &ttldb.Options{DefaultTTL: ttldb.TTLNoDefault()})
+	h.mustPut(engine.Create, "a", `{"v":1}`, 10)
+	latest := engine.FeedRead{Latest: true, From: engine.FromOldest, Limit: 10}
+	h.wantChanges("the latest-version feed, a live", h.readAll(latest), `1 latest a {"v":1}`)
+	h.clock.set(t0 + 10)
+	// Expired, not yet deleted: hidden from the latest-version feed (R4).
+	if p := h.read(latest); len(p.Changes) != 0 || p.End != 1 || p.More {
+		t.Errorf("the latest-version feed, a expired: %q, End %d, More %t; want none, 1, false", h.describeAll(p.Changes), p.End, p.More)
+	}
+	h.mustPut(engine.Create, "a", `{"v":2}`, 10) // records the expired delete first
+	all := h.readAll(oldest)
+	h.wantChanges("the all-versions feed", all, `1 create a {"v":1}`, `2 delete a {"v":1} !`, `3 create a {"v":2}`)
+	if c := all[1]; c.TS != t0+10 || c.Doc.TS != t0 || h.lsn(c.Doc) != 1 {
+		t.Errorf("the expired delete: TS %d, the version's _ts %d and LSN %d; want %d, %d, 1", c.TS, c.Doc.TS, h.lsn(c.Doc), t0+10, t0)
+	}
+	h.wantChanges("the latest-version feed", h.readAll(latest), `3 latest a {"v":2}`)
+}
+
+func TestFeedPagesResume(t *testing.T) { // R11
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", &ttldb.Options{DefaultTTL: ttldb.TTLNoDefault()})
+	const n = 23
+	for i := range n {
+		h.mustPut(engine.Upsert, fmt.Sprint("k", i%9), fmt.Sprintf(`{"i":%d}`, i), 0)
+	}
+	for _, limit := range []int{1, 2, 5, n, 100} {
+		all := h.readAll(engine.FeedRead{Limit: limit})
+		if len(all) != n {
+			t.Fatalf("pages of %d: %d changes, want %d", limit, len(all), n)
+		}
+		for i, c := range all {
+			if c.LSN != uint64(i+1) {
+				t.Fatalf("pages of %d: change %d has LSN %d", limit, i, c.LSN)
+			}
+		}
+		// Latest: each key once, at its last write, which skips the
+		// versions overwritten.
+		latest := h.readAll(engine.FeedRead{Latest: true, Limit: limit})
+		var want []string
+		for i := n - 9; i < n; i++ {
+			want = append(want, fmt.Sprintf(`%d latest k%d {"i":%d}`, i+1, i%9, i))
+		}
+		h.wantChanges(fmt.Sprint("the latest-version feed in pages of ", limit), latest, want...)
+	}
+	// A page that fills up says More, and ends at its last change.
+	if p := h.read(engine.FeedRead{Latest: true, Limit: 2}); len(p.Changes) != 2 || !p.More || p.End != p.Changes[1].LSN {
+		t.Errorf("a full page: %q, End %d, More %t", h.describeAll(p.Changes), p.End, p.More)
+	}
+	if p := h.read(engine.FeedRead{Limit: 5, After: 20}); len(p.Changes) != 3 || p.More || p.End != n {
+		t.Errorf("the last page: %d changes, End %d, More %t; want 3, %d, false", len(p.Changes), p.End, p.More, n)
+	}
+	// A document written again after a reader passed it comes again.
+	h.clock.set(t0 + 5)
+	h.mustPut(engine.Upsert, "k20", `{"i":100}`, 5) // never written before
+	h.mustPut(engine.Upsert, "k0", `{"i":101}`, 0)
+	h.wantChanges("the latest-version feed after LSN 23", h.readAll(engine.FeedRead{Latest: true, After: n, Limit: 1}),
+		`24 latest k20 {"i":100}`, `25 latest k0 {"i":101}`)
+	h.clock.set(t0 + 10) // k20 expired: hidden, and the page still ends at the last LSN
+	if p := h.read(engine.FeedRead{Latest: true, After: n, Limit: 1}); h.describe(p.Changes[0]) != `25 latest k0 {"i":101}` || p.End != 25 || p.More {
+		t.Errorf("after k20 expired: %q, End %d, More %t", h.describeAll(p.Changes), p.End, p.More)
+	}
+}
+
+// partKey returns the key of the document id in partition pk.
+func partKey(pk byte, id string) ([]byte, engine.Layout) {
+	k := append([]byte{5, pk, 0, 1}, id...)
+	return k, engine.Layout{PK: 4, IDAt: 4, IDEnd: uint16(len(k))}
+}
+
+func TestFeedOfAPartition(t *testing.T) { // R11
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", nil)
+	for i, pk := range []byte("tutuut") {
+		k, at := partKey(pk, fmt.Sprint("d", i))
+		body := fmt.Sprintf(`{"pk":%q}`, string(pk))
+		if _, err := h.e.Write(t.Context(), k, engine.Write{Op: engine.Create, Doc: engine.NewDoc(k, at, body, 0, 0, 0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k, _ := partKey('u', "d1")
+	if _, err := h.e.Write(t.Context(), k, engine.Write{Op: engine.Delete}); err != nil {
+		t.Fatal(err)
+	}
+	prefix := string([]byte{5, 'u', 0, 1})
+	h.wantChanges("partition u's all versions", h.readAll(engine.FeedRead{Partition: true, Prefix: prefix, Limit: 1}),
+		`2 create d1 {"pk":"u"}`, `4 create d3 {"pk":"u"}`, `5 create d4 {"pk":"u"}`, `7 delete d1 {"pk":"u"}`)
+	h.wantChanges("partition u's latest versions", h.readAll(engine.FeedRead{Latest: true, Partition: true, Prefix: prefix, Limit: 1}),
+		`4 latest d3 {"pk":"u"}`, `5 latest d4 {"pk":"u"}`)
+	// A page of a partition ends at the last change read, of any partition.
+	if p := h.read(engine.FeedRead{Partition: true, Prefix: prefix, Limit: 10, After: 5}); h.describeAll(p.Changes)[0] != `7 delete d1 {"pk":"u"}` || p.End != 7 || p.More {
+		t.Errorf("the last page of partition u: %q, End %d, More %t", h.describeAll(p.Changes), p.End, p.More)
+	}
+}
+
+func TestFeedStarts(t *testing.T) { // R11
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", nil)
+	h.mustPut(engine.Create, "a", `{}`, 0)
+	h.mustPut(engine.Create, "b", `{}`, 0)
+	for _, latest := range []bool{false, true} {
+		if p := h.read(engine.FeedRead{Latest: latest, From: engine.FromNow, Limit: 10}); len(p.Changes) != 0 || p.End != 2 || p.More {
+			t.Errorf("latest %t, FromNow: %d changes, End %d, More %t; want none, 2, false", latest, len(p.Changes), p.End, p.More)
+		}
+		if p := h.read(engine.FeedRead{Latest: latest, From: engine.FromOldest, Limit: 10}); len(p.Changes) != 2 || p.End != 2 {
+			t.Errorf("latest %t, FromOldest: %d changes, End %d; want 2, 2", latest, len(p.Changes), p.End)
+		}
+		_, err := h.e.ReadFeed(t.Context(), engine.FeedRead{Latest: latest, After: 3, Limit: 10}, nil)
+		var beyond *engine.FeedBeyond
+		if !errors.As(err, &beyond) || beyond.Last != 2 {
+			t.Errorf("latest %t, after 3 of 2: %v; want a *FeedBeyond of Last 2", latest, err)
+		}
+	}
+	h.mustPut(engine.Create, "c", `{}`, 0)
+	h.wantChanges("from the present, read before the write", h.readAll(engine.FeedRead{After: 2, Limit: 10}), `3 create c {}`)
+}
+
+func TestFeedRetentionByRecords(t *testing.T) { // R11, R15
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", &ttldb.Options{Feed: ttldb.FeedOptions{MaxRecords: 3}})
+	for i := range 5 {
+		h.mustPut(engine.Upsert, "a", fmt.Sprintf(`{"i":%d}`, i), 0)
+	}
+	st, err := h.e.FeedStats(t.Context())
+	if err != nil || st.LastLSN != 5 || st.Oldest != 3 || st.Records != 3 {
+		t.Errorf("FeedStats = %+v, %v; want LastLSN 5, Oldest 3, Records 3", st, err)
+	}
+	if n := s.count(`SELECT count(*) FROM ` + s.ident() + `.ttldb_feed_1`); n != 3 {
+		t.Errorf("the feed table holds %d records, want 3", n)
+	}
+	for _, after := range []uint64{0, 1} {
+		_, err := h.e.ReadFeed(t.Context(), engine.FeedRead{After: after, Limit: 10}, nil)
+		var trimmed *engine.FeedTrimmed
+		if !errors.As(err, &trimmed) || !errors.Is(err, engine.ErrFeedTrimmed) || *trimmed != (engine.FeedTrimmed{After: after, Oldest: 3}) {
+			t.Errorf("a read after %d: %v; want a *FeedTrimmed{After: %d, Oldest: 3}", after, err, after)
+		}
+	}
+	h.wantChanges("after 2", h.readAll(engine.FeedRead{After: 2, Limit: 10}), `3 replace a {"i":2}`, `4 replace a {"i":3}`, `5 replace a {"i":4}`)
+	h.wantChanges("from the oldest", h.readAll(oldest), `3 replace a {"i":2}`, `4 replace a {"i":3}`, `5 replace a {"i":4}`)
+	// The latest-version feed reads the documents: no retention.
+	h.wantChanges("latest from the beginning", h.readAll(engine.FeedRead{Latest: true, Limit: 10}), `5 latest a {"i":4}`)
+}
+
+func TestFeedRetentionByAge(t *testing.T) { // R11, R15
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", &ttldb.Options{Feed: ttldb.FeedOptions{MaxAge: 10 * time.Second}})
+	h.mustPut(engine.Create, "a", `{}`, 0)
+	h.clock.set(t0 + 5)
+	h.mustPut(engine.Create, "b", `{}`, 0)
+	h.clock.set(t0 + 10) // a's record is 10 s old: dropped at the next pass
+	h.mustPut(engine.Create, "c", `{}`, 0)
+	h.wantChanges("from the oldest", h.readAll(oldest), `2 create b {}`, `3 create c {}`)
+}
+
+func TestFeedOff(t *testing.T) { // R11, R15
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", &ttldb.Options{Feed: ttldb.FeedOptions{Off: true}})
+	for i := range 3 {
+		h.mustPut(engine.Upsert, "a", fmt.Sprintf(`{"i":%d}`, i), 0)
+	}
+	if n := s.count(`SELECT count(*) FROM ` + s.ident() + `.ttldb_feed_1`); n != 0 {
+		t.Errorf("the feed table holds %d records with the feed off, want 0", n)
+	}
+	if _, err := h.e.ReadFeed(t.Context(), oldest, nil); !errors.Is(err, engine.ErrInvalidOption) {
+		t.Errorf("ReadFeed with the feed off: %v, want ErrInvalidOption", err)
+	}
+	if _, err := h.e.FeedStats(t.Context()); !errors.Is(err, engine.ErrInvalidOption) {
+		t.Errorf("FeedStats with the feed off: %v, want ErrInvalidOption", err)
+	}
+	if d := h.live("a", `{"i":2}`); h.lsn(d) != 3 {
+		t.Errorf("the last write's LSN is %d with the feed off, want 3", h.lsn(d))
+	}
+}
+
+func TestFeedChangedWakesAnotherHandle(t *testing.T) { // R11
+	t.Parallel()
+	s := newServer(t)
+	writer, watcher := open(t, s, "sessions", nil), open(t, s, "sessions", nil) // two pools: two processes
+	// The failure bound only: a wake comes within the poll period.
+	wait := func(what string, ch <-chan struct{}) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 10*pollPeriod)
+		defer cancel()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("%s: FeedChanged's channel was not closed within %v", what, 10*pollPeriod)
+		}
+	}
+	// Only a NOTIFY wakes it: no poll, and it listens before the writes.
+	watcher.e.watch.noPoll.Store(true)
+	wait("the listener's start", watcher.e.watch.listening)
+	for i := range 3 {
+		ch := watcher.e.FeedChanged()
+		writer.mustPut(engine.Upsert, "a", fmt.Sprintf(`{"i":%d}`, i), 0)
+		wait(fmt.Sprint("write ", i), ch)
+		// What woke it is readable.
+		if p := watcher.read(engine.FeedRead{After: uint64(i), Limit: 10}); len(p.Changes) != 1 || p.End != uint64(i+1) {
+			t.Errorf("after wake %d: %d changes, End %d; want 1, %d", i, len(p.Changes), p.End, i+1)
+		}
+	}
+	// Close closes it, and it stays closed.
+	ch := watcher.e.FeedChanged()
+	if err := watcher.e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wait("Close", ch)
+	wait("after Close", watcher.e.FeedChanged())
+	if err := watcher.e.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+	if _, err := watcher.e.ReadFeed(t.Context(), oldest, nil); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("ReadFeed after Close: %v, want ErrClosed", err)
+	}
+	wait("the zero Engine", (&Engine{}).FeedChanged())
+}
