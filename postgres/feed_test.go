@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,9 @@ func (h *handle) readAll(r engine.FeedRead) []engine.Change {
 	var all []engine.Change
 	for range 1000 {
 		p := h.read(r)
+		if len(p.Changes) > r.Limit {
+			h.t.Fatalf("a page of Limit %d holds %d changes", r.Limit, len(p.Changes))
+		}
 		for _, c := range p.Changes {
 			if c.LSN <= r.After && r.From == engine.FromAfter || c.LSN > p.End {
 				h.t.Fatalf("a page after %d ending at %d holds LSN %d", r.After, p.End, c.LSN)
@@ -342,4 +346,25 @@ func TestFeedChangedWakesAnotherHandle(t *testing.T) { // R11
 		t.Errorf("ReadFeed after Close: %v, want ErrClosed", err)
 	}
 	wait("the zero Engine", (&Engine{}).FeedChanged())
+}
+
+func TestFeedRetentionByBytes(t *testing.T) { // R11, R15
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", &ttldb.Options{Feed: ttldb.FeedOptions{MaxBytes: ttldb.MinFeedBytes}})
+	body := `{"x":"` + strings.Repeat("x", 1<<20) + `"}`
+	const n = 6
+	for i := range n {
+		h.mustPut(engine.Create, fmt.Sprint("k", i), body, 0)
+	}
+	size := int64(24 + doc("k0", body, 0).Size()) // each record's, as SPEC R11 counts it
+	kept := int64(ttldb.MinFeedBytes) / size
+	if kept < 2 || kept >= n {
+		t.Fatalf("records of %d bytes: %d fit; the test wants from 2 to %d", size, kept, n-1)
+	}
+	st, err := h.e.FeedStats(t.Context())
+	want := engine.FeedStats{LastLSN: n, Oldest: uint64(n - kept + 1), Records: kept, Bytes: kept * size}
+	if err != nil || st != want {
+		t.Errorf("FeedStats = %+v, %v; want %+v", st, err, want)
+	}
 }
