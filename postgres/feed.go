@@ -49,7 +49,7 @@ h AS (SELECT last, oldest, CASE $2::int WHEN 0 THEN $3::bigint WHEN 1 THEN last 
 SELECT h.last, h.oldest, h.after, r.lsn, r.op, r.key, r.pk_end, r.id_at, r.id_end, r.body, r.ts, r.ttl, r.expired, r.at, r.prev
 FROM h LEFT JOIN LATERAL (
 	SELECT f.* FROM {s}.ttldb_feed_{n} f
-	WHERE f.lsn > h.after AND f.lsn <= least(h.last, h.after + $5) AND h.after <= h.last AND h.after >= h.oldest - 1
+	WHERE f.lsn > h.after AND f.lsn <= least(h.last, least(h.after, h.last) + $5) AND h.after <= h.last AND h.after >= h.oldest - 1
 		AND (NOT $6 OR substring(f.key FROM 1 FOR octet_length($7::bytea)) = $7::bytea)
 	ORDER BY f.lsn LIMIT $4) r ON true
 ORDER BY r.lsn`

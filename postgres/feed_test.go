@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -241,6 +242,13 @@ func TestFeedStarts(t *testing.T) { // R11
 			t.Errorf("latest %t, after 3 of 2: %v; want a *FeedBeyond of Last 2", latest, err)
 		}
 	}
+	for _, latest := range []bool{false, true} {
+		_, err := h.e.ReadFeed(t.Context(), engine.FeedRead{Latest: latest, After: math.MaxUint64, Limit: 10}, nil)
+		var beyond *engine.FeedBeyond
+		if !errors.As(err, &beyond) || beyond.Last != 2 {
+			t.Errorf("latest %t, after 2^64-1: %v; want a *FeedBeyond of Last 2", latest, err)
+		}
+	}
 	h.mustPut(engine.Create, "c", `{}`, 0)
 	h.wantChanges("from the present, read before the write", h.readAll(engine.FeedRead{After: 2, Limit: 10}), `3 create c {}`)
 }
@@ -366,5 +374,30 @@ func TestFeedRetentionByBytes(t *testing.T) { // R11, R15
 	want := engine.FeedStats{LastLSN: n, Oldest: uint64(n - kept + 1), Records: kept, Bytes: kept * size}
 	if err != nil || st != want {
 		t.Errorf("FeedStats = %+v, %v; want %+v", st, err, want)
+	}
+}
+
+func TestFeedDeleteOfAVersionNotSequenced(t *testing.T) { // R11
+	t.Parallel()
+	s := newServer(t)
+	dead, h := open(t, s, "sessions", &ttldb.Options{DefaultTTL: ttldb.TTLNoDefault()}), open(t, s, "sessions", nil)
+	// A writer that died between its commit and its pass: the delete of
+	// its version waits for the version's LSN, which the delete names.
+	dead.e.skipPass.Store(true)
+	if _, err := dead.put(engine.Create, "a", `{"v":1}`, 0); !errors.Is(err, errSkipped) {
+		t.Fatal(err)
+	}
+	if _, err := h.write("a", engine.Write{Op: engine.Delete}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dead.put(engine.Create, "b", `{"v":1}`, 5); !errors.Is(err, errSkipped) {
+		t.Fatal(err)
+	}
+	h.clock.set(t0 + 5) // b expired, its version not sequenced: so is its expired delete
+	h.mustPut(engine.Create, "b", `{"v":2}`, 0)
+	all := h.readAll(oldest)
+	h.wantChanges("the feed", all, `1 create a {"v":1}`, `2 delete a {"v":1}`, `3 create b {"v":1}`, `4 delete b {"v":1} !`, `5 create b {"v":2}`)
+	if len(all) == 5 && (h.lsn(all[1].Doc) != 1 || h.lsn(all[3].Doc) != 3) {
+		t.Errorf("the deletes name the versions of LSN %d and %d, want 1 and 3", h.lsn(all[1].Doc), h.lsn(all[3].Doc))
 	}
 }
