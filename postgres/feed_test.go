@@ -317,17 +317,7 @@ func TestFeedChangedWakesAnotherHandle(t *testing.T) { // R11
 	t.Parallel()
 	s := newServer(t)
 	writer, watcher := open(t, s, "sessions", nil), open(t, s, "sessions", nil) // two pools: two processes
-	// The failure bound only: a wake comes within the poll period.
-	wait := func(what string, ch <-chan struct{}) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(t.Context(), 10*pollPeriod)
-		defer cancel()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("%s: FeedChanged's channel was not closed within %v", what, 10*pollPeriod)
-		}
-	}
+	wait := func(what string, ch <-chan struct{}) { t.Helper(); waitClosed(t, what, ch) }
 	// Only a NOTIFY wakes it: no poll, and it listens before the writes.
 	watcher.e.watch.noPoll.Store(true)
 	wait("the listener's start", watcher.e.watch.listening)
@@ -347,6 +337,11 @@ func TestFeedChangedWakesAnotherHandle(t *testing.T) { // R11
 	}
 	wait("Close", ch)
 	wait("after Close", watcher.e.FeedChanged())
+	select { // nothing outlives Close
+	case <-watcher.e.watch.done:
+	default:
+		t.Error("the listener's goroutine runs after Close returned")
+	}
 	if err := watcher.e.Close(); err != nil {
 		t.Errorf("a second Close: %v", err)
 	}
@@ -399,5 +394,51 @@ func TestFeedDeleteOfAVersionNotSequenced(t *testing.T) { // R11
 	h.wantChanges("the feed", all, `1 create a {"v":1}`, `2 delete a {"v":1}`, `3 create b {"v":1}`, `4 delete b {"v":1} !`, `5 create b {"v":2}`)
 	if len(all) == 5 && (h.lsn(all[1].Doc) != 1 || h.lsn(all[3].Doc) != 3) {
 		t.Errorf("the deletes name the versions of LSN %d and %d, want 1 and 3", h.lsn(all[1].Doc), h.lsn(all[3].Doc))
+	}
+}
+
+// waitClosed waits for ch to be closed, failing the test after ten poll
+// periods: the failure bound only, never a sleep.
+func waitClosed(t *testing.T, what string, ch <-chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*pollPeriod)
+	defer cancel()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		t.Fatalf("%s: FeedChanged's channel was not closed within %v", what, 10*pollPeriod)
+	}
+}
+
+func TestFeedChangedSurvivesALostConnection(t *testing.T) { // R11
+	t.Parallel()
+	s := newServer(t)
+	writer, watcher := open(t, s, "sessions", nil), open(t, s, "sessions", nil)
+	watcher.e.watch.noPoll.Store(true)
+	waitClosed(t, "the listener's start", watcher.e.watch.listening)
+	// The server ends the listener's connection: it connects again, and
+	// wakes its watchers for what it may have missed meanwhile.
+	ch := watcher.e.FeedChanged()
+	if n := s.count(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid = $1`, int64(watcher.e.watch.pid.Load())); n != 1 {
+		t.Fatalf("%d listeners ended, want 1", n)
+	}
+	waitClosed(t, "a lost connection", ch)
+	ch = watcher.e.FeedChanged()
+	writer.mustPut(engine.Create, "a", `{}`, 0)
+	waitClosed(t, "a write after the connection came back", ch)
+}
+
+func TestFeedChangedPolls(t *testing.T) { // R11
+	t.Parallel()
+	s := newServer(t)
+	watcher := open(t, s, "sessions", nil)
+	waitClosed(t, "the listener's start", watcher.e.watch.listening)
+	// A pass that sends no NOTIFY (a lost notification): the poll finds
+	// the last LSN grown.
+	ch := watcher.e.FeedChanged()
+	s.exec(`UPDATE ` + s.ident() + `.ttldb_collections SET lsn = lsn + 1`)
+	waitClosed(t, "the poll", ch)
+	if got := watcher.e.LastLSN(); got != 1 {
+		t.Errorf("LastLSN() = %d after the poll, want 1", got)
 	}
 }

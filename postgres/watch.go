@@ -43,6 +43,7 @@ type watcher struct {
 	listening chan struct{}
 	listened  sync.Once
 	noPoll    atomic.Bool
+	pid       atomic.Uint32 // the listening connection's server process
 }
 
 // channel returns the name of the collection's NOTIFY channel: a hash of
@@ -149,6 +150,7 @@ func (e *Engine) listenConn(ctx context.Context) *pgx.Conn {
 		cancel()
 		return nil
 	}
+	e.watch.pid.Store(conn.PgConn().PID())
 	return conn
 }
 
