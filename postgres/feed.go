@@ -57,8 +57,9 @@ ORDER BY r.lsn`
 // latestSQL reads a page of the latest-version feed: $1 the collection's
 // number, $2 the handle's clock; $3 from now (true) or after $4; $5
 // Partition, $6 Prefix; $7 the most documents visited plus one, $8 Limit.
-// v is the documents written after the start, in LSN order, as many as a
-// page may visit and one (to tell More), with whether each is shown; the
+// v is the documents written after the start, in LSN order (an ordered
+// scan of the LSN index), as many as a page may visit and one (to tell
+// More); x numbers them, and says whether each is shown; the
 // page stops at the Limit-th shown, or at the budget, $7-1; n is how many
 // v holds. The first row always comes: the last LSN, now, the start, the
 // stop, n and the LSN at the stop; then a shown document's columns, NULL
@@ -66,9 +67,11 @@ ORDER BY r.lsn`
 const latestSQL = `
 WITH c AS (SELECT * FROM {s}.ttldb_collections WHERE no = $1),
 t AS (SELECT ` + nowSQL + ` AS now, CASE WHEN $3 THEN c.lsn ELSE $4::bigint END AS after FROM c),
-v AS (SELECT d.h, d.lsn, (NOT $5 OR substring(d.key FROM 1 FOR octet_length($6::bytea)) = $6::bytea) AND ` + liveSQL + ` AS shown
-	FROM {s}.ttldb_docs_{n} d, c, t WHERE d.lsn > t.after AND d.lsn <= c.lsn ORDER BY d.lsn LIMIT $7),
-x AS (SELECT h, lsn, shown, row_number() OVER (ORDER BY lsn) AS i, count(*) FILTER (WHERE shown) OVER (ORDER BY lsn) AS k FROM v),
+v AS (SELECT d.h, d.lsn, d.ts, d.ttl, (NOT $5 OR substring(d.key FROM 1 FOR octet_length($6::bytea)) = $6::bytea) AS inpart
+	FROM {s}.ttldb_docs_{n} d WHERE d.lsn > (SELECT after FROM t) AND d.lsn <= (SELECT lsn FROM c) ORDER BY d.lsn LIMIT $7),
+x AS (SELECT d.h, d.lsn, d.inpart AND ` + liveSQL + ` AS shown,
+	row_number() OVER (ORDER BY d.lsn) AS i, count(*) FILTER (WHERE d.inpart AND ` + liveSQL + `) OVER (ORDER BY d.lsn) AS k
+	FROM v d, c, t),
 s AS (SELECT least(coalesce((SELECT min(i) FROM x WHERE shown AND k = $8), $7 - 1), $7 - 1) AS stop, (SELECT count(*) FROM x) AS n)
 SELECT c.lsn, t.now, t.after, s.stop, s.n, (SELECT lsn FROM x WHERE i = s.stop),
 	d.lsn, d.key, d.pk_end, d.id_at, d.id_end, d.body, d.ts, d.ttl

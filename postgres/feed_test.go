@@ -317,14 +317,13 @@ func TestFeedChangedWakesAnotherHandle(t *testing.T) { // R11
 	t.Parallel()
 	s := newServer(t)
 	writer, watcher := open(t, s, "sessions", nil), open(t, s, "sessions", nil) // two pools: two processes
-	wait := func(what string, ch <-chan struct{}) { t.Helper(); waitClosed(t, what, ch) }
 	// Only a NOTIFY wakes it: no poll, and it listens before the writes.
 	watcher.e.watch.noPoll.Store(true)
-	wait("the listener's start", watcher.e.watch.listening)
+	waitClosed(t, "the listener's start", watcher.e.watch.listening)
 	for i := range 3 {
 		ch := watcher.e.FeedChanged()
 		writer.mustPut(engine.Upsert, "a", fmt.Sprintf(`{"i":%d}`, i), 0)
-		wait(fmt.Sprint("write ", i), ch)
+		waitClosed(t, fmt.Sprint("write ", i), ch)
 		// What woke it is readable.
 		if p := watcher.read(engine.FeedRead{After: uint64(i), Limit: 10}); len(p.Changes) != 1 || p.End != uint64(i+1) {
 			t.Errorf("after wake %d: %d changes, End %d; want 1, %d", i, len(p.Changes), p.End, i+1)
@@ -335,8 +334,8 @@ func TestFeedChangedWakesAnotherHandle(t *testing.T) { // R11
 	if err := watcher.e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	wait("Close", ch)
-	wait("after Close", watcher.e.FeedChanged())
+	waitClosed(t, "Close", ch)
+	waitClosed(t, "after Close", watcher.e.FeedChanged())
 	select { // nothing outlives Close
 	case <-watcher.e.watch.done:
 	default:
@@ -348,7 +347,7 @@ func TestFeedChangedWakesAnotherHandle(t *testing.T) { // R11
 	if _, err := watcher.e.ReadFeed(t.Context(), oldest, nil); !errors.Is(err, engine.ErrClosed) {
 		t.Errorf("ReadFeed after Close: %v, want ErrClosed", err)
 	}
-	wait("the zero Engine", (&Engine{}).FeedChanged())
+	waitClosed(t, "the zero Engine", (&Engine{}).FeedChanged())
 }
 
 func TestFeedRetentionByBytes(t *testing.T) { // R11, R15
