@@ -28,6 +28,12 @@
 // _ts, whose records one pass numbers after its commit with consecutive
 // LSNs (batch.go; DESIGN.md, "Batch").
 //
+// The change feed's reads exist too (feed.go, retention.go, watch.go):
+// [Engine.ReadFeed], both feeds, from a LSN, the present or the oldest
+// record kept, of one partition or all; [Engine.FeedStats]; the feed's
+// retention, which the sequencer's pass applies; and [Engine.FeedChanged],
+// woken by one NOTIFY per pass, with a poll every second as the fallback.
+//
 // # Where the collection lives
 //
 // Open takes a *pgxpool.Pool that the caller makes and closes. The tables
