@@ -449,11 +449,11 @@ func TestFeedPageVisitsABoundedNumber(t *testing.T) { // R11: a page may come ba
 	// 2000 changes of partition t, then one of partition u, made in SQL
 	// as passes would have numbered them.
 	const n = 2000
-	s.exec(`INSERT INTO ` + s.ident() + `.ttldb_feed_1 (op, key, pk_end, id_at, id_end, body, ts, ttl, lsn, cum)
+	s.exec(`INSERT INTO `+s.ident()+`.ttldb_feed_1 (op, key, pk_end, id_at, id_end, body, ts, ttl, lsn, cum)
 		SELECT 1, '\x05740001'::bytea || int8send(g), 4, 4, 12, '{}', $1::bigint, -1, g, g FROM generate_series(1, $2::bigint) g
 		UNION ALL SELECT 1, '\x05750001'::bytea || 'u'::bytea, 4, 4, 5, '{}', $1::bigint, -1, $2::bigint + 1, $2::bigint + 1`, t0, n)
-	s.exec(`INSERT INTO `+s.ident()+`.ttldb_docs_1 (key, pk_end, id_at, id_end, body, ts, ttl, lsn)
-		SELECT key, pk_end, id_at, id_end, body, ts, ttl, lsn FROM `+s.ident()+`.ttldb_feed_1`)
+	s.exec(`INSERT INTO ` + s.ident() + `.ttldb_docs_1 (key, pk_end, id_at, id_end, body, ts, ttl, lsn)
+		SELECT key, pk_end, id_at, id_end, body, ts, ttl, lsn FROM ` + s.ident() + `.ttldb_feed_1`)
 	s.exec(`UPDATE `+s.ident()+`.ttldb_collections SET lsn = $1`, n+1)
 	prefix := string([]byte{5, 'u', 0, 1})
 	for _, latest := range []bool{false, true} {
