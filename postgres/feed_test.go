@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -463,5 +464,60 @@ func TestFeedPageVisitsABoundedNumber(t *testing.T) { // R11: a page may come ba
 			t.Errorf("latest %t: the first page of u: %d changes, End %d, More %t; want none, %d, true", latest, len(p.Changes), p.End, p.More, 4*1+1024)
 		}
 		h.wantChanges(fmt.Sprint("latest ", latest, ": partition u"), h.readAll(r), fmt.Sprintf(`%d %s u {}`, n+1, map[bool]string{false: "create", true: "latest"}[latest]))
+	}
+}
+
+func TestFeedReaderFollowsConcurrentWriters(t *testing.T) { // R11: no change skipped or repeated
+	t.Parallel()
+	s := newServer(t)
+	writers := []*handle{open(t, s, "sessions", nil), open(t, s, "sessions", nil)}
+	reader := open(t, s, "sessions", nil)
+	const each, n = 15, 4
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		for w := range n {
+			wg.Go(func() {
+				for i := range each {
+					if _, err := writers[w%2].put(engine.Upsert, fmt.Sprint("k", (w+i)%5), fmt.Sprintf(`{"w":%d}`, w), 0); err != nil {
+						t.Errorf("writer %d: %v", w, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // the failure bound only
+	defer cancel()
+	var seen []uint64
+	var end uint64
+	for end < n*each {
+		ch := reader.e.FeedChanged() // before the read, so that a later change closes it
+		p, err := reader.e.ReadFeed(ctx, engine.FeedRead{After: end, Limit: 3}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Changes {
+			seen = append(seen, c.LSN)
+		}
+		end = p.End
+		if !p.More && end < n*each {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				t.Fatalf("the reader waited in vain after LSN %d", end)
+			}
+		}
+	}
+	<-done
+	for i, l := range seen {
+		if l != uint64(i+1) {
+			t.Fatalf("the reader saw LSNs %v; want 1 to %d, each once, in order", seen, n*each)
+		}
+	}
+	if len(seen) != n*each {
+		t.Errorf("the reader saw %d changes, want %d", len(seen), n*each)
 	}
 }
