@@ -49,8 +49,8 @@ FROM {s}.ttldb_docs_{n} d WHERE d.h = ANY($1::bytea[]) AND d.key = ANY($2::bytea
 const blockSQL = `SELECT nextval('{s}.ttldb_seq_{n}')`
 
 // feedManySQL inserts the batch's feed records, one per element.
-const feedManySQL = `INSERT INTO {s}.ttldb_feed_{n} (seq, op, key, pk_end, id_at, id_end, body, ts, ttl, expired)
-SELECT * FROM unnest($1::bigint[], $2::smallint[], $3::bytea[], $4::integer[], $5::integer[], $6::integer[], $7::text[], $8::bigint[], $9::integer[], $10::boolean[])`
+const feedManySQL = `INSERT INTO {s}.ttldb_feed_{n} (seq, op, key, pk_end, id_at, id_end, body, ts, ttl, expired, at, prev)
+SELECT * FROM unnest($1::bigint[], $2::smallint[], $3::bytea[], $4::integer[], $5::integer[], $6::integer[], $7::text[], $8::bigint[], $9::integer[], $10::boolean[], $11::bigint[], $12::bigint[])`
 
 // deleteManySQL deletes the rows of the keys $2 (hashes $1), which the
 // transaction has locked.

@@ -494,3 +494,33 @@ func TestBatchStartsAgainWhenAWriteMakesItsRow(t *testing.T) { // R14, R11
 		t.Errorf("Get(a) has LSN %d, the batch returned %d; want 2", h.lsn(d), h.lsn(r.docs[0]))
 	}
 }
+
+// TestBatchDeletesInTheFeed: the deletes a batch records name the versions
+// they deleted, as a single write's do: a version stored before the batch,
+// one the batch itself wrote (the record before it), and the expired one
+// a create over it deletes first; each delete at the batch's second
+// (R11, R14).
+func TestBatchDeletesInTheFeed(t *testing.T) { // R11, R14
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", &ttldb.Options{DefaultTTL: ttldb.TTLNoDefault()})
+	x := h.mustPut(engine.Create, "x", `{"x":1}`, 0)  // LSN 1
+	z := h.mustPut(engine.Create, "z", `{"z":1}`, 10) // LSN 2, expires at t0+10
+	h.clock.set(t0 + 20)
+	if _, err := h.batch(on(engine.Delete, "x"), put(engine.Create, "y", `{"y":1}`, 0), on(engine.Delete, "y"), put(engine.Create, "z", `{"z":2}`, 0)); err != nil {
+		t.Fatal(err)
+	}
+	all := h.readAll(engine.FeedRead{Limit: 3})
+	h.wantChanges("the all-versions feed", all,
+		`1 create x {"x":1}`, `2 create z {"z":1}`,
+		`3 delete x {"x":1}`, `4 create y {"y":1}`, `5 delete y {"y":1}`, `6 delete z {"z":1} !`, `7 create z {"z":2}`)
+	for _, c := range []struct {
+		i   int
+		lsn uint64
+		ts  int64
+	}{{2, h.lsn(x), x.TS}, {4, 4, t0 + 20}, {5, h.lsn(z), z.TS}} {
+		if got := all[c.i]; h.lsn(got.Doc) != c.lsn || got.Doc.TS != c.ts || got.TS != t0+20 {
+			t.Errorf("change %d deletes the version of LSN %d and _ts %d, at %d; want LSN %d, _ts %d, at %d", got.LSN, h.lsn(got.Doc), got.Doc.TS, got.TS, c.lsn, c.ts, t0+20)
+		}
+	}
+}

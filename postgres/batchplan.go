@@ -18,16 +18,21 @@ type slot struct {
 	owed    bool        // old is expired, and its delete not yet recorded (R11)
 	changed bool        // a step wrote the key
 	seq     int64       // the seq of the key's last record
+	rec     int         // with fresh, the index in the plan's records of the record that wrote d
 }
 
 // record is one feed record a batch makes: the change of step (-1 for
-// the delete of an expired document) of op, on d, at _ts ts.
+// the delete of an expired document) of op, on d, at _ts ts. A delete
+// names the version it deleted, prev (feed.go): its LSN, or, for a
+// version the batch wrote, minus how many records before it that
+// version's record is (the batch's records have consecutive LSNs).
 type record struct {
 	step    int
 	op      uint8
 	d       *engine.Doc
 	ts      int64
 	expired bool
+	prev    int64
 }
 
 // plan is what a batch decided: a Doc per step, its records in order,
@@ -88,8 +93,8 @@ func (e *Engine) decide(steps []engine.Step, rows map[string]*row, keys [][]byte
 			return refuse(i, engine.ErrNotFound)
 		case s.HasIfMatch && st.fresh:
 			return refuse(i, &engine.ETagMismatch{}) // its etag is not known yet
-		case (s.HasIfMatch || s.Op == engine.Modify || s.Op == engine.Read) && st.unseq:
-			return nil, errUnsequenced // no caller was given its etag
+		case (s.HasIfMatch || s.Op == engine.Modify || s.Op == engine.Read || s.Op == engine.Delete) && st.unseq:
+			return nil, errUnsequenced // no caller was given its etag; a delete's record names its LSN
 		case s.HasIfMatch && !st.d.HasETag(s.IfMatch):
 			return refuse(i, &engine.ETagMismatch{Current: st.d.ETag()})
 		}
@@ -102,11 +107,11 @@ func (e *Engine) decide(steps []engine.Step, rows map[string]*row, keys [][]byte
 			p.docs[i] = st.d
 			continue
 		case engine.Delete:
-			ts := st.d.TS
+			ts, prev := st.d.TS, int64(st.d.Tag-e.Settings().ETagBase)
 			if st.fresh {
-				ts = now
+				ts, prev = now, -int64(len(p.recs)-st.rec)
 			}
-			p.recs = append(p.recs, record{step: i, op: engine.OpDelete, d: st.d, ts: ts})
+			p.recs = append(p.recs, record{step: i, op: engine.OpDelete, d: st.d, ts: ts, prev: prev})
 			st.d, st.fresh, st.unseq, st.changed = nil, false, false, true
 			continue
 		case engine.Modify:
@@ -122,11 +127,14 @@ func (e *Engine) decide(steps []engine.Step, rows map[string]*row, keys [][]byte
 			p.docs[i] = s.Doc
 		}
 		if st.owed { // R11: the expired version's delete first
-			p.recs = append(p.recs, record{step: -1, op: engine.OpDelete, d: st.oldDoc, ts: st.old.ts, expired: true})
+			if st.old.lsn == nil {
+				return nil, errUnsequenced // its delete's record names its LSN
+			}
+			p.recs = append(p.recs, record{step: -1, op: engine.OpDelete, d: st.oldDoc, ts: st.old.ts, expired: true, prev: *st.old.lsn})
 			st.owed = false
 		}
 		p.recs = append(p.recs, record{step: i, op: op, d: p.docs[i], ts: now})
-		st.d, st.fresh, st.unseq, st.changed = p.docs[i], true, false, true
+		st.d, st.fresh, st.unseq, st.changed, st.rec = p.docs[i], true, false, true, len(p.recs)-1
 	}
 	return p, nil
 }
@@ -176,6 +184,7 @@ func (e *Engine) apply(ctx context.Context, tx pgx.Tx, p *plan, block int64, now
 		ts                 = make([]int64, n)
 		ttls               = make([]int32, n)
 		expired            = make([]bool, n)
+		at, prev           = make([]*int64, n), make([]*int64, n)
 	)
 	for j, r := range p.recs {
 		seq := block + int64(j)
@@ -189,10 +198,13 @@ func (e *Engine) apply(ctx context.Context, tx pgx.Tx, p *plan, block int64, now
 		seqs[j], ops[j], keys[j] = seq, int16(r.op), []byte(r.d.Key())
 		pkEnd[j], idAt[j], idEnd[j] = int32(r.d.Layout.PK), int32(r.d.Layout.IDAt), int32(r.d.Layout.IDEnd)
 		bodies[j], ts[j], ttls[j], expired[j] = r.d.Body(), r.ts, r.d.TTL, r.expired
+		if r.op == engine.OpDelete {
+			at[j], prev[j] = &now, &p.recs[j].prev
+		}
 	}
 	b.last = block + int64(n) - 1
 	var q pgx.Batch
-	q.Queue(e.sql(feedManySQL), seqs, ops, keys, pkEnd, idAt, idEnd, bodies, ts, ttls, expired)
+	q.Queue(e.sql(feedManySQL), seqs, ops, keys, pkEnd, idAt, idEnd, bodies, ts, ttls, expired, at, prev)
 	var del, delH [][]byte
 	var up, in versions
 	for _, k := range p.keys { // in the order of their hashes

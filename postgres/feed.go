@@ -257,6 +257,10 @@ func (e *Engine) change(f *feedRow) (engine.Change, error) {
 			return engine.Change{}, e.corrupt("the feed's delete of LSN %d does not name the version it deleted", *f.lsn)
 		}
 		r.lsn = f.prev
+		if *f.prev < 0 { // a version written by the same batch, -prev records before (batch.go)
+			back := *f.lsn + *f.prev
+			r.lsn = &back
+		}
 		if f.at != nil {
 			ts = *f.at
 		}

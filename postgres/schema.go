@@ -125,7 +125,7 @@ CREATE TABLE {s}.ttldb_feed_{n} (
 	ttl     integer NOT NULL,
 	expired boolean NOT NULL DEFAULT false, -- R11: a delete of an expired document
 	at      bigint,          -- R11: a delete's _ts, the second of the delete (feed.go); NULL: ts
-	prev    bigint,          -- R11: a delete's, the LSN of the version it deleted (feed.go)
+	prev    bigint,          -- R11: a delete's, the LSN of the version it deleted (feed.go); < 0: this record's LSN + prev, a version of the same commit (batch.go)
 	cum     bigint           -- R15: the bytes of the records up to this one, set with lsn (feed.go)
 );
 CREATE UNIQUE INDEX ttldb_feed_{n}_lsn ON {s}.ttldb_feed_{n} (lsn) WHERE lsn IS NOT NULL;
