@@ -38,6 +38,14 @@ type Engine struct {
 	skipPass atomic.Bool
 
 	watch *watcher // the feed's listener (watch.go), from Open to Close
+	// The sweeper (sweep.go, stats.go, background.go).
+	sweepBatch int           // Options.SweepBatch; 0: ttldb.DefaultSweepBatch
+	swept      atomic.Uint64 // the documents this handle's sweeps deleted
+	lastSweep  atomic.Int64  // how long its last complete sweep took, in ns
+	bg         *background   // its background goroutine; nil with ManualSweep
+	// sweepHold, set by a test, is called in a sweep's batch, its rows
+	// deleted, before its commit.
+	sweepHold atomic.Pointer[func()]
 }
 
 // seen records what a statement read of the collection's row: its last
@@ -81,12 +89,14 @@ func (e *Engine) Settings() engine.Settings {
 }
 
 // Close releases the handle: its later calls return an error wrapping
-// [engine.ErrClosed]. It stops the feed's listener, closing its
-// connection, and closes FeedChanged's channel. It does not close the
-// pool, which is the caller's, nor change anything on the server. It is
-// idempotent and returns nil.
+// [engine.ErrClosed]. It stops the handle's background goroutine and
+// waits for it (background.go), and stops the feed's listener, closing its
+// connection, and closes FeedChanged's channel (watch.go). It does not
+// close the pool, which is the caller's, nor change anything on the
+// server. It is idempotent and returns nil.
 func (e *Engine) Close() error {
 	e.closed.Store(true)
+	e.stopBackground()
 	e.stopWatch()
 	return nil
 }

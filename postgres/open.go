@@ -26,8 +26,10 @@ import (
 // existing one, a zero field means "as stored" and any other value must
 // be the stored one. Now, when set, is the handle's clock in place of the
 // server's (R4; for tests, never for a process sharing a collection with
-// others). ManualSweep, SweepBatch and Sync are not read yet: nothing
-// sweeps, and a write is as durable as the server's commit. nil opts are the zero Options.
+// others). Unless ManualSweep, Open starts the handle's background
+// goroutine, which sweeps every second (background.go), in batches of
+// SweepBatch documents. Sync is not read: a write is as durable as the
+// server's commit. nil opts are the zero Options.
 //
 // Open costs about ten round trips in one transaction, which holds an
 // advisory lock of the PostgreSQL schema: the opens of one schema wait for
@@ -57,7 +59,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{pool: pool, clock: o.Now}
+	e := &Engine{pool: pool, clock: o.Now, sweepBatch: o.SweepBatch}
 	st, schema, err := openTx(ctx, pool, name, w, e.clockParam())
 	if err != nil {
 		return nil, err
@@ -67,6 +69,9 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 	e.setRules(st.rules)
 	e.seen(st.lsn, st.hwm)
 	e.startWatch() // the feed's listener (watch.go), until Close
+	if !o.ManualSweep {
+		e.startBackground()
+	}
 	return e, nil
 }
 

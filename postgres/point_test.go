@@ -29,6 +29,7 @@ func open(t *testing.T, s *server, name string, opts *ttldb.Options) *handle {
 	h := &handle{t: t, clock: &testClock{}}
 	h.clock.set(t0)
 	o.Now = h.clock.Now
+	o.ManualSweep = true // a moved clock: the test sweeps (background.go)
 	h.e = mustOpen(t, s, name, "/tenant", &o)
 	return h
 }

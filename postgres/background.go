@@ -1,0 +1,103 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// The background goroutine (R5; DESIGN.md, "LSNs", point 4). Unless
+// Options.ManualSweep, Open starts one per handle, which every
+// backgroundPeriod sweeps (sweep.go) and runs a pass of the sequencer when
+// records wait for one: the records of a writer that died between its
+// commit and its pass, which no reader met. Close stops it and waits for
+// it: nothing of a handle outlives its Close.
+//
+// The sweeper of the in-process engine sleeps until the next expiry and
+// wakes early on a write; other processes' writes cannot wake this one, so
+// it polls, and the backlog's deletes lag by up to a period (R4 hides the
+// documents meanwhile). Its errors (a server gone, a statement that
+// failed) are dropped: the next round tries again, and the calls of the
+// handle's user report the server's state.
+
+// backgroundPeriod is the time between two rounds of the background
+// goroutine.
+const backgroundPeriod = time.Second
+
+// background is a handle's background goroutine.
+type background struct {
+	cancel context.CancelFunc // ends the round in progress, and the loop
+	done   chan struct{}      // closed when the goroutine has returned
+	kick   chan chan<- error  // a test's request for a round now, and where its error goes
+	stop   sync.Once          // Close's
+}
+
+// startBackground starts the handle's background goroutine.
+func (e *Engine) startBackground() {
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &background{cancel: cancel, done: make(chan struct{}), kick: make(chan chan<- error)}
+	e.bg = b
+	go e.runBackground(ctx, b)
+}
+
+// runBackground is the background goroutine: a round every period, or
+// when a test asks, until ctx ends.
+func (e *Engine) runBackground(ctx context.Context, b *background) {
+	defer close(b.done)
+	ticker := time.NewTicker(backgroundPeriod)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			_ = e.round(ctx)
+		case reply := <-b.kick:
+			reply <- e.round(ctx)
+		}
+	}
+}
+
+// round sweeps, then numbers what waits for a pass.
+func (e *Engine) round(ctx context.Context) error {
+	_, err := e.Sweep(ctx)
+	if perr := e.passIfPending(ctx); err == nil {
+		err = perr
+	}
+	return err
+}
+
+// pendingSQL reports whether a feed record waits for an LSN, from the
+// index of those that do.
+const pendingSQL = `SELECT EXISTS (SELECT 1 FROM {s}.ttldb_feed_{n} WHERE lsn IS NULL)`
+
+// passIfPending runs a pass of the sequencer when a record waits for one:
+// with none, it costs a statement, and takes no lock.
+func (e *Engine) passIfPending(ctx context.Context) error {
+	if err := e.usable(ctx, "sequencing"); err != nil {
+		return err
+	}
+	var pending bool
+	if err := e.pool.QueryRow(ctx, e.sql(pendingSQL)).Scan(&pending); err != nil {
+		return e.serverError("looking for records without an LSN", err)
+	}
+	if !pending {
+		return nil
+	}
+	_, err := e.sequence(ctx, 0)
+	return err
+}
+
+// stopBackground stops the background goroutine, if the handle has one,
+// and waits for it: for the round in progress, whose batch in progress is
+// abandoned, or committed and numbered if it was committing.
+func (e *Engine) stopBackground() {
+	b := e.bg
+	if b == nil {
+		return
+	}
+	b.stop.Do(func() {
+		b.cancel()
+		<-b.done
+	})
+}
