@@ -109,8 +109,11 @@ func TestSweepDeletesEachExpiredDocumentOnce(t *testing.T) { // R5, R11
 		an, aerr = a.e.Sweep(t.Context())
 	}()
 	<-held
-	if n := b.sweep(); n != 35 {
-		t.Errorf("b's Sweep while a holds a batch of 5 deleted %d, want 35", n)
+	ctx, cancel := context.WithTimeout(t.Context(), bound) // b must not wait for a
+	defer cancel()
+	if n, err := b.e.Sweep(ctx); n != 35 || err != nil {
+		release()
+		t.Fatalf("b's Sweep while a holds a batch of 5 = %d, %v; want 35", n, err)
 	}
 	release()
 	<-done
@@ -179,26 +182,21 @@ func TestWritersProceedWhileASweepBatchIsHeld(t *testing.T) { // R5
 	}()
 	<-held
 	// While the batch holds "old" (and has not committed), another
-	// process writes, reads, counts and changes the setting, each bounded:
-	// a call the batch blocked would fail at the bound.
-	ctx, cancel := context.WithTimeout(t.Context(), bound)
-	defer cancel()
-	k, at := key("live")
-	if _, err := b.e.Write(ctx, k, engine.Write{Op: engine.Upsert, Doc: engine.NewDoc(k, at, `{"v":2}`, engine.TTLNever, 0, 0)}); err != nil {
-		t.Fatalf("an Upsert of a live key while a sweep batch is held: %v", err)
-	}
-	k, at = key("new")
-	if _, err := b.e.Write(ctx, k, engine.Write{Op: engine.Create, Doc: engine.NewDoc(k, at, `{}`, 0, 0, 0)}); err != nil {
-		t.Fatalf("a Create while a sweep batch is held: %v", err)
-	}
-	if d, err := b.e.Get(ctx, mustKeyBytes("live")); err != nil || d.Body() != `{"v":2}` {
-		t.Fatalf("Get while a sweep batch is held = %v, %v", d, err)
-	}
-	if st, err := b.e.Stats(ctx); err != nil || st.Live != 2 || st.Expired != 1 {
-		t.Fatalf("Stats while a sweep batch is held = %+v, %v; want Live 2, Expired 1 (the delete is not committed)", st, err)
-	}
-	if err := b.e.SetDefaultTTL(ctx, engine.DefaultTTL{On: true, Seconds: 150}); err != nil {
-		t.Fatalf("SetDefaultTTL while a sweep batch is held: %v", err)
+	// process writes, reads, counts and changes the setting. A call the
+	// batch blocked would fail the test at the bound (a write's pass does
+	// not heed its ctx, so the bound is a timer's).
+	calls := make(chan error, 1)
+	go func() { calls <- otherCalls(t.Context(), b.e) }()
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	select {
+	case err := <-calls:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-timer.C:
+		release()
+		t.Fatalf("calls of another process were blocked for %v by a held sweep batch", bound)
 	}
 	// A write of the document the batch holds waits for its commit, and
 	// then finds it gone: its delete is recorded once, by the sweep.
@@ -220,6 +218,29 @@ func TestWritersProceedWhileASweepBatchIsHeld(t *testing.T) { // R5
 	}
 	b.live("old", `{"v":2}`)
 	s.wantFeedNumbered()
+}
+
+// otherCalls are the calls that must not wait for a sweep batch: writes
+// and reads of live documents, Stats, SetDefaultTTL.
+func otherCalls(ctx context.Context, e *Engine) error {
+	k, at := key("live")
+	if _, err := e.Write(ctx, k, engine.Write{Op: engine.Upsert, Doc: engine.NewDoc(k, at, `{"v":2}`, engine.TTLNever, 0, 0)}); err != nil {
+		return fmt.Errorf("an Upsert of a live key while a sweep batch is held: %w", err)
+	}
+	k, at = key("new")
+	if _, err := e.Write(ctx, k, engine.Write{Op: engine.Create, Doc: engine.NewDoc(k, at, `{}`, 0, 0, 0)}); err != nil {
+		return fmt.Errorf("a Create while a sweep batch is held: %w", err)
+	}
+	if d, err := e.Get(ctx, mustKeyBytes("live")); err != nil || d.Body() != `{"v":2}` {
+		return fmt.Errorf("get while a sweep batch is held = %v, %w", d, err)
+	}
+	if st, err := e.Stats(ctx); err != nil || st.Live != 2 || st.Expired != 1 {
+		return fmt.Errorf("stats while a sweep batch is held = %+v, %v; want Live 2, Expired 1 (the delete is not committed)", st, err)
+	}
+	if err := e.SetDefaultTTL(ctx, engine.DefaultTTL{On: true, Seconds: 150}); err != nil {
+		return fmt.Errorf("SetDefaultTTL while a sweep batch is held: %w", err)
+	}
+	return nil
 }
 
 // mustKeyBytes returns the key of the document id.
