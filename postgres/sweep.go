@@ -37,7 +37,9 @@ import (
 //
 // The two limits are read once, in c, and used as constants (InitPlans),
 // so that each pick is an index scan in expiry order on the index made for
-// it. In read committed, a row that a writer changed and committed after
+// it; the delete finds the rows picked by the primary key (= ANY of an
+// array: a join with the picks, misjudged, reads the whole table). In
+// read committed, a row that a writer changed and committed after
 // the statement's snapshot is locked in its latest version, and the
 // pick's condition is checked again on it (PostgreSQL's EvalPlanQual): a
 // document a write renewed meanwhile is not deleted.
@@ -54,7 +56,7 @@ i AS (
 	WHERE d.ttl = 0 AND d.ts <= (SELECT inh FROM c) AND (SELECT sweeps FROM c)
 	ORDER BY d.ts LIMIT $3 - (SELECT count(*) FROM o) FOR UPDATE OF d SKIP LOCKED),
 x AS (
-	DELETE FROM {s}.ttldb_docs_{n} d WHERE d.h IN (SELECT h FROM o UNION ALL SELECT h FROM i)
+	DELETE FROM {s}.ttldb_docs_{n} d WHERE d.h = ANY (ARRAY (SELECT h FROM o UNION ALL SELECT h FROM i))
 	RETURNING d.key, d.pk_end, d.id_at, d.id_end, d.body, d.ts, d.ttl),
 f AS (
 	INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl, expired)
