@@ -22,7 +22,11 @@
 //     one, safely when several processes open at once;
 //   - the collection's identity and settings, read from the server
 //     ([Engine.Settings]), and [Engine.Close];
-//   - the engine's clock: the server's, never going backward.
+//   - the engine's clock: the server's, never going backward;
+//   - [Engine.Sweep] and [Engine.Stats] (R5), and the background goroutine
+//     that Open starts unless Options.ManualSweep, which sweeps every
+//     second and numbers what a writer that died left unnumbered; Close
+//     stops it (sweep.go, stats.go, background.go).
 //
 // [Engine.Batch] exists too (R14): one transaction, all or none, at one
 // _ts, whose records one pass numbers after its commit with consecutive
