@@ -41,7 +41,7 @@ type Engine struct {
 	// The sweeper (sweep.go, stats.go, background.go).
 	sweepBatch int           // Options.SweepBatch; 0: ttldb.DefaultSweepBatch
 	swept      atomic.Uint64 // the documents this handle's sweeps deleted
-	lastSweep  atomic.Int64  // how long its last complete sweep took, in ns
+	lastSweep  atomic.Int64  // how long its last complete sweep that deleted took, in ns
 	bg         *background   // its background goroutine; nil with ManualSweep
 	// sweepHold, set by a test, is called in a sweep's batch, its rows
 	// deleted, before its commit.

@@ -43,8 +43,10 @@ SELECT EXISTS (SELECT 1 FROM c), (SELECT count(*) FROM {s}.ttldb_docs_{n}),
 // (R4), and Expired, those expired and not yet deleted by a sweep, by the
 // live predicate at now (R7's cut-offs included); and this handle's own:
 // Swept, the documents its sweeps (Sweep and its background goroutine)
-// deleted, and LastSweep, how long its last complete sweep took (zero
-// before one).
+// deleted, and LastSweep, how long its last complete sweep that deleted
+// something took (zero before one): the background goroutine's rounds
+// that find nothing, every second, would otherwise make it the time of an
+// empty probe.
 //
 // It costs one statement: a count of all the documents, which reads every
 // row (PostgreSQL keeps no count), and an index scan of the expired ones.

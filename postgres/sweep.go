@@ -109,7 +109,9 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 			return total, err
 		}
 	}
-	e.lastSweep.Store(int64(time.Since(start)))
+	if total > 0 { // a round that found nothing keeps the last that did
+		e.lastSweep.Store(int64(time.Since(start)))
+	}
 	return total, nil
 }
 
