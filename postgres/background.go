@@ -58,12 +58,9 @@ func (e *Engine) runBackground(ctx context.Context, b *background) {
 	}
 }
 
-// round sweeps, then numbers what waits for a pass.
+// round numbers what waits for a pass, then sweeps (Sweep does both).
 func (e *Engine) round(ctx context.Context) error {
 	_, err := e.Sweep(ctx)
-	if perr := e.passIfPending(ctx); err == nil {
-		err = perr
-	}
 	return err
 }
 

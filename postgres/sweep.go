@@ -31,7 +31,9 @@ import (
 // counts them.
 
 // sweepSQL is one batch: it deletes up to $3 expired documents and records
-// their deletes, flagged expired. $1 is the collection's number, $2 the
+// their deletes, flagged expired, at now, naming the version deleted by its
+// LSN (feed.go); a version not yet numbered is left to the next batch after
+// a pass (Sweep runs one first). $1 is the collection's number, $2 the
 // handle's clock. It returns whether the collection's row was found, the
 // number of documents deleted, and now.
 //
@@ -49,18 +51,18 @@ WITH c AS (
 	FROM {s}.ttldb_collections c CROSS JOIN LATERAL (SELECT ` + nowSQL + ` AS now) t WHERE c.no = $1),
 o AS (
 	SELECT d.h FROM {s}.ttldb_docs_{n} d
-	WHERE d.ttl > 0 AND d.ts + d.ttl <= (SELECT own FROM c) AND (SELECT sweeps FROM c)
+	WHERE d.ttl > 0 AND d.ts + d.ttl <= (SELECT own FROM c) AND (SELECT sweeps FROM c) AND d.lsn IS NOT NULL
 	ORDER BY d.ts + d.ttl LIMIT $3 FOR UPDATE OF d SKIP LOCKED),
 i AS (
 	SELECT d.h FROM {s}.ttldb_docs_{n} d
-	WHERE d.ttl = 0 AND d.ts <= (SELECT inh FROM c) AND (SELECT sweeps FROM c)
+	WHERE d.ttl = 0 AND d.ts <= (SELECT inh FROM c) AND (SELECT sweeps FROM c) AND d.lsn IS NOT NULL
 	ORDER BY d.ts LIMIT $3 - (SELECT count(*) FROM o) FOR UPDATE OF d SKIP LOCKED),
 x AS (
 	DELETE FROM {s}.ttldb_docs_{n} d WHERE d.h = ANY (ARRAY (SELECT h FROM o UNION ALL SELECT h FROM i))
-	RETURNING d.key, d.pk_end, d.id_at, d.id_end, d.body, d.ts, d.ttl),
+	RETURNING d.key, d.pk_end, d.id_at, d.id_end, d.body, d.ts, d.ttl, d.lsn),
 f AS (
-	INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl, expired)
-	SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl, true FROM x RETURNING 1)
+	INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl, expired, at, prev)
+	SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl, true, (SELECT now FROM c), lsn FROM x RETURNING 1)
 SELECT EXISTS (SELECT 1 FROM c), (SELECT count(*) FROM f), coalesce((SELECT now FROM c), 0)`
 
 // batchSize returns the most documents a batch deletes: Options.SweepBatch,
@@ -95,6 +97,11 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	start := time.Now()
+	// A version not yet numbered is not picked (its delete's record names
+	// its LSN): number what waits first, as the background's round does.
+	if err := e.passIfPending(ctx); err != nil {
+		return 0, err
+	}
 	total := 0
 	for {
 		n, err := e.sweepOnce(ctx)
