@@ -207,6 +207,11 @@ func TestConcurrentFirstOpens(t *testing.T) { // R16: processes that start at on
 	}
 	close(start)
 	wg.Wait()
+	for _, e := range engines {
+		if e != nil {
+			t.Cleanup(func() { _ = e.Close() }) // and its background goroutine
+		}
+	}
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("open %d of %d at once: %v", i, n, err)
