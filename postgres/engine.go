@@ -70,9 +70,7 @@ func (e *Engine) seen(lsn, now int64) {
 func (e *Engine) setRules(r rules) {
 	e.rules.Store(&r)
 	if s := e.settings.Load(); s != nil && s.DefaultTTL != r.def {
-		c := *s
-		c.DefaultTTL = r.def
-		e.settings.Store(&c)
+		e.updateSettings(func(s *engine.Settings) { s.DefaultTTL = r.def })
 	}
 }
 
