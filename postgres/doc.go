@@ -17,6 +17,13 @@
 // not yet usable as an engine: ttldb.FromEngine cannot take it, and no URL
 // scheme is registered with ttldb.Open. Beside them:
 //
+//   - [Engine.Snapshot], for reads of many documents (R13): a REPEATABLE
+//     READ transaction held on one pooled connection until Release, which
+//     scans in key order by pages, and reads a secondary index by reading
+//     every document and ordering its items in Go (O(n log n) per read;
+//     pushdown to come, DESIGN.md); [Engine.CreateIndex],
+//     [Engine.DropIndex] and [Engine.SetIndexing] (R8), which record the
+//     indexes and the mode in the collection's row;
 //   - [Open], which makes ttldb's tables on the server if they are missing,
 //     checks their version, and makes a collection or adopts an existing
 //     one, safely when several processes open at once;

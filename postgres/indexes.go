@@ -237,6 +237,9 @@ func (e *Engine) DropIndex(ctx context.Context, path string) error {
 // indexes read from, or written to, the collection's row: a new slice, as
 // Settings gives the handle's own to its callers.
 func (e *Engine) setIndexes(m engine.Indexing, idx []string) {
+	if s := e.settings.Load(); s == nil || s.Indexing == m && slices.Equal(s.Indexes, idx) {
+		return // as held: no copy
+	}
 	e.updateSettings(func(s *engine.Settings) {
 		if s.Indexing != m || !slices.Equal(s.Indexes, idx) {
 			s.Indexing, s.Indexes = m, slices.Clip(slices.Clone(idx))
