@@ -293,8 +293,12 @@ func TestSnapshotReleaseReturnsTheConnection(t *testing.T) { // R13
 	if n := p.Stat().AcquiredConns(); n != 0 {
 		t.Errorf("after Release of a snapshot cut off, %d connections are held, want 0", n)
 	}
-	// Closed: a snapshot refuses to open.
+	// Closed: a snapshot open stops reading, and none opens.
+	sn = h.snap([]string{}, true)
 	_ = h.e.Close()
+	if err := sn.Scan(t.Context(), "", "", false, func(*engine.Doc) bool { return true }); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("Scan of a snapshot after Close: %v, want ErrClosed", err)
+	}
 	if _, err := h.e.Snapshot(t.Context(), nil, true); !errors.Is(err, engine.ErrClosed) {
 		t.Errorf("Snapshot after Close: %v, want ErrClosed", err)
 	}
@@ -384,6 +388,11 @@ func TestSnapshotIndex(t *testing.T) { // R13
 				t.Errorf("%s: Count(most %d) = %d, want %d", c.name, most, got, min(len(want), most))
 			}
 		}
+	}
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := sn.Index(done, "/n", []engine.Range{{}}, false, "", func(*engine.Doc, string) bool { return true }); !errors.Is(err, context.Canceled) { // R16
+		t.Errorf("Index with a done context: %v, want context.Canceled", err)
 	}
 	n := 0
 	if err := sn.Index(t.Context(), "/n", []engine.Range{{}}, false, "", func(*engine.Doc, string) bool { n++; return n < 2 }); err != nil || n != 2 {
