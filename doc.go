@@ -293,8 +293,8 @@
 //     reference implementations (of patch, of a document's intake) the
 //     tests hold the library to;
 //   - postgres (a module of its own, with the pgx driver): the PostgreSQL
-//     engine, being built (issue 29): its schema, Open and the point
-//     operations so far;
+//     engine, which passes the conformance suite (issue 29: opening by URL
+//     and query pushdown to come);
 //   - bench (a module of its own: the benchmarks against the peers, the
 //     report, and cmd/compare for a change's cost), examples.
 //

@@ -45,3 +45,16 @@ func TestFromEngine(t *testing.T) { // R10, R16
 	require.Equal(t, d.ETag(), got.ETag())
 	require.Equal(t, d.LSN(), got.LSN(), "the etag base is the engine's")
 }
+
+// TestCompactOnAnEngineThatCompactsByItself: Compact on an engine without
+// engine.Compacter does nothing and returns nil, so that a program that
+// changes engine changes no other call (R16).
+func TestCompactOnAnEngineThatCompactsByItself(t *testing.T) { // R16
+	c, err := NewCollection("c", "/pk", nil)
+	require.NoError(t, err)
+	defer c.Close()
+	through, err := ThroughInterface(c)
+	require.NoError(t, err)
+	require.NoError(t, through.Compact(bg))
+	require.ErrorIs(t, c.Compact(bg), ErrInvalidOption, "the in-process engine in memory: not durable")
+}

@@ -159,10 +159,14 @@ func (f *feedState) compacted(lo, hi uint64) { f.snap = &[2]uint64{lo, hi} }
 
 // reopened finds where the all-versions feed of the collection just
 // reopened starts, and checks that it is after the snapshot of the last
-// compaction, or where it was if none happened since the last reopen (R12).
-func (h *modelHarness) reopened() error {
+// compaction, or where it was if none happened since the last reopen
+// (R12). An engine that recovers from no files of its own (recovers
+// false: a server's) keeps its feed across a reopen, as its retention
+// says: nothing to check.
+func (h *modelHarness) reopened(recovers bool) error {
 	f := &h.feed
-	if f.snap == nil {
+	if f.snap == nil || !recovers {
+		f.snap = nil
 		return nil
 	}
 	lo, hi := f.snap[0], f.snap[1]

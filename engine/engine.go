@@ -122,7 +122,8 @@ type Engine interface {
 // Compacter is an Engine that rewrites its files when asked
 // (ttldb.Collection.Compact): the in-process engine, which refuses with
 // ErrInvalidOption when it has no directory. An engine without it
-// compacts by itself, or has nothing to compact.
+// compacts by itself, or has nothing to compact: ttldb's Compact then
+// returns nil.
 type Compacter interface {
 	Compact(ctx context.Context) error
 }

@@ -27,13 +27,18 @@ const maxClock = 1 << 62
 
 // clockParam returns the parameter clock of ttldb_now for this handle:
 // nil, the server's clock, or the reading of Options.Now in whole Unix
-// seconds (floored, as the server's is), within ±maxClock.
+// seconds (floored, as the server's is), within ±maxClock, and never
+// before the latest now this handle was given: a clock stepped back does
+// not take the handle's reads back, as it does not the in-process
+// engine's (R4). (With the server's clock, the stored high-water mark is
+// the bound: see above.)
 func (e *Engine) clockParam() *int64 {
 	if e.clock == nil {
 		return nil
 	}
 	s := e.clock().Unix()
 	s = min(max(s, -maxClock), maxClock)
+	s = max(s, e.lastNow.Load()) // never before a now this handle was given (R4)
 	return &s
 }
 

@@ -80,6 +80,7 @@ func TestNowIsTheServersClock(t *testing.T) { // R4
 func TestClockBounds(t *testing.T) { // R4
 	t.Parallel()
 	e := &Engine{clock: func() time.Time { return time.Unix(1<<62+5, 0) }}
+	e.lastNow.Store(-maxClock) // as Open leaves it
 	if got := *e.clockParam(); got != maxClock {
 		t.Errorf("clockParam() far ahead = %d, want %d", got, int64(maxClock))
 	}
@@ -90,6 +91,10 @@ func TestClockBounds(t *testing.T) { // R4
 	e.clock = func() time.Time { return time.Unix(-3, 900_000_000) }
 	if got := *e.clockParam(); got != -3 {
 		t.Errorf("clockParam() at -2.1 s = %d, want -3 (floored, as the server's)", got)
+	}
+	e.seen(0, 100) // a now the handle was given: a clock behind it does not take it back (R4)
+	if got := *e.clockParam(); got != 100 {
+		t.Errorf("clockParam() at -3 s after a now of 100 = %d, want 100", got)
 	}
 	e.clock = nil
 	if p := e.clockParam(); p != nil {

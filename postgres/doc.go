@@ -7,43 +7,41 @@
 //
 // # What exists, and what does not yet
 //
-// The point operations exist, as DESIGN.md plans them: [Engine.Get],
-// [Engine.Write] (Create, Replace, Upsert, Delete, Touch, Patch),
-// [Engine.SetDefaultTTL], [Engine.ExpiresAt] and [Engine.LastLSN], with
-// LSNs given out by a sequencer that writers help (sequence.go). Batch,
-// Snapshot, the change feed's reads and watchers, the sweeper (and the
-// background pass it is to run), SetIndexing, the indexes and Stats do not
-// exist yet: [Engine] does not implement engine.Engine, and the package is
-// not yet usable as an engine: ttldb.FromEngine cannot take it, and no URL
-// scheme is registered with ttldb.Open. Beside them:
+// [Engine] implements engine.Engine, and passes ttldb's conformance suite
+// (conformance_test.go: every check of R1-R16 in its quick forms, with two
+// handles on one collection for R16's sharing): ttldb.FromEngine makes a
+// ttldb.Collection of it. It is new: no URL scheme is registered with
+// ttldb.Open yet, query pushdown and its benchmarks are to come (issue
+// 29), and its schema (version 1) may still change. DESIGN.md is the plan
+// and says where the code departs from it.
 //
-//   - [Engine.Snapshot], for reads of many documents (R13): a REPEATABLE
-//     READ transaction held on one pooled connection until Release, which
-//     scans in key order by pages, and reads a secondary index by reading
-//     every document and ordering its items in Go (O(n log n) per read;
-//     pushdown to come, DESIGN.md); [Engine.CreateIndex],
-//     [Engine.DropIndex] and [Engine.SetIndexing] (R8), which record the
-//     indexes and the mode in the collection's row;
 //   - [Open], which makes ttldb's tables on the server if they are missing,
 //     checks their version, and makes a collection or adopts an existing
 //     one, safely when several processes open at once;
 //   - the collection's identity and settings, read from the server
 //     ([Engine.Settings]), and [Engine.Close];
 //   - the engine's clock: the server's, never going backward;
+//   - the point operations: [Engine.Get], [Engine.Write] (Create, Replace,
+//     Upsert, Delete, Touch, Patch), [Engine.SetDefaultTTL] with R7's
+//     cut-offs, [Engine.ExpiresAt] and [Engine.LastLSN], with LSNs given
+//     out by a sequencer that writers help, so that commits group
+//     (sequence.go);
+//   - [Engine.Batch] (R14): one transaction, all or none, at one _ts, whose
+//     records one pass numbers after its commit with consecutive LSNs
+//     (batch.go);
+//   - [Engine.Snapshot] (R13): a REPEATABLE READ transaction held until
+//     Release, Scan in key order, Index by value keys computed in Go (no
+//     pushdown yet), and [Engine.CreateIndex], [Engine.DropIndex],
+//     [Engine.SetIndexing] (snapshot.go, indexes.go);
+//   - the change feed's reads: [Engine.ReadFeed], both feeds, from a LSN,
+//     the present or the oldest record kept, of one partition or all;
+//     [Engine.FeedStats]; the feed's retention, which the sequencer's pass
+//     applies; and [Engine.FeedChanged], woken by one NOTIFY per pass, with
+//     a poll every second as the fallback (feed.go, retention.go, watch.go);
 //   - [Engine.Sweep] and [Engine.Stats] (R5), and the background goroutine
 //     that Open starts unless Options.ManualSweep, which sweeps every
 //     second and numbers what a writer that died left unnumbered; Close
 //     stops it (sweep.go, stats.go, background.go).
-//
-// [Engine.Batch] exists too (R14): one transaction, all or none, at one
-// _ts, whose records one pass numbers after its commit with consecutive
-// LSNs (batch.go; DESIGN.md, "Batch").
-//
-// The change feed's reads exist too (feed.go, retention.go, watch.go):
-// [Engine.ReadFeed], both feeds, from a LSN, the present or the oldest
-// record kept, of one partition or all; [Engine.FeedStats]; the feed's
-// retention, which the sequencer's pass applies; and [Engine.FeedChanged],
-// woken by one NOTIFY per pass, with a poll every second as the fallback.
 //
 // # Where the collection lives
 //

@@ -16,11 +16,9 @@ import (
 // other handles, in this process or others, share. Open makes it. It is
 // safe for concurrent use.
 //
-// It holds the collection's identity and settings and its clock, and has
-// the point operations (Get, Write, SetDefaultTTL, ExpiresAt, LastLSN);
-// Batch, Snapshot, the feed, Sweep and the rest are to come, so it does
-// not implement [engine.Engine] yet. The zero Engine is closed: its
-// Settings are zero.
+// It implements [engine.Engine]: ttldb.FromEngine makes a
+// ttldb.Collection of it (doc.go says what each part is). The zero Engine
+// is closed: its Settings are zero.
 type Engine struct {
 	pool   *pgxpool.Pool
 	schema string // PostgreSQL's schema that holds the tables, quoted

@@ -60,6 +60,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 		return nil, err
 	}
 	e := &Engine{pool: pool, clock: o.Now, sweepBatch: o.SweepBatch}
+	e.lastNow.Store(-maxClock) // no now seen yet
 	st, schema, err := openTx(ctx, pool, name, w, e.clockParam())
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/ttldb/ttldb"
@@ -106,12 +107,12 @@ func TestGetJudgesTheR3Matrix(t *testing.T) { // R3, R4
 	s := newServer(t)
 	defaults := map[string]ttldb.DefaultTTL{"off": ttldb.TTLOff(), "nodefault": ttldb.TTLNoDefault(), "n100": ttldb.TTLSeconds(100)}
 	for name, def := range defaults {
-		h := open(t, s, name, &ttldb.Options{DefaultTTL: def})
 		n, on := def.Seconds()
 		setting := engine.DefaultTTL{On: on, Seconds: n}
 		for _, ttl := range []int32{engine.TTLInherit, engine.TTLNever, 50} {
-			id := name + "-" + string(rune('a'+ttl+1))
-			h.clock.set(t0)
+			id := fmt.Sprint(name, "-", ttl)
+			// A handle of its own at t0: now never goes backward (R4).
+			h := open(t, s, id, &ttldb.Options{DefaultTTL: def})
 			d := h.mustPut(engine.Create, id, `{"a":1}`, ttl)
 			if d.TS != t0 || h.lsn(d) < 1 {
 				t.Fatalf("%s: Create stamped _ts %d, LSN %d; want %d and an LSN", name, d.TS, h.lsn(d), t0)
