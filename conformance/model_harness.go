@@ -25,6 +25,7 @@ type modelHarness struct {
 	t          testing.TB // the sequence's subtest, for the engine's harness
 	eng        Harness    // the engine under test
 	seed       uint64
+	running    atomic.Pointer[runningStep] // for the watchdog (model_run.go)
 	r          *rand.Rand
 	c          *ttldb.Collection
 	m          *model

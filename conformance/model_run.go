@@ -194,6 +194,8 @@ func runModelSequence(t testing.TB, eng Harness, seed uint64, steps int) (path s
 	}
 	feedFullAt := 1 + h.feed.r.IntN(steps)
 	step := 0
+	stall := h.watchdog()
+	defer stall.Stop()
 	defer func() {
 		if p := recover(); p != nil {
 			err = h.report(step, fmt.Errorf("panic: %v", p))
@@ -226,6 +228,8 @@ func runModelSequence(t testing.TB, eng Harness, seed uint64, steps int) (path s
 			}
 		}
 		h.m.observe(h.wallSec())
+		h.running.Store(&runningStep{step, s.desc})
+		stall.Reset(modelStall)
 		res, err := s.run()
 		h.log = append(h.log, fmt.Sprintf("%4d %.200s -> %s", step, s.desc, res))
 		if err == nil {
@@ -239,6 +243,30 @@ func runModelSequence(t testing.TB, eng Harness, seed uint64, steps int) (path s
 		return path, h.report(steps, err)
 	}
 	return path, nil
+}
+
+// modelStall is how long a step may run before the watchdog names it.
+const modelStall = 2 * time.Minute
+
+// runningStep is the step a sequence runs, for its watchdog.
+type runningStep struct {
+	n    int
+	desc string
+}
+
+// watchdog returns a stopped timer that, when it fires, writes the seed
+// and the step running to the standard error: a call that never returns
+// (an engine waiting on itself) would otherwise end in the test binary's
+// timeout, whose dump names no seed to replay.
+func (h *modelHarness) watchdog() *time.Timer {
+	tm := time.AfterFunc(time.Hour, func() {
+		if r := h.running.Load(); r != nil {
+			fmt.Fprintf(os.Stderr, "conformance model: seed %d (rerun with TTLDB_MODEL_SEED=%d) has run step %d for %v, and goes on: %.300s\n",
+				h.seed, h.seed, r.n, modelStall, r.desc)
+		}
+	})
+	tm.Stop()
+	return tm
 }
 
 // report describes a failure: the seed, the step, the disagreement and the

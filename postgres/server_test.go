@@ -72,7 +72,12 @@ func (s *server) pool(params ...string) *pgxpool.Pool {
 	for i := 0; i+1 < len(params); i += 2 {
 		cfg.ConnConfig.RuntimeParams[params[i]] = params[i+1]
 	}
-	cfg.MaxConns = 4
+	// Each open cursor holds a connection until it ends (doc.go), and the
+	// conformance model keeps up to three open while it queries with a
+	// filter that calls Get, and the background goroutine takes one: 8
+	// leaves room for all of them (with 4, such a step waited forever on
+	// the pool, the Get's context being Background).
+	cfg.MaxConns = 8
 	p, err := pgxpool.NewWithConfig(s.t.Context(), cfg)
 	if err != nil {
 		s.t.Fatalf("making a pool: %v", err)
