@@ -58,10 +58,13 @@ func (e *Engine) runBackground(ctx context.Context, b *background) {
 	}
 }
 
-// round numbers what waits for a pass, then sweeps (Sweep does both).
+// round numbers what waits for a pass, then sweeps (Sweep does both),
+// then stores the latest now the handle was given (clock.go).
 func (e *Engine) round(ctx context.Context) error {
-	_, err := e.Sweep(ctx)
-	return err
+	if _, err := e.Sweep(ctx); err != nil {
+		return err
+	}
+	return e.storeNow(ctx)
 }
 
 // pendingSQL reports whether a feed record waits for an LSN, from the

@@ -1,6 +1,9 @@
 package postgres
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // The engine's clock (R4). "Now" is the server's clock, so that processes
 // on machines whose clocks disagree judge expiry alike: SQL function
@@ -15,9 +18,12 @@ import "context"
 // tick, so a server clock that steps back by more than the time since the
 // last tick judges by the mark, and one that steps back less goes back to
 // the mark at most: that long, a document that expired since the mark
-// reads live again. The sequencer's pass raises it (sequence.go), as does
-// SetDefaultTTL, and the sweeper is to, which keeps that window to the
-// time between two writes (or, to come, sweeps). A failover keeps the
+// reads live again. The sequencer's pass raises it (sequence.go), as do
+// SetDefaultTTL, each round of a handle's background goroutine and its
+// Close (storeNow: to the latest now the handle was given, a read's
+// included), which keeps that window to a background period
+// (background.go) while a process runs, and makes a reopen never judge
+// by an earlier now than the handle it replaces. A failover keeps the
 // mark: it is a row.
 
 // maxClock is the largest Unix second a clock of Options.Now reads, and
@@ -30,7 +36,8 @@ const maxClock = 1 << 62
 // seconds (floored, as the server's is), within ±maxClock, and never
 // before the latest now this handle was given: a clock stepped back does
 // not take the handle's reads back, as it does not the in-process
-// engine's (R4). (With the server's clock, the stored high-water mark is
+// engine's (R4). It records the reading as a now given: the statement
+// judges by it or a later one. (With the server's clock, the stored high-water mark is
 // the bound: see above.)
 func (e *Engine) clockParam() *int64 {
 	if e.clock == nil {
@@ -39,6 +46,7 @@ func (e *Engine) clockParam() *int64 {
 	s := e.clock().Unix()
 	s = min(max(s, -maxClock), maxClock)
 	s = max(s, e.lastNow.Load()) // never before a now this handle was given (R4)
+	e.seen(0, s)                 // the server judges by s or later
 	return &s
 }
 
@@ -74,4 +82,29 @@ func (e *Engine) tick(ctx context.Context) (int64, error) {
 		return 0, e.serverError("storing now", err)
 	}
 	return s, nil
+}
+
+// storeNowSQL raises the stored mark to the collection's now ($2 as
+// ttldb_now reads it) when it is below, and takes the collection's row
+// only then.
+const storeNowSQL = `UPDATE {s}.ttldb_collections SET now_hwm = {s}.ttldb_now($2, now_hwm)
+	WHERE no = $1 AND now_hwm < {s}.ttldb_now($2, now_hwm)`
+
+// storeNowTimeout bounds Close's storeNow, when the server does not answer
+// or the pool has no free connection.
+const storeNowTimeout = 2 * time.Second
+
+// storeNow raises the collection's high-water mark to its now: the
+// server's clock, or with Options.Now the latest now this handle judged
+// by (reads included, those that found nothing too), so that no handle
+// opened later judges by an earlier one. It is tick without the row lock
+// and commit when the mark is high enough already. It does not check
+// that the handle is open: Close calls it.
+//
+// Errors: the server's.
+func (e *Engine) storeNow(ctx context.Context) error {
+	if _, err := e.pool.Exec(ctx, e.sql(storeNowSQL), e.no, e.clockParam()); err != nil {
+		return e.serverError("storing now", err)
+	}
+	return nil
 }

@@ -59,6 +59,44 @@ func TestNowNeverGoesBackward(t *testing.T) { // R4
 	}
 }
 
+// A handle's reads raise its now without storing it; its Close stores it,
+// so that a reopen never judges by an earlier now, though the clock stepped
+// back in between (R4). (The conformance model found a reopen going back.)
+func TestCloseStoresTheNowOfReads(t *testing.T) { // R4
+	t.Parallel()
+	s := newServer(t)
+	const t0 = 2_000_000_000
+	var clock testClock
+	clock.set(t0)
+	opts := &ttldb.Options{Now: clock.Now, ManualSweep: true}
+	e := mustOpen(t, s, "sessions", "/tenant", opts)
+	clock.set(t0 + 50)
+	if _, err := e.Get(t.Context(), []byte("x")); err == nil {
+		t.Fatalf("Get of a missing key: no error")
+	}
+	clock.set(t0 - 100)
+	mark := `SELECT now_hwm FROM ` + s.ident() + `.ttldb_collections`
+	if n := s.count(mark); n != t0 {
+		t.Errorf("now_hwm after a read = %d, want %d: a read does not store", n, t0)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if n := s.count(mark); n != t0+50 {
+		t.Errorf("now_hwm after Close = %d, want %d, the now of the read", n, t0+50)
+	}
+	again := mustOpen(t, s, "sessions", "/tenant", opts)
+	check(t, "now of the reopened handle, its clock behind", func() (int64, error) { return again.now(t.Context()) }, t0+50)
+
+	// A later Close with an older now leaves the mark.
+	if err := again.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if n := s.count(mark); n != t0+50 {
+		t.Errorf("now_hwm after a second Close = %d, want %d", n, t0+50)
+	}
+}
+
 func TestNowIsTheServersClock(t *testing.T) { // R4
 	t.Parallel()
 	s := newServer(t)
@@ -84,10 +122,15 @@ func TestClockBounds(t *testing.T) { // R4
 	if got := *e.clockParam(); got != maxClock {
 		t.Errorf("clockParam() far ahead = %d, want %d", got, int64(maxClock))
 	}
+	if got := e.lastNow.Load(); got != maxClock {
+		t.Errorf("lastNow after clockParam() = %d, want %d: the statement judges by it or later", got, int64(maxClock))
+	}
+	e.lastNow.Store(-maxClock) // forget it: the next readings are behind it
 	e.clock = func() time.Time { return time.Unix(-1<<62-5, 0) }
 	if got := *e.clockParam(); got != -maxClock {
 		t.Errorf("clockParam() far behind = %d, want %d", got, int64(-maxClock))
 	}
+	e.lastNow.Store(-maxClock)
 	e.clock = func() time.Time { return time.Unix(-3, 900_000_000) }
 	if got := *e.clockParam(); got != -3 {
 		t.Errorf("clockParam() at -2.1 s = %d, want -3 (floored, as the server's)", got)
