@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,10 +21,11 @@ import (
 // ttldb.Collection of it (doc.go says what each part is). The zero Engine
 // is closed: its Settings are zero.
 type Engine struct {
-	pool   *pgxpool.Pool
-	schema string // PostgreSQL's schema that holds the tables, quoted
-	no     int64  // the collection's number, which names its tables
-	clock  func() time.Time
+	pool    *pgxpool.Pool
+	ownPool bool   // OpenURL made the pool: Close closes it
+	schema  string // PostgreSQL's schema that holds the tables, quoted
+	no      int64  // the collection's number, which names its tables
+	clock   func() time.Time
 
 	settings atomic.Pointer[engine.Settings]
 	rules    atomic.Pointer[rules] // the DefaultTTL and cut-offs last read (ExpiresAt)
@@ -36,6 +38,12 @@ type Engine struct {
 	skipPass atomic.Bool
 
 	watch *watcher // the feed's listener (watch.go), from Open to Close
+	// The open snapshots, each holding a connection, which Close releases
+	// (snapshot.go).
+	snaps struct {
+		sync.Mutex
+		open map[*snapshot]struct{}
+	}
 	// The sweeper (sweep.go, stats.go, background.go).
 	sweepBatch int           // Options.SweepBatch; 0: ttldb.DefaultSweepBatch
 	swept      atomic.Uint64 // the documents this handle's sweeps deleted
@@ -85,15 +93,31 @@ func (e *Engine) Settings() engine.Settings {
 }
 
 // Close releases the handle: its later calls return an error wrapping
-// [engine.ErrClosed]. It stops the handle's background goroutine and
-// waits for it (background.go), and stops the feed's listener, closing its
-// connection, and closes FeedChanged's channel (watch.go). It does not
-// close the pool, which is the caller's, nor change anything on the
-// server. It is idempotent and returns nil.
+// [engine.ErrClosed]. It ends the open snapshots' transactions, giving
+// their connections back to the pool (their later reads return
+// ErrClosed), stops the handle's background goroutine and waits for it
+// (background.go), and stops the feed's listener, closing its connection,
+// and closes FeedChanged's channel (watch.go). Then it raises the
+// collection's stored "now" to the latest this handle was given
+// (clock.go, storeNow: R4 across a reopen), a statement that it waits for
+// at most storeNowTimeout, and whose failure it ignores (a server gone:
+// the mark is then the bound clock.go states). It closes the pool when
+// OpenURL made it, and otherwise leaves it to the caller, who made it. No
+// connection or goroutine of the handle outlives Close. It is idempotent
+// and returns nil.
 func (e *Engine) Close() error {
-	e.closed.Store(true)
+	if e.closed.Swap(true) || e.pool == nil {
+		return nil
+	}
+	e.releaseSnapshots()
 	e.stopBackground()
 	e.stopWatch()
+	ctx, cancel := context.WithTimeout(context.Background(), storeNowTimeout)
+	defer cancel()
+	_ = e.storeNow(ctx)
+	if e.ownPool {
+		e.pool.Close()
+	}
 	return nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,9 +60,11 @@ ORDER BY ` + orderSQL + `, d.key LIMIT $7`
 const pageSize = 256
 
 // snapshot is the engine's [engine.Snapshot]. It is not safe for
-// concurrent use (nor is the API's use of it concurrent).
+// concurrent use (nor is the API's use of it concurrent), but Close may
+// release it from another goroutine: mu guards tx against that.
 type snapshot struct {
 	e     *Engine
+	mu    sync.Mutex // held while tx is used, and by Release
 	tx    pgx.Tx
 	paths []string // the indexes asked for that the collection has
 	keys  bool     // Scan allowed
@@ -72,7 +76,7 @@ type snapshot struct {
 	openNow int64     // the server's now at the opening
 	opened  time.Time // when, on this machine's monotonic clock
 
-	released bool
+	released atomic.Bool
 }
 
 // Snapshot implements [engine.Engine]: it begins a REPEATABLE READ, READ
@@ -98,13 +102,22 @@ func (e *Engine) Snapshot(ctx context.Context, paths []string, keys bool) (engin
 		return nil, e.readError(ctx, "opening a snapshot", err)
 	}
 	s := &snapshot{e: e, tx: tx, keys: keys, ctx: ctx, opened: time.Now()}
+	if !e.track(s) { // closed meanwhile
+		s.Release()
+		return nil, e.readError(ctx, "opening a snapshot", nil)
+	}
 	var cuts []int64
 	var mode int16
 	var indexes []string
 	var last int64
 	r := &s.rules
+	s.mu.Lock()
 	err = tx.QueryRow(ctx, e.sql(snapOpenSQL), e.no, e.clockParam()).Scan(&s.openNow, &s.lim.own, &s.lim.inherit,
 		&r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &mode, &indexes, &last)
+	if s.released.Load() { // Close released it under the statement
+		err = engine.ErrClosed
+	}
+	s.mu.Unlock()
 	if err != nil {
 		s.Release()
 		return nil, e.readError(ctx, "opening a snapshot", err)
@@ -153,15 +166,54 @@ func (s *snapshot) Judge() {
 // Release implements [engine.Snapshot]: it ends the transaction and gives
 // its connection back to the pool (a connection whose read was cut off by
 // a context is closed instead). It is idempotent. It waits at most
-// releaseTimeout for the server.
+// releaseTimeout for the server, and for a read of the snapshot in
+// progress in another goroutine (Close's call) to end.
 func (s *snapshot) Release() {
-	if s.released {
-		return
+	s.mu.Lock()
+	if !s.released.Swap(true) {
+		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+		_ = s.tx.Rollback(ctx)
+		cancel()
 	}
-	s.released = true
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
-	defer cancel()
-	_ = s.tx.Rollback(ctx)
+	s.mu.Unlock()
+	s.e.untrack(s)
+}
+
+// track adds s to the handle's open snapshots, which Close releases; false
+// when the handle is closed.
+func (e *Engine) track(s *snapshot) bool {
+	e.snaps.Lock()
+	defer e.snaps.Unlock()
+	if e.closed.Load() {
+		return false
+	}
+	if e.snaps.open == nil {
+		e.snaps.open = map[*snapshot]struct{}{}
+	}
+	e.snaps.open[s] = struct{}{}
+	return true
+}
+
+// untrack removes s from the handle's open snapshots.
+func (e *Engine) untrack(s *snapshot) {
+	e.snaps.Lock()
+	defer e.snaps.Unlock()
+	delete(e.snaps.open, s)
+}
+
+// releaseSnapshots releases the handle's open snapshots (Close): their
+// connections go back to the pool, and their later reads return ErrClosed.
+// track refuses new ones once closed is set.
+func (e *Engine) releaseSnapshots() {
+	e.snaps.Lock()
+	open := make([]*snapshot, 0, len(e.snaps.open))
+	for s := range e.snaps.open {
+		open = append(open, s)
+	}
+	e.snaps.Unlock()
+	for _, s := range open {
+		s.Release()
+	}
 }
 
 // releaseTimeout bounds the wait of Release, which has no context, for the
@@ -219,11 +271,11 @@ func (s *snapshot) usable(ctx context.Context) error {
 	if ctx == nil || ctx.Err() != nil {
 		return engine.ContextError(ctx, "Query")
 	}
-	if s.released {
-		return errorf(engine.ErrClosed, "a read of a snapshot after its Release")
-	}
 	if s.e.closed.Load() {
 		return fmt.Errorf("%w: a read of a snapshot of collection %q after Close", engine.ErrClosed, s.e.Settings().Name)
+	}
+	if s.released.Load() {
+		return errorf(engine.ErrClosed, "a read of a snapshot after its Release")
 	}
 	s.ctx = ctx
 	return nil
@@ -233,26 +285,9 @@ func (s *snapshot) usable(ctx context.Context) error {
 // the snapshot, and returns its documents, each version not yet numbered
 // given its LSN by a pass outside the snapshot.
 func (s *snapshot) page(ctx context.Context, sql string, args ...any) ([]*engine.Doc, error) {
-	if err := s.usable(ctx); err != nil {
-		return nil, err
-	}
-	rows, err := s.tx.Query(ctx, sql, args...)
+	keys, rs, err := s.read(ctx, sql, args...)
 	if err != nil {
-		return nil, s.e.readError(ctx, "reading a snapshot", err)
-	}
-	var keys [][]byte
-	var rs []row
-	for rows.Next() {
-		var k []byte
-		var r row
-		if err := rows.Scan(&k, &r.pkEnd, &r.idAt, &r.idEnd, &r.body, &r.ts, &r.ttl, &r.seq, &r.lsn); err != nil {
-			rows.Close()
-			return nil, s.e.readError(ctx, "reading a snapshot", err)
-		}
-		keys, rs = append(keys, k), append(rs, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.e.readError(ctx, "reading a snapshot", err)
+		return nil, err
 	}
 	docs := make([]*engine.Doc, len(rs))
 	for i := range rs {
@@ -268,6 +303,33 @@ func (s *snapshot) page(ctx context.Context, sql string, args ...any) ([]*engine
 		}
 	}
 	return docs, nil
+}
+
+// read runs sql in the snapshot's transaction and returns its rows'
+// keys and rows, under mu.
+func (s *snapshot) read(ctx context.Context, sql string, args ...any) (keys [][]byte, rs []row, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usable(ctx); err != nil { // Release or Close came first
+		return nil, nil, err
+	}
+	rows, err := s.tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, nil, s.e.readError(ctx, "reading a snapshot", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k []byte
+		var r row
+		if err := rows.Scan(&k, &r.pkEnd, &r.idAt, &r.idEnd, &r.body, &r.ts, &r.ttl, &r.seq, &r.lsn); err != nil {
+			return nil, nil, s.e.readError(ctx, "reading a snapshot", err)
+		}
+		keys, rs = append(keys, k), append(rs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, s.e.readError(ctx, "reading a snapshot", err)
+	}
+	return keys, rs, nil
 }
 
 // readError wraps an error met by a read: ctx's when it is done (the

@@ -293,9 +293,13 @@ func TestSnapshotReleaseReturnsTheConnection(t *testing.T) { // R13
 	if n := p.Stat().AcquiredConns(); n != 0 {
 		t.Errorf("after Release of a snapshot cut off, %d connections are held, want 0", n)
 	}
-	// Closed: a snapshot open stops reading, and none opens.
+	// Closed: a snapshot open gives its connection back, stops reading,
+	// and none opens.
 	sn = h.snap([]string{}, true)
 	_ = h.e.Close()
+	if n := p.Stat().AcquiredConns(); n != 0 {
+		t.Errorf("after Close, with a snapshot open, %d connections are held, want 0", n)
+	}
 	if err := sn.Scan(t.Context(), "", "", false, func(*engine.Doc) bool { return true }); !errors.Is(err, engine.ErrClosed) {
 		t.Errorf("Scan of a snapshot after Close: %v, want ErrClosed", err)
 	}
