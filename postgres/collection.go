@@ -34,7 +34,7 @@ type retention struct{ records, bytes, age int64 }
 // flag in set is false was not given (its zero value in the options): it
 // takes the stored setting.
 type wanted struct {
-	path string
+	path string // "": open an existing collection, with its stored path
 	def  engine.DefaultTTL
 	mode engine.Indexing
 	feed bool
@@ -135,7 +135,7 @@ func createCollection(ctx context.Context, tx pgx.Tx, q, name string, w *wanted,
 func (w *wanted) adopt(st *stored) error {
 	s := &st.settings
 	var diff []string
-	if w.path != s.PartitionKeyPath {
+	if w.path != "" && w.path != s.PartitionKeyPath { // "": the stored one
 		return fmt.Errorf("%w: collection %q exists with the partition-key path %q, not %q: the path is fixed for a collection's life; open it with %q, or choose another name", engine.ErrInvalidOption, s.Name, s.PartitionKeyPath, w.path, s.PartitionKeyPath)
 	}
 	if w.set.def && w.def != s.DefaultTTL {

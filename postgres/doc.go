@@ -51,6 +51,17 @@
 // of search_path does not move them. Every process that shares a
 // collection must open it in the same schema.
 //
+// Size the pool for the cursors a program keeps open. Each query or All
+// iteration holds one of the pool's connections from its first document
+// to its end (its snapshot is a transaction on it), as a pgx.Rows does;
+// every other call takes one for its statements and gives it back. So a
+// call made while the pool's connections all hold open cursors waits for
+// one until its context ends, and a Get called inside an iteration needs
+// a second connection. The feed's listener has a connection of its own,
+// taken from the pool once and then outside it; the background goroutine
+// takes one a round. pgxpool's default, the larger of 4 and the number of
+// CPUs, suits a program that keeps at most one or two cursors open.
+//
 // A schema holds, for every collection in it:
 //
 //   - ttldb_schema: one row, the version of ttldb's tables

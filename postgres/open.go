@@ -16,8 +16,10 @@ import (
 // on the server pool connects to, in PostgreSQL's schema that its
 // connections' search_path names first: it makes ttldb's tables there if
 // they are missing, and the collection if it is missing, with the
-// settings of opts, or else adopts it, as many processes do at once. The
-// engine does not own pool: closing the engine leaves it open.
+// settings of opts, or else adopts it, as many processes do at once. An
+// empty partitionKeyPath opens an existing collection with its stored
+// path, and makes none. The engine does not own pool: closing the engine
+// leaves it open ([OpenURL] makes a pool the engine owns).
 //
 // opts are ttldb's: those of [ttldb.NewCollection], validated by its rules
 // (R1, R8, R10, R13), and read as [ttldb.Open] reads them for an existing
@@ -40,9 +42,9 @@ import (
 // Options.Dir, Options.Name or PartitionKeyPath set to other values than
 // the arguments, an index path holding a 0x00 byte (which PostgreSQL's
 // text cannot hold), a search_path that names no schema, ttldb's tables of a
-// newer version than [SchemaVersion], and an existing collection of
-// another partition-key path or with other settings (each message names
-// both values); [engine.ErrCorrupt] for tables that no ttldb wrote; ctx's
+// newer version than [SchemaVersion], an existing collection of another
+// partition-key path or with other settings (each message names both
+// values), and a missing one opened with no partition-key path; [engine.ErrCorrupt] for tables that no ttldb wrote; ctx's
 // error; the server's, wrapped.
 func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string, opts *ttldb.Options) (*Engine, error) {
 	if ctx == nil || ctx.Err() != nil {
@@ -93,7 +95,11 @@ func want(name, path string, o ttldb.Options) (*wanted, error) {
 			return nil, fmt.Errorf("%w: index path %q holds a 0x00 byte, which PostgreSQL's text cannot hold", engine.ErrInvalidOption, p)
 		}
 	}
-	if err := ttldb.CheckCollection(name, path, &o); err != nil {
+	check := path
+	if path == "" { // adopt only: the stored path; check the rest
+		check = "/id"
+	}
+	if err := ttldb.CheckCollection(name, check, &o); err != nil {
 		return nil, err
 	}
 	n, on := o.DefaultTTL.Seconds()
@@ -156,6 +162,8 @@ func openTx(ctx context.Context, pool *pgxpool.Pool, name string, w *wanted, now
 		if err := tablesExist(ctx, tx, q, &st); err != nil {
 			return stored{}, "", err
 		}
+	case w.path == "":
+		return stored{}, "", fmt.Errorf("%w: collection %q is not in PostgreSQL schema %s: opening it with no partition-key path opens an existing one; give the path to make it (or set search_path to the schema that holds it)", engine.ErrInvalidOption, name, *schema)
 	default:
 		if st, err = createCollection(ctx, tx, q, name, w, now); err != nil {
 			return stored{}, "", err
