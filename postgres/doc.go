@@ -10,14 +10,16 @@
 // [Engine] implements engine.Engine, and passes ttldb's conformance suite
 // (conformance_test.go: every check of R1-R16 in its quick forms, with two
 // handles on one collection for R16's sharing): ttldb.FromEngine makes a
-// ttldb.Collection of it. It is new: no URL scheme is registered with
-// ttldb.Open yet, query pushdown and its benchmarks are to come (issue
-// 29), and its schema (version 1) may still change. DESIGN.md is the plan
+// ttldb.Collection of it, and importing the package registers the URL
+// schemes "postgres" and "postgresql" with ttldb.Open ([OpenURL]). It is
+// new: query pushdown and its benchmarks are to come (issue 29), and its
+// schema (version 1) may still change. DESIGN.md is the plan
 // and says where the code departs from it.
 //
 //   - [Open], which makes ttldb's tables on the server if they are missing,
 //     checks their version, and makes a collection or adopts an existing
-//     one, safely when several processes open at once;
+//     one, safely when several processes open at once; [OpenURL], which
+//     does it on a pool of its own made from a URL, for ttldb.Open;
 //   - the collection's identity and settings, read from the server
 //     ([Engine.Settings]), and [Engine.Close];
 //   - the engine's clock: the server's, never going backward;
