@@ -103,13 +103,33 @@
 // seconds, so that processes whose machines' clocks disagree judge expiry
 // alike (R4). It never goes backward: SQL function ttldb_now(clock, hwm)
 // never answers below the high-water mark stored in the collection's row,
-// which every write's pass raises (sequence.go). Its bound: when the server's
-// clock steps back, "now" stays at the mark, which is as recent as the
-// last operation that raised it; a document that expired after the mark
-// and before the step reads live again for at most that gap. A handle
+// which every write's pass raises (sequence.go), as do each round of the
+// background goroutine and Close, to the latest now the handle judged by,
+// reads included (clock.go). Its bound: when the server's clock steps
+// back, "now" stays at the mark, which is as recent as the last operation
+// that raised it (a background period, a second, while a process runs); a
+// document that expired after the mark and before the step reads live
+// again for at most that gap. A handle
 // opened with ttldb.Options.Now uses that clock instead of the server's,
 // for tests that move time without sleeping; processes sharing a
 // collection in production leave it nil.
+//
+// # Durability
+//
+// A write is acknowledged once its transaction has committed, and its
+// LSN once the sequencer's pass that numbered it has (R11, R12). With
+// PostgreSQL's default synchronous_commit = on, a commit has reached the
+// server's disk (and, with synchronous_standby_names, a standby's): the
+// guarantee of ttldb.SyncAlways, whatever Options.Sync says, which the
+// engine does not read (the in-process engine's policies are about its own
+// log; this engine keeps no files). A server, database, role or URL that
+// sets synchronous_commit = off trades durability as SyncEverySecond does
+// (at most three wal_writer_delay periods of commits lost in a server
+// crash, never half of one), with one difference: PostgreSQL shows a
+// commit to other sessions before it is flushed, so a change read from
+// the feed, by this process or another, may be lost in that crash.
+// fsync = off, as the tests' throwaway server runs, keeps nothing
+// through a crash of the machine.
 //
 // # Testing
 //

@@ -31,7 +31,7 @@ import (
 // others). Unless ManualSweep, Open starts the handle's background
 // goroutine, which sweeps every second (background.go), in batches of
 // SweepBatch documents. Sync is not read: a write is as durable as the
-// server's commit. nil opts are the zero Options.
+// server's commit (doc.go, "Durability"). nil opts are the zero Options.
 //
 // Open costs about ten round trips in one transaction, which holds an
 // advisory lock of the PostgreSQL schema: the opens of one schema wait for
