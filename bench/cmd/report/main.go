@@ -111,7 +111,10 @@ func main() {
 
 	res := parse(raw)
 	m := machine()
-	if err := os.WriteFile(*md, []byte(renderMarkdown(res, run, m)), 0o644); err != nil {
+	// The sections other commands wrote (cmd/pgreport's PostgreSQL
+	// figures) stay in the file.
+	out := benchrun.KeepSections(benchrun.ReadFile(*md), renderMarkdown(res, run, m))
+	if err := os.WriteFile(*md, []byte(out), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	if err := os.WriteFile(*chart, []byte(renderSVG(res, run)), 0o644); err != nil {

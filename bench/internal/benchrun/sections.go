@@ -1,0 +1,71 @@
+package benchrun
+
+import "strings"
+
+// Sections of BENCHMARKS.md that another command than report writes
+// (pgreport's PostgreSQL figures): each between the lines
+//
+//	<!-- section KEY -->
+//	...
+//	<!-- /section KEY -->
+//
+// so that the command replaces its own section when it runs again, and
+// report, which writes the rest of the file anew, keeps them.
+
+// SectionAnchor is the heading before which a new section goes, and where
+// report puts back the sections it keeps.
+const SectionAnchor = "## Context"
+
+func sectionBegin(key string) string { return "<!-- section " + key + " -->\n" }
+func sectionEnd(key string) string   { return "<!-- /section " + key + " -->\n" }
+
+// Section returns text marked as the section key, to give to PutSection.
+func Section(key, text string) string {
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return sectionBegin(key) + text + sectionEnd(key)
+}
+
+// PutSection returns doc with block (made by Section(key, ...)) in place of
+// its section key, or, when doc has none, inserted before the line
+// SectionAnchor, or else appended, a blank line before it.
+func PutSection(doc, key, block string) string {
+	if i := strings.Index(doc, sectionBegin(key)); i >= 0 {
+		if j := strings.Index(doc[i:], sectionEnd(key)); j >= 0 {
+			return doc[:i] + block + doc[i+j+len(sectionEnd(key)):]
+		}
+	}
+	if i := strings.Index(doc, "\n"+SectionAnchor+"\n"); i >= 0 {
+		return doc[:i+1] + block + "\n" + doc[i+1:]
+	}
+	if doc != "" && !strings.HasSuffix(doc, "\n\n") {
+		doc = strings.TrimRight(doc, "\n") + "\n\n"
+	}
+	return doc + block
+}
+
+// KeepSections returns doc with the sections of old put in it (PutSection),
+// in their order in old: report's new file with the sections of the file
+// it replaces.
+func KeepSections(old, doc string) string {
+	const begin, end = "<!-- section ", " -->\n"
+	for rest := old; ; {
+		i := strings.Index(rest, begin)
+		if i < 0 {
+			return doc
+		}
+		k := strings.Index(rest[i:], end)
+		if k < 0 {
+			return doc
+		}
+		key := rest[i+len(begin) : i+k]
+		j := strings.Index(rest[i:], sectionEnd(key))
+		if j < 0 {
+			return doc
+		}
+		block := rest[i : i+j+len(sectionEnd(key))]
+		doc = PutSection(doc, key, block)
+		rest = rest[i+len(block):]
+	}
+}

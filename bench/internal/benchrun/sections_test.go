@@ -1,0 +1,32 @@
+package benchrun
+
+import "testing"
+
+// The sections other commands write into BENCHMARKS.md (pgreport's) survive
+// report's rewrite of the file, and a command's new run replaces its own.
+func TestSections(t *testing.T) {
+	doc := "# t\n\n## Medians\n\nx\n\n## Context\n\ny\n"
+	a1 := Section("pg fsync=on", "## PostgreSQL\n\none")
+	got := PutSection(doc, "pg fsync=on", a1)
+	want := "# t\n\n## Medians\n\nx\n\n" + a1 + "\n## Context\n\ny\n"
+	if got != want {
+		t.Fatalf("PutSection inserted:\n%s\nwant:\n%s", got, want)
+	}
+	a2 := Section("pg fsync=on", "## PostgreSQL\n\ntwo")
+	b := Section("pg fsync=off", "## PostgreSQL, fsync off\n\nthree")
+	got = PutSection(PutSection(got, "pg fsync=on", a2), "pg fsync=off", b)
+	want = "# t\n\n## Medians\n\nx\n\n" + a2 + "\n" + b + "\n## Context\n\ny\n"
+	if got != want {
+		t.Fatalf("PutSection replaced:\n%s\nwant:\n%s", got, want)
+	}
+	// report writes the file anew: the sections come back, in their order.
+	if kept := KeepSections(got, doc); kept != got {
+		t.Fatalf("KeepSections:\n%s\nwant:\n%s", kept, got)
+	}
+	if kept := KeepSections("no sections", doc); kept != doc {
+		t.Fatalf("KeepSections without sections changed the file:\n%s", kept)
+	}
+	if got := PutSection("# t\n", "k", b); got != "# t\n\n"+b {
+		t.Fatalf("PutSection without the anchor:\n%q", got)
+	}
+}
