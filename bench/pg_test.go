@@ -61,7 +61,10 @@ type pgStore struct {
 //   - batch: a transactional batch of the 10 upserts of a random
 //     partition (NewBatch, 10 Upsert, ExecuteBatch).
 //
-// Each reports ops/s, b.N over the wall time.
+// Each reports ops/s, b.N over the wall time. The store pgx is the
+// baseline of issue 29's targets: the same operations (but the feed's)
+// with plain pgx statements on a plain table of the same server
+// (pgplain_test.go).
 func BenchmarkPG(b *testing.B) {
 	stores := []pgStore{
 		{"mem", func(*testing.B) *ttldb.Collection { return openPGBench(b, "mem:", nil) }},
@@ -82,6 +85,10 @@ func BenchmarkPG(b *testing.B) {
 			runPGBench(b, c)
 		})
 	}
+	b.Run("pgx", func(b *testing.B) {
+		dropCached()
+		benchPlainPGX(b)
+	})
 }
 
 // openPGBench opens url with the options of every store of BenchmarkPG
@@ -115,34 +122,39 @@ func openPGBench(b *testing.B, url string, o *ttldb.Options) *ttldb.Collection {
 	return c
 }
 
-// skipNote says once per process, whatever -v, that the pg store is
+// skipNote says once per process, whatever -v, that the pg stores are
 // skipped.
 var skipNote sync.Once
 
-// openPGServer opens the pg store: a schema of its own on the server of
-// TTLDB_BENCH_PG, dropped when the benchmark ends, and a pool of
-// connections for the 16 writers, the feed's listener, the background
-// goroutine and a spare. Without the variable it skips the benchmark.
-func openPGServer(b *testing.B) *ttldb.Collection {
+// pgSchema makes a schema of its own on the server of TTLDB_BENCH_PG,
+// dropped when the benchmark ends, and returns a connection to the server
+// and the URL of a pool in that schema, with connections for the 16
+// writers, the feed's listener, the background goroutine and a spare.
+// Without the variable it skips the benchmark.
+func pgSchema(b *testing.B) (conn *pgx.Conn, schema, poolURL string) {
 	b.Helper()
 	base := os.Getenv(pgEnv)
 	if base == "" {
 		skipNote.Do(func() {
-			fmt.Fprintf(os.Stderr, "BenchmarkPG: %s is unset: the pg store is skipped (mem and dir run)\n", pgEnv)
+			fmt.Fprintf(os.Stderr, "BenchmarkPG: %s is unset: the pg stores are skipped (mem and dir run)\n", pgEnv)
 		})
-		b.Skipf("%s is unset: no PostgreSQL server, the pg store is skipped (from bench/: ../.ci/pg sh -c '%s=$TTLDB_TEST_PG go test -run ^$ -bench ^BenchmarkPG$')", pgEnv, pgEnv)
+		b.Skipf("%s is unset: no PostgreSQL server, skipped (from bench/: ../.ci/pg sh -c '%s=$TTLDB_TEST_PG go test -run ^$ -bench ^BenchmarkPG$')", pgEnv, pgEnv)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		b.Fatalf("%s is not a URL: %v", pgEnv, err)
 	}
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
+	conn, err = pgx.Connect(ctx, base)
 	if err != nil {
 		b.Fatalf("%s: %v", pgEnv, err)
 	}
-	schema := fmt.Sprintf("ttldb_bench_%d_%d", os.Getpid(), time.Now().UnixNano())
+	schema = fmt.Sprintf("ttldb_bench_%d_%d", os.Getpid(), time.Now().UnixNano())
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		_ = conn.Close(ctx)
 		b.Fatalf("CREATE SCHEMA: %v", err)
 	}
-	// Cleanups run last in, first out: the collection's Close (a defer in
+	// Cleanups run last in, first out: the store's Close (a defer in
 	// BenchmarkPG) before this.
 	b.Cleanup(func() {
 		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
@@ -150,33 +162,46 @@ func openPGServer(b *testing.B) *ttldb.Collection {
 		}
 		_ = conn.Close(ctx)
 	})
+	q := u.Query()
+	q.Set("search_path", schema)
+	q.Set("pool_max_conns", fmt.Sprint(pgWriters+4))
+	u.RawQuery = q.Encode()
+	return conn, schema, u.String()
+}
+
+// pgAnalyze gives the tables of schema the statistics autovacuum would
+// have within a minute of the fill: without them the planner takes the new
+// tables for a few hundred rows, and the engine's sequencer's pass scans
+// them whole (8-9 ms a write at 10,000 documents, growing with them).
+func pgAnalyze(conn *pgx.Conn, schema string) error {
+	ctx := context.Background()
+	var tables string
+	err := conn.QueryRow(ctx, "SELECT string_agg(format('%I.%I', schemaname, tablename), ', ') FROM pg_tables WHERE schemaname = $1", schema).Scan(&tables)
+	if err == nil {
+		_, err = conn.Exec(ctx, "ANALYZE "+tables)
+	}
+	if err != nil {
+		return fmt.Errorf("ANALYZE of the schema's tables: %w", err)
+	}
+	return nil
+}
+
+// openPGServer opens the pg store: the PostgreSQL engine, by URL, in a
+// schema of its own (pgSchema), its tables analyzed after the fill.
+func openPGServer(b *testing.B) *ttldb.Collection {
+	b.Helper()
+	conn, schema, poolURL := pgSchema(b)
+	ctx := context.Background()
 	// cmd/pgreport reads this line.
 	var version, fsync, syncCommit string
 	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('fsync'), current_setting('synchronous_commit')").Scan(&version, &fsync, &syncCommit); err != nil {
 		b.Fatalf("the server's settings: %v", err)
 	}
 	b.Logf("server: PostgreSQL %s, fsync=%s synchronous_commit=%s", version, fsync, syncCommit)
-	u, err := url.Parse(base)
-	if err != nil {
-		b.Fatalf("%s is not a URL: %v", pgEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	q.Set("pool_max_conns", fmt.Sprint(pgWriters+4))
-	u.RawQuery = q.Encode()
-	c := openPGBench(b, u.String(), nil)
-	// The statistics autovacuum would have within a minute of the fill:
-	// without them the planner takes the new tables for a few hundred
-	// rows, and the sequencer's pass scans them whole (8-9 ms a write at
-	// 10,000 documents, growing with them).
-	var tables string
-	err = conn.QueryRow(ctx, "SELECT string_agg(format('%I.%I', schemaname, tablename), ', ') FROM pg_tables WHERE schemaname = $1", schema).Scan(&tables)
-	if err == nil {
-		_, err = conn.Exec(ctx, "ANALYZE "+tables)
-	}
-	if err != nil {
+	c := openPGBench(b, poolURL, nil)
+	if err := pgAnalyze(conn, schema); err != nil {
 		_ = c.Close()
-		b.Fatalf("ANALYZE of the schema's tables: %v", err)
+		b.Fatal(err)
 	}
 	return c
 }

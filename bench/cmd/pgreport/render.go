@@ -109,7 +109,7 @@ func render(r pgRun) string {
 		"*mem*: in memory (`mem:`); *dir*: a directory on the machine's disk with `Sync: SyncAlways` (a write returns once it is synced); " +
 		"*pg*: the PostgreSQL engine opened with `ttldb.Open` on a `postgres://` URL with a pool of 20 connections, " +
 		"in a schema made for the run and dropped after it, on a server on the same machine reached over loopback, " +
-		"its tables ANALYZEd after the fill (see the notes). Each store runs in turn in the same process; " +
+		"its tables ANALYZEd after the fill (see the notes); *plain pgx*: the same operations but the feed's as plain pgx statements on a plain table of the same server, in a schema of its own (below). Each store runs in turn in the same process; " +
 		"figures are the medians of the runs (time per operation, the lowest – highest of the runs, operations per second); " +
 		"the ratios are pg's median time over the in-process store's. ")
 	fmt.Fprintf(&b, "Produced by `cd bench && %s../.ci/pg go run ./cmd/pgreport`.\n\n", map[string]string{"on": "TTLDB_PG_FSYNC=on "}[r.fsync])
@@ -125,11 +125,35 @@ func render(r pgRun) string {
 	row("server", r.server+", on 127.0.0.1")
 	row("ttldb measured", r.facts["ttldb"])
 	row("settings", r.facts["settings"]+", one process")
-	b.WriteString("\n| operation | mem | dir (Sync always) | pg | pg ÷ mem | pg ÷ dir |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n| operation | mem | dir (Sync always) | pg | plain pgx | pg ÷ mem | pg ÷ dir | pg ÷ plain pgx |\n|---|---|---|---|---|---|---|---|\n")
 	for _, op := range pgOps {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", op.label,
-			r.cell("mem", op.name), r.cell("dir", op.name), r.cell("pg", op.name), r.ratio("mem", op.name), r.ratio("dir", op.name))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", op.label,
+			r.cell("mem", op.name), r.cell("dir", op.name), r.cell("pg", op.name), r.cell("pgx", op.name),
+			r.ratio("mem", op.name), r.ratio("dir", op.name), r.ratio("pgx", op.name))
 	}
+	b.WriteString("\nIssue 29's targets, against plain pgx statements on a plain table of the same server " +
+		"(`id` primary key, `pk` indexed, `body` text; `INSERT ... ON CONFLICT DO UPDATE`, `SELECT body ... WHERE id = $1`, " +
+		"the batch one transaction of 10 such upserts sent as a pgx.Batch): ")
+	for i, t := range []struct{ label, op string }{
+		{"upserts by 16 writers at least 0.7x the plain upsert's rate", "upsert/g=16"},
+		{"Get at least 0.7x the plain select's rate", "get"},
+	} {
+		pg, ok1 := r.median("pg", t.op, "ops/s")
+		plain, ok2 := r.median("pgx", t.op, "ops/s")
+		v := "no figure"
+		if ok1 && ok2 && plain > 0 {
+			met := "not met"
+			if pg/plain >= 0.7 {
+				met = "met"
+			}
+			v = fmtRatio(pg/plain) + ", " + met
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: %s", t.label, v)
+	}
+	b.WriteString(".\n")
 	if g1, ok1 := r.median("pg", "upsert/g=1", "ops/s"); ok1 {
 		if g16, ok2 := r.median("pg", "upsert/g=16", "ops/s"); ok2 && g1 > 0 {
 			fmt.Fprintf(&b, "\nThe sequencer's grouping: pg's upserts by 16 writers ran at %s the rate of one writer's (dir: %s).\n",
