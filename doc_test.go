@@ -22,7 +22,7 @@ import (
 // names, continuation lines included.
 func docLists(text string) map[string][]string {
 	item := regexp.MustCompile(`^\s*- (?:\*\*)?(Clauses|Operators|Literals|Functions|Aggregate|Refused as not supported)\b`)
-	word := regexp.MustCompile("^(?:[A-Z][A-Z_]*|[=!<>]+)$")
+	word := regexp.MustCompile("^(?:[A-Z][A-Z_0-9]*|[=!<>]+)$")
 	lists := map[string][]string{}
 	var cur string
 	for _, line := range strings.Split(text, "\n") {

@@ -34,9 +34,23 @@
 //	path     = alias {"." name | "[" integer "]" | "[" string "]"}
 //	number   = (digits ["." [digits]] | "." digits) [("e"|"E") ["+"|"-"] digits]
 //	string   = "'" chars "'" | '"' chars '"'   (escapes \' \" \\ \/ \b \f \n \r \t \uXXXX)
-//	function = IS_DEFINED | IS_NULL | IS_BOOL | IS_NUMBER | IS_STRING | IS_ARRAY
-//	         | IS_OBJECT | IS_PRIMITIVE | STARTSWITH | ENDSWITH | CONTAINS
-//	         | ARRAY_CONTAINS | ARRAY_LENGTH | LENGTH | LOWER | UPPER
+//	function = IS_DEFINED | IS_NULL | IS_BOOL | IS_NUMBER | IS_STRING
+//	         | IS_ARRAY | IS_OBJECT | IS_PRIMITIVE | IS_FINITE_NUMBER
+//	         | IS_INTEGER | IIF | CHOOSE
+//	         | ABS | ACOS | ASIN | ATAN | ATN2 | CEILING | COS | COT | DEGREES
+//	         | EXP | FLOOR | LOG | LOG10 | NUMBERBIN | PI | POWER | RADIANS
+//	         | ROUND | SIGN | SIN | SQRT | SQUARE | TAN | TRUNC
+//	         | INTADD | INTSUB | INTMUL | INTDIV | INTMOD | INTBITAND
+//	         | INTBITOR | INTBITXOR | INTBITNOT | INTBITLEFTSHIFT
+//	         | INTBITRIGHTSHIFT
+//	         | CONCAT | CONTAINS | ENDSWITH | INDEX_OF | LEFT | LENGTH | LOWER
+//	         | LTRIM | REGEXMATCH | REPLACE | REPLICATE | REVERSE | RIGHT
+//	         | RTRIM | STARTSWITH | STRINGEQUALS | SUBSTRING | TRIM | UPPER
+//	         | TOSTRING | STRINGTOARRAY | STRINGTOBOOLEAN | STRINGTONULL
+//	         | STRINGTONUMBER | STRINGTOOBJECT
+//	         | ARRAY_CONCAT | ARRAY_CONTAINS | ARRAY_CONTAINS_ALL
+//	         | ARRAY_CONTAINS_ANY | ARRAY_LENGTH | ARRAY_SLICE | OBJECTTOARRAY
+//	         | SETINTERSECT | SETUNION
 //
 // The alias is the last name of the FROM clause (FROM c, FROM root r, FROM
 // c AS x); every path starts from it, and the alias alone is the whole

@@ -1,61 +1,79 @@
 package query
 
 import (
-	"strings"
-	"unicode"
-	"unicode/utf8"
+	"strconv"
 )
 
-// funcID is a system function.
-type funcID uint8
-
-const (
-	fIsDefined funcID = iota
-	fIsNull
-	fIsBool
-	fIsNumber
-	fIsString
-	fIsArray
-	fIsObject
-	fIsPrimitive
-	fStartsWith
-	fEndsWith
-	fContains
-	fArrayContains
-	fArrayLength
-	fLength
-	fLower
-	fUpper
-	fCount
-)
-
-// funcInfo is a function's identity and how many arguments it takes.
-type funcInfo struct {
-	id       funcID
-	min, max int
+// funcDef is a system function: its name (upper case), how many arguments
+// it takes, and how it computes its value. A function is added by adding
+// its funcDef to the list of its family (funcs_math.go, funcs_string.go...),
+// which funcList gathers.
+type funcDef struct {
+	name     string
+	min, max int                                 // the arguments it takes; max -1: any number from min
+	impl     func(b *Bound, e *expr, r *Row) val // the value of the call e for r; nil for COUNT, which the parser takes apart
 }
+
+// funcID is a system function, as a call names it.
+type funcID = *funcDef
+
+// takes reports whether f takes n arguments.
+func (f *funcDef) takes(n int) bool { return n >= f.min && (f.max < 0 || n <= f.max) }
+
+// arity says how many arguments f takes, as "2 or 3 arguments".
+func (f *funcDef) arity() string {
+	plural := func(n int) string {
+		if n == 1 {
+			return "1 argument"
+		}
+		return strconv.Itoa(n) + " arguments"
+	}
+	switch {
+	case f.max < 0:
+		return "at least " + plural(f.min)
+	case f.min == f.max:
+		return plural(f.min)
+	case f.max == f.min+1:
+		return strconv.Itoa(f.min) + " or " + plural(f.max)
+	}
+	return strconv.Itoa(f.min) + " to " + plural(f.max)
+}
+
+// The functions the index planner (ranges.go) knows by name.
+var (
+	fIsDefined     = &funcDef{"IS_DEFINED", 1, 1, fnIsDefined}
+	fIsNull        = &funcDef{"IS_NULL", 1, 1, isKind(Null)}
+	fIsBool        = &funcDef{"IS_BOOL", 1, 1, isKind(Bool)}
+	fIsNumber      = &funcDef{"IS_NUMBER", 1, 1, isKind(Number)}
+	fIsString      = &funcDef{"IS_STRING", 1, 1, isKind(String)}
+	fIsArray       = &funcDef{"IS_ARRAY", 1, 1, isKind(Array)}
+	fIsObject      = &funcDef{"IS_OBJECT", 1, 1, isKind(Object)}
+	fIsPrimitive   = &funcDef{"IS_PRIMITIVE", 1, 1, fnIsPrimitive}
+	fStartsWith    = &funcDef{"STARTSWITH", 2, 3, stringTest(testPrefix)}
+	fEndsWith      = &funcDef{"ENDSWITH", 2, 3, stringTest(testSuffix)}
+	fContains      = &funcDef{"CONTAINS", 2, 3, stringTest(testContains)}
+	fArrayContains = &funcDef{"ARRAY_CONTAINS", 2, 3, fnArrayContains}
+	fCount         = &funcDef{"COUNT", 1, 1, nil}
+)
 
 // funcs are the functions the language has, by upper-case name. COUNT is
 // the aggregate, which the parser takes only as the whole SELECT clause.
-var funcs = map[string]funcInfo{
-	"IS_DEFINED":     {fIsDefined, 1, 1},
-	"IS_NULL":        {fIsNull, 1, 1},
-	"IS_BOOL":        {fIsBool, 1, 1},
-	"IS_NUMBER":      {fIsNumber, 1, 1},
-	"IS_STRING":      {fIsString, 1, 1},
-	"IS_ARRAY":       {fIsArray, 1, 1},
-	"IS_OBJECT":      {fIsObject, 1, 1},
-	"IS_PRIMITIVE":   {fIsPrimitive, 1, 1},
-	"STARTSWITH":     {fStartsWith, 2, 3},
-	"ENDSWITH":       {fEndsWith, 2, 3},
-	"CONTAINS":       {fContains, 2, 3},
-	"ARRAY_CONTAINS": {fArrayContains, 2, 3},
-	"ARRAY_LENGTH":   {fArrayLength, 1, 1},
-	"LENGTH":         {fLength, 1, 1},
-	"LOWER":          {fLower, 1, 1},
-	"UPPER":          {fUpper, 1, 1},
-	"COUNT":          {fCount, 1, 1},
-}
+var funcs = func() map[string]*funcDef {
+	m := map[string]*funcDef{}
+	for _, family := range [][]*funcDef{
+		{fIsDefined, fIsNull, fIsBool, fIsNumber, fIsString, fIsArray, fIsObject, fIsPrimitive,
+			fStartsWith, fEndsWith, fContains, fArrayContains, fCount},
+		typeFuncs, mathFuncs, intFuncs, stringFuncs, convertFuncs, arrayFuncs,
+	} {
+		for _, f := range family {
+			if m[f.name] != nil {
+				panic("query: the function " + f.name + " is defined twice")
+			}
+			m[f.name] = f
+		}
+	}
+	return m
+}()
 
 // aggregates are Cosmos's aggregate functions this subset does not have.
 var aggregates = map[string]bool{"SUM": true, "AVG": true, "MIN": true, "MAX": true}
@@ -67,130 +85,24 @@ var kindTests = map[funcID]Kind{
 
 // call returns the value of the function call e for r.
 func (b *Bound) call(e *expr, r *Row) val {
-	x := b.eval(e.args[0], r)
-	switch e.fn {
-	case fIsDefined:
-		return boolVal(x.Kind != Undefined)
-	case fIsPrimitive:
-		return boolVal(x.Kind >= Null && x.Kind <= String)
-	case fIsNull, fIsBool, fIsNumber, fIsString, fIsArray, fIsObject:
-		return boolVal(x.Kind == kindTests[e.fn])
-	case fStartsWith, fEndsWith, fContains:
-		return b.stringTest(e, x, r)
-	case fArrayContains:
-		return b.arrayContains(e, x, r)
-	case fArrayLength:
-		if x.Kind != Array {
-			return undef
-		}
-		n := 0
-		Elements(x.Raw, func(string) bool { n++; return true })
-		return numVal(float64(n))
-	case fLength:
-		if x.Kind != String {
-			return undef
-		}
-		return numVal(float64(utf8.RuneCountInString(x.Str)))
-	case fLower, fUpper:
-		if x.Kind != String {
-			return undef
-		}
-		s := strings.ToLower(x.Str)
-		if e.fn == fUpper {
-			s = strings.ToUpper(x.Str)
-		}
-		return val{Value: Value{Kind: String, Str: s}}
+	if e.fn == nil || e.fn.impl == nil {
+		return undef
 	}
-	return undef
+	return e.fn.impl(b, e, r)
+}
+
+// arg returns the value of e's argument i for r; undefined when e has no
+// argument i (an optional one left out).
+func (b *Bound) arg(e *expr, r *Row, i int) val {
+	if i >= len(e.args) {
+		return undef
+	}
+	return b.eval(e.args[i], r)
 }
 
 func numVal(f float64) val { return val{Value: Value{Kind: Number, Num: f}} }
 
-// stringTest returns the value of STARTSWITH, ENDSWITH or CONTAINS, whose
-// first argument is s: undefined unless the first two arguments are
-// strings and the third, if any, a boolean.
-func (b *Bound) stringTest(e *expr, s val, r *Row) val {
-	sub := b.eval(e.args[1], r)
-	if s.Kind != String || sub.Kind != String {
-		return undef
-	}
-	x, y := s.Str, sub.Str
-	if len(e.args) == 3 {
-		ic := b.eval(e.args[2], r)
-		if ic.Kind != Bool {
-			return undef
-		}
-		if ic.Bool {
-			return boolVal(foldTest(e.fn, x, y))
-		}
-	}
-	switch e.fn {
-	case fStartsWith:
-		return boolVal(strings.HasPrefix(x, y))
-	case fEndsWith:
-		return boolVal(strings.HasSuffix(x, y))
-	}
-	return boolVal(strings.Contains(x, y))
-}
+func strVal(s string) val { return val{Value: Value{Kind: String, Str: s}} }
 
-// foldTest is STARTSWITH, ENDSWITH or CONTAINS of x and y, ignoring case
-// as Cosmos does (.NET's ordinal ignore-case): character by character, two
-// characters equal when their upper cases are. So ς, σ and Σ are one, and
-// so are ı, i and I, as UPPER makes them.
-func foldTest(fn funcID, x, y string) bool {
-	xs, ys := []rune(x), []rune(y)
-	at := func(i int) bool { // whether ys is at xs[i:]
-		for j, r := range ys {
-			if a := xs[i+j]; a != r && unicode.ToUpper(a) != unicode.ToUpper(r) {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case len(ys) > len(xs):
-		return false
-	case fn == fStartsWith:
-		return at(0)
-	case fn == fEndsWith:
-		return at(len(xs) - len(ys))
-	}
-	for i := 0; i+len(ys) <= len(xs); i++ {
-		if at(i) {
-			return true
-		}
-	}
-	return false
-}
-
-// arrayContains returns the value of ARRAY_CONTAINS(arr, v[, partial]):
-// whether an element of arr equals v, or with partial true and v an
-// object, holds every member of v with an equal value. Undefined unless
-// arr is an array and partial, if given, a boolean.
-func (b *Bound) arrayContains(e *expr, arr val, r *Row) val {
-	v := b.eval(e.args[1], r)
-	partial := false
-	if len(e.args) == 3 {
-		p := b.eval(e.args[2], r)
-		if p.Kind != Bool {
-			return undef
-		}
-		partial = p.Bool
-	}
-	if arr.Kind != Array {
-		return undef
-	}
-	found := false
-	Elements(arr.Raw, func(raw string) bool {
-		el, ok := FromJSON(raw)
-		switch {
-		case !ok || el.Kind != v.Kind:
-		case partial && v.Kind == Object:
-			found = objectHas(el.Raw, v.Raw)
-		default:
-			found = equal(el, v.Value)
-		}
-		return !found
-	})
-	return boolVal(found)
-}
+// rawVal returns the array or object whose compact JSON text is raw.
+func rawVal(k Kind, raw string) val { return val{Value: Value{Kind: k, Raw: raw}} }

@@ -50,11 +50,14 @@ func TestLanguageTables(t *testing.T) { // R13
 			require.NoError(t, err)
 			continue
 		}
-		_, err := Parse(`SELECT VALUE ` + name + `(c.a, c.b, true) FROM c`)
-		if err != nil { // a function of one argument
-			_, err = Parse(`SELECT VALUE ` + name + `(c.a) FROM c`)
-		}
+		f := funcs[name]
+		args := strings.Repeat("c.a, ", f.min)
+		_, err := Parse(`SELECT VALUE ` + name + `(` + strings.TrimSuffix(args, ", ") + `) FROM c`)
 		require.NoError(t, err, name)
+		if f.max < 0 || f.max > f.min {
+			_, err := Parse(`SELECT VALUE ` + strings.ToLower(name) + `(` + args + `true) FROM c`)
+			require.NoError(t, err, name)
+		}
 	}
 	require.Equal(t, []string{"!=", "<", "<=", "<>", "=", ">", ">="}, Operators())
 

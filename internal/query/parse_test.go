@@ -8,15 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// funcNames names the functions by id, for dump.
-var funcNames = func() map[funcID]string {
-	m := map[funcID]string{}
-	for name, f := range funcs {
-		m[f.id] = name
-	}
-	return m
-}()
-
 var opNames = [...]string{"=", "!=", "<", "<=", ">", ">="}
 
 // dump writes e fully parenthesized, to show how it was read.
@@ -55,7 +46,7 @@ func dump(q *Query, e *expr) string {
 	case xBetween:
 		return "(" + dump(q, e.args[0]) + map[bool]string{true: " NOT", false: ""}[e.not] + " BETWEEN " + dump(q, e.args[1]) + " AND " + dump(q, e.args[2]) + ")"
 	case xCall:
-		return funcNames[e.fn] + "(" + list(e.args) + ")"
+		return e.fn.name + "(" + list(e.args) + ")"
 	}
 	return "?"
 }

@@ -316,7 +316,7 @@ func (p *parser) parseCall() (*expr, error) {
 		return nil, err
 	}
 	p.advance()
-	e := &expr{kind: xCall, off: t.off, fn: info.id}
+	e := &expr{kind: xCall, off: t.off, fn: info}
 	if !p.tok().is(")") {
 		var err error
 		if e.args, err = p.parseList(nil, nil); err != nil {
@@ -327,15 +327,8 @@ func (p *parser) parseCall() (*expr, error) {
 		return nil, err
 	}
 	p.leave()
-	if n := len(e.args); n < info.min || n > info.max {
-		want := "1 argument"
-		switch {
-		case info.min == 2 && info.max == 3:
-			want = "2 or 3 arguments"
-		case info.min > 1:
-			want = "2 arguments"
-		}
-		return nil, p.fail(t.off, "%s takes %s, not %d", name, want, n)
+	if n := len(e.args); !info.takes(n) {
+		return nil, p.fail(t.off, "%s takes %s, not %d", name, info.arity(), n)
 	}
 	return e, nil
 }
