@@ -23,7 +23,7 @@ var mathFuncs = []*funcDef{
 	{"EXP", 1, 1, num1(math.Exp)},
 	{"FLOOR", 1, 1, num1(math.Floor)},
 	{"LOG", 1, 2, fnLog},
-	{"LOG10", 1, 1, num1(math.Log10)},
+	{"LOG10", 1, 1, num1(func(x float64) float64 { return logBase(x, 10) })},
 	{"NUMBERBIN", 1, 2, fnNumberBin},
 	{"PI", 0, 0, func(*Bound, *expr, *Row) val { return numVal(math.Pi) }},
 	{"POWER", 2, 2, num2(math.Pow)},
@@ -59,22 +59,80 @@ func num2(f func(x, y float64) float64) func(b *Bound, e *expr, r *Row) val {
 	}
 }
 
-// fnLog is LOG(x[, base]): the natural logarithm, or log10(x)/log10(base),
-// which gives LOG(2, 10) as LOG10(2) exactly (the sample corpus's
-// log-base), where ln(2)/ln(10) would be one unit of the last place off.
+// fnLog is LOG(x[, base]): the natural logarithm, or the logarithm to
+// base.
 func fnLog(b *Bound, e *expr, r *Row) val {
 	x := b.arg(e, r, 0)
 	if x.Kind != Number {
 		return undef
 	}
 	if len(e.args) == 1 {
-		return numVal(math.Log(x.Num))
+		return numVal(logBase(x.Num, math.E))
 	}
 	base := b.arg(e, r, 1)
 	if base.Kind != Number {
 		return undef
 	}
-	return numVal(math.Log10(x.Num) / math.Log10(base.Num))
+	return numVal(logBase(x.Num, base.Num))
+}
+
+// The logarithms are computed with 128 bits and rounded once, as the
+// service's are: LOG10(5) is 0.6989700043360189 and LOG(2, 10)
+// 0.3010299956639812 (the sample corpus's log10 and log-base), where Go's
+// math.Log10(5) is 0.6989700043360187 and ln(2)/ln(10) 0.30102999566398114.
+
+const logPrec = 128
+
+var (
+	bigLn2, _, _  = big.ParseFloat("0.69314718055994530941723212145817656807550013436025525412068000949339362196969471560586332699641868754200148102057068573", 10, logPrec, big.ToNearestEven)
+	bigLn10, _, _ = big.ParseFloat("2.30258509299404568401799145468436420760110148862877297603332790096757260967735248023599720508959829834196778404228624863", 10, logPrec, big.ToNearestEven)
+)
+
+// logBase returns the logarithm of x to base (math.E: the natural one).
+// Where x or base is not a finite positive number, or base is 1, it is
+// what float64 arithmetic gives (NaN, ±Inf).
+func logBase(x, base float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) || !(base > 0) || math.IsInf(base, 0) || base == 1 {
+		return math.Log(x) / math.Log(base)
+	}
+	ln := bigLog(x)
+	switch base {
+	case math.E:
+	case 10:
+		ln.Quo(ln, bigLn10)
+	default:
+		ln.Quo(ln, bigLog(base))
+	}
+	f, _ := ln.Float64()
+	return f
+}
+
+// bigLog returns ln(x), x finite and positive, to logPrec bits: with x =
+// m·2^k, m in [1/√2, √2), ln(x) = k·ln(2) + 2·atanh((m-1)/(m+1)).
+func bigLog(x float64) *big.Float {
+	m, k := math.Frexp(x)
+	if m < math.Sqrt2/2 {
+		m, k = m*2, k-1
+	}
+	bm := new(big.Float).SetPrec(logPrec).SetFloat64(m)
+	one := new(big.Float).SetPrec(logPrec).SetInt64(1)
+	z := new(big.Float).SetPrec(logPrec).Sub(bm, one)
+	z.Quo(z, new(big.Float).SetPrec(logPrec).Add(bm, one))
+	z2 := new(big.Float).SetPrec(logPrec).Mul(z, z)
+	sum := new(big.Float).SetPrec(logPrec).Set(z)
+	pow := new(big.Float).SetPrec(logPrec).Set(z)
+	term := new(big.Float).SetPrec(logPrec)
+	for n := int64(3); n < 200 && pow.Sign() != 0; n += 2 {
+		pow.Mul(pow, z2)
+		term.Quo(pow, new(big.Float).SetPrec(logPrec).SetInt64(n))
+		if term.Sign() == 0 || term.MantExp(nil)-sum.MantExp(nil) < -logPrec-2 {
+			break
+		}
+		sum.Add(sum, term)
+	}
+	sum.Mul(sum, new(big.Float).SetPrec(logPrec).SetInt64(2))
+	kl := new(big.Float).SetPrec(logPrec).SetInt64(int64(k))
+	return sum.Add(sum, kl.Mul(kl, bigLn2))
 }
 
 // fnNumberBin is NUMBERBIN(x[, size]): x rounded down to a multiple of
