@@ -64,8 +64,8 @@
 // among the unnamed items in order.
 //
 // Refused as not supported ([Error].Unsupported): JOIN, GROUP BY, DISTINCT,
-// subqueries, EXISTS, LIKE, user-defined functions (udf.f), other functions
-// and aggregates, COUNT inside an expression or beside other items,
+// subqueries, EXISTS, LIKE, user-defined functions (udf.f), the date and
+// time, spatial and vector functions, other aggregates, COUNT inside an expression or beside other items,
 // arithmetic, string and bitwise operators, ?: and ??, object literals,
 // array literals of other than constants, FROM x IN ..., FROM a path,
 // computed property names (c[@p]), SELECT * with other items.
@@ -81,8 +81,46 @@
 // three-valued (false AND undefined is false, true OR undefined is true),
 // and WHERE keeps a row only when its condition is exactly true. x IN (a,
 // b) is x = a OR x = b; x BETWEEN lo AND hi is x >= lo AND x <= hi.
-// Functions given arguments of the wrong kinds are undefined. A projection
+// Functions given arguments of the wrong kinds are undefined (null
+// included), as are those of the sample corpus's examples that the service
+// leaves out of its results. A projection
 // leaves out its undefined members; SELECT VALUE of undefined gives no
 // result. Values read from a document are written as stored; computed ones
 // as encoding/json writes them.
+//
+// # Functions
+//
+// Each system function is a funcDef (funcs.go): its name, how many
+// arguments it takes, and its implementation, listed by family in
+// funcs_type.go, funcs_math.go, funcs_int.go, funcs_string.go,
+// funcs_regex.go, funcs_convert.go and funcs_array.go. Their meaning is the
+// Learn reference's, and where it is silent that of Microsoft's sample
+// corpus (Azure-Samples/cosmos-db-nosql-query-samples, the service's
+// answers to its queries), which the tests hold as facts, naming the
+// sample. What those leave open, and the choice made:
+//
+//   - Lengths and positions of strings (LENGTH, INDEX_OF, SUBSTRING, LEFT,
+//     RIGHT) count UTF-16 code units: a character beyond U+FFFF counts
+//     two. The evidence: the one implementation of the language Microsoft
+//     publishes, the .NET SDK's offline query engine (its tests' model of
+//     the service), uses .NET strings, which are UTF-16, for all of them,
+//     as does JavaScript, which the service runs for stored procedures and
+//     UDFs; we found nothing published that counts code points. A cut between the two
+//     halves of a pair keeps U+FFFD for the half (the service would keep a
+//     lone surrogate, which Go text cannot hold). REVERSE keeps pairs whole.
+//     String order stays by bytes (UTF-8), which is code point order.
+//   - TOSTRING writes a number with the fewest significant digits that
+//     read back, at least 15, laid out as C's %g with that precision and a
+//     three-digit exponent: "125", "0.1234" (the samples), and
+//     "2.0495371758495027e+018" for 2049537175849502700 (the service's
+//     answer recorded in the SDK's offline engine); so 1e21 is "1e+021" and
+//     -0 "-0". NaN and infinities are "NaN", "Infinity", "-Infinity".
+//   - A NaN or infinite result (SQRT(-1), EXP(1000)) is a number, which
+//     IS_FINITE_NUMBER tells apart, and which a result writes as null.
+//   - The Int functions compute in int64, wrapping on overflow; their
+//     results are float64 numbers like any other, rounded beyond 2^53.
+//   - LOG, LOG10 and the trigonometric functions are rounded as the
+//     service's are (the samples tell Go's math.Log10 and math.Tan apart).
+//   - REGEXMATCH takes Go's RE2 syntax for the service's PCRE: a pattern
+//     RE2 cannot compile (backreferences, lookaround) is undefined.
 package query

@@ -150,24 +150,42 @@ func fnArraySlice(b *Bound, e *expr, r *Row) val {
 	return arrayOf(elems[start : start+min(n, len(elems)-start)])
 }
 
-// distinctIn appends to out the elements of arr not equal to one of out,
-// and, with in set, equal to one of in's elements.
-func distinctIn(out []string, arr string, in []string, filter bool) []string {
-	has := func(list []string, raw string) bool {
-		for _, x := range list {
-			if rawEqual(x, raw) {
-				return true
-			}
-		}
+// set is a set of JSON values, found by their keys (AppendKey), which
+// tell primitives apart, and then compared (arrays and objects share one
+// key per kind).
+type set map[string][]string
+
+// add adds raw, and reports whether it was not in s already. A string that
+// is no Unicode text equals nothing, so is always added.
+func (s set) add(raw string) bool {
+	if s.has(raw) {
 		return false
 	}
-	Elements(arr, func(raw string) bool {
-		if !has(out, raw) && (!filter || has(in, raw)) {
-			out = append(out, raw)
+	k := s.key(raw)
+	s[k] = append(s[k], raw)
+	return true
+}
+
+// has reports whether s holds a value equal to raw.
+func (s set) has(raw string) bool {
+	for _, x := range s[s.key(raw)] {
+		if rawEqual(x, raw) {
+			return true
 		}
-		return true
-	})
-	return out
+	}
+	return false
+}
+
+func (set) key(raw string) string {
+	v, _ := FromJSON(raw)
+	return string(AppendKey(nil, v))
+}
+
+// setOf returns the set of arr's elements.
+func setOf(arr string) set {
+	s := set{}
+	Elements(arr, func(raw string) bool { s.add(raw); return true })
+	return s
 }
 
 // fnSetIntersect is SETINTERSECT(a, b): the distinct elements of b that a
@@ -178,7 +196,14 @@ func fnSetIntersect(b *Bound, e *expr, r *Row) val {
 	if x.Kind != Array || y.Kind != Array {
 		return undef
 	}
-	return arrayOf(distinctIn([]string{}, y.Raw, elements(x.Raw), true))
+	in, seen, out := setOf(x.Raw), set{}, []string{}
+	Elements(y.Raw, func(raw string) bool {
+		if in.has(raw) && seen.add(raw) {
+			out = append(out, raw)
+		}
+		return true
+	})
+	return arrayOf(out)
 }
 
 // fnSetUnion is SETUNION(a, b): the distinct elements of a, then those of
@@ -188,7 +213,16 @@ func fnSetUnion(b *Bound, e *expr, r *Row) val {
 	if x.Kind != Array || y.Kind != Array {
 		return undef
 	}
-	return arrayOf(distinctIn(distinctIn([]string{}, x.Raw, nil, false), y.Raw, nil, false))
+	seen, out := set{}, []string{}
+	for _, arr := range []string{x.Raw, y.Raw} {
+		Elements(arr, func(raw string) bool {
+			if seen.add(raw) {
+				out = append(out, raw)
+			}
+			return true
+		})
+	}
+	return arrayOf(out)
 }
 
 // fnObjectToArray is OBJECTTOARRAY(obj[, kName[, vName]]): an array of an

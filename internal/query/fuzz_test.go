@@ -26,6 +26,10 @@ var fuzzSeeds = []string{
 	"SELECT *\nFROM c\nWHERE c.s = \"\\u00e9\\ud83d\\ude00\" AND c._ts > 1e2",
 	`SELECT * FROM c WHERE NOT (c.a = 1) AND (NOT c.b) = true AND c.c NOT IN (1, @p) AND c.d BETWEEN -1 AND +2.5e1`,
 	`SELECT VALUE c FROM c WHERE c.a.b[0]["x"] >= .5 OR c.a <> 1. OR NOT NOT IS_NULL(c.z)`,
+	`SELECT VALUE SUBSTRING(c.s, INDEX_OF(c.s, "a", 1), LENGTH(c.s)) FROM c WHERE RegexMatch(c.s, @p, "ix") AND IS_INTEGER(c.n)`,
+	`SELECT ToString(c.n) AS s, StringToArray(c.s) AS a, ARRAY_SLICE(c.arr, -2, 1), SetUnion(c.tags, [1, "a"]), ObjectToArray(c.obj, "k") FROM c`,
+	`SELECT VALUE IIF(IS_FINITE_NUMBER(c.n), TAN(c.n) , LOG(c.n, 10)) FROM c WHERE IntBitLeftShift(c.n, 70) = NumberBin(c.n, 0.1) OR CHOOSE(c.n, 1, 2) = 1`,
+	`SELECT VALUE CONCAT(TRIM(c.s, "-"), REPLICATE(c.s, c.n), REVERSE(c.s)) FROM c WHERE ARRAY_CONTAINS_ANY(c.arr, 1, c.x) AND PI() > 3`,
 }
 
 // fuzzValues are the values every parameter takes in turn.
