@@ -10,8 +10,8 @@ import (
 // which funcList gathers.
 type funcDef struct {
 	name     string
-	min, max int                                 // the arguments it takes; max -1: any number from min
-	impl     func(b *Bound, e *expr, r *Row) val // the value of the call e for r; nil for COUNT, which the parser takes apart
+	min, max int                                // the arguments it takes; max -1: any number from min
+	impl     func(b *Bound, e *expr, r Row) val // the value of the call e for r; nil for COUNT, which the parser takes apart
 }
 
 // funcID is a system function, as a call names it.
@@ -88,7 +88,9 @@ func (b *Bound) call(e *expr, r *Row) val {
 	if e.fn == nil || e.fn.impl == nil {
 		return undef
 	}
-	return e.fn.impl(b, e, r)
+	// The row goes by value: a pointer given to a function through a
+	// variable escapes, which would put every row matched on the heap.
+	return e.fn.impl(b, e, *r)
 }
 
 // arg returns the value of e's argument i for r; undefined when e has no

@@ -34,8 +34,8 @@ func arrayOf(elems []string) val {
 	return rawVal(Array, "["+strings.Join(elems, ",")+"]")
 }
 
-func fnArrayLength(b *Bound, e *expr, r *Row) val {
-	x := b.arg(e, r, 0)
+func fnArrayLength(b *Bound, e *expr, r Row) val {
+	x := b.arg(e, &r, 0)
 	if x.Kind != Array {
 		return undef
 	}
@@ -48,11 +48,11 @@ func fnArrayLength(b *Bound, e *expr, r *Row) val {
 // of arr equals v, or with partial true and v an object, holds every
 // member of v with an equal value. Undefined unless arr is an array and
 // partial, if given, a boolean.
-func fnArrayContains(b *Bound, e *expr, r *Row) val {
-	arr, v := b.arg(e, r, 0), b.arg(e, r, 1)
+func fnArrayContains(b *Bound, e *expr, r Row) val {
+	arr, v := b.arg(e, &r, 0), b.arg(e, &r, 1)
 	partial := false
 	if len(e.args) == 3 {
-		p := b.arg(e, r, 2)
+		p := b.arg(e, &r, 2)
 		if p.Kind != Bool {
 			return undef
 		}
@@ -88,15 +88,15 @@ func contains(arr string, v Value, partial bool) bool {
 // ANY([1, 2, 3, 4], 1, undefined) is true but ANY([1, 2, 3, 4], 5,
 // undefined) undefined; ALL([1, 2, 3, 4], 5, undefined) is false but
 // ALL([1, 2, 3, 4], 1, undefined) undefined.
-func containsAllAny(all bool) func(b *Bound, e *expr, r *Row) val {
-	return func(b *Bound, e *expr, r *Row) val {
-		arr := b.arg(e, r, 0)
+func containsAllAny(all bool) func(b *Bound, e *expr, r Row) val {
+	return func(b *Bound, e *expr, r Row) val {
+		arr := b.arg(e, &r, 0)
 		if arr.Kind != Array {
 			return undef
 		}
 		unknown := false
 		for i := 1; i < len(e.args); i++ {
-			v := b.arg(e, r, i)
+			v := b.arg(e, &r, i)
 			if v.Kind == Undefined {
 				unknown = true
 				continue
@@ -113,10 +113,10 @@ func containsAllAny(all bool) func(b *Bound, e *expr, r *Row) val {
 }
 
 // fnArrayConcat is ARRAY_CONCAT(a1, a2...): their elements in order.
-func fnArrayConcat(b *Bound, e *expr, r *Row) val {
+func fnArrayConcat(b *Bound, e *expr, r Row) val {
 	var elems []string
 	for i := range e.args {
-		a := b.arg(e, r, i)
+		a := b.arg(e, &r, i)
 		if a.Kind != Array {
 			return undef
 		}
@@ -128,13 +128,13 @@ func fnArrayConcat(b *Bound, e *expr, r *Row) val {
 // fnArraySlice is ARRAY_SLICE(arr, start[, length]), with integral start
 // and length: a negative start counts from the end (-1 is the last
 // element), clamped to the first; a length of 0 or less gives [].
-func fnArraySlice(b *Bound, e *expr, r *Row) val {
-	arr := b.arg(e, r, 0)
-	start, ok := intArg(b.arg(e, r, 1))
+func fnArraySlice(b *Bound, e *expr, r Row) val {
+	arr := b.arg(e, &r, 0)
+	start, ok := intArg(b.arg(e, &r, 1))
 	n := math.MaxInt
 	if len(e.args) == 3 {
 		var okN bool
-		n, okN = intArg(b.arg(e, r, 2))
+		n, okN = intArg(b.arg(e, &r, 2))
 		ok = ok && okN
 	}
 	if arr.Kind != Array || !ok {
@@ -191,8 +191,8 @@ func setOf(arr string) set {
 // fnSetIntersect is SETINTERSECT(a, b): the distinct elements of b that a
 // holds, in b's order (SetIntersect([1, 2, "A", "B"], ["A", 1]) is ["A",
 // 1], the sample corpus's setintersect and setintersect-field).
-func fnSetIntersect(b *Bound, e *expr, r *Row) val {
-	x, y := b.arg(e, r, 0), b.arg(e, r, 1)
+func fnSetIntersect(b *Bound, e *expr, r Row) val {
+	x, y := b.arg(e, &r, 0), b.arg(e, &r, 1)
 	if x.Kind != Array || y.Kind != Array {
 		return undef
 	}
@@ -208,8 +208,8 @@ func fnSetIntersect(b *Bound, e *expr, r *Row) val {
 
 // fnSetUnion is SETUNION(a, b): the distinct elements of a, then those of
 // b not in a, in order (the sample corpus's setunion).
-func fnSetUnion(b *Bound, e *expr, r *Row) val {
-	x, y := b.arg(e, r, 0), b.arg(e, r, 1)
+func fnSetUnion(b *Bound, e *expr, r Row) val {
+	x, y := b.arg(e, &r, 0), b.arg(e, &r, 1)
 	if x.Kind != Array || y.Kind != Array {
 		return undef
 	}
@@ -229,11 +229,11 @@ func fnSetUnion(b *Bound, e *expr, r *Row) val {
 // object for each member of obj, in order, {"k": name, "v": value}, with
 // the names kName and vName when given (the sample corpus's
 // objecttoarray).
-func fnObjectToArray(b *Bound, e *expr, r *Row) val {
-	obj := b.arg(e, r, 0)
+func fnObjectToArray(b *Bound, e *expr, r Row) val {
+	obj := b.arg(e, &r, 0)
 	names := [2]val{strVal("k"), strVal("v")}
 	for i := 1; i < len(e.args); i++ {
-		names[i-1] = b.arg(e, r, i)
+		names[i-1] = b.arg(e, &r, i)
 	}
 	if obj.Kind != Object || names[0].Kind != String || names[1].Kind != String {
 		return undef

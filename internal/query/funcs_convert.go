@@ -21,8 +21,8 @@ var convertFuncs = []*funcDef{
 // fnToString is TOSTRING(x): a string as it is, a number as formatNumber
 // writes it, true, false and null by name, an array or an object as its
 // compact JSON text; undefined stays undefined.
-func fnToString(b *Bound, e *expr, r *Row) val {
-	x := b.arg(e, r, 0)
+func fnToString(b *Bound, e *expr, r Row) val {
+	x := b.arg(e, &r, 0)
 	switch x.Kind {
 	case String:
 		return x
@@ -87,9 +87,9 @@ func formatNumber(f float64) string {
 // other text (single quotes are no JSON: the sample corpus's
 // stringtoarray, stringtoobject) and for an argument that is no string.
 // Names are case-sensitive: "NULL" is no null (its stringtonull).
-func parseAs(k Kind) func(b *Bound, e *expr, r *Row) val {
-	return func(b *Bound, e *expr, r *Row) val {
-		x := b.arg(e, r, 0)
+func parseAs(k Kind) func(b *Bound, e *expr, r Row) val {
+	return func(b *Bound, e *expr, r Row) val {
+		x := b.arg(e, &r, 0)
 		if x.Kind != String {
 			return undef
 		}

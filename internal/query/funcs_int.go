@@ -48,10 +48,10 @@ func toInt64(v val) (int64, bool) {
 
 // int2 returns the function of two integers that is f; f's false makes it
 // undefined.
-func int2(f func(x, y int64) (int64, bool)) func(b *Bound, e *expr, r *Row) val {
-	return func(b *Bound, e *expr, r *Row) val {
-		x, okX := toInt64(b.arg(e, r, 0))
-		y, okY := toInt64(b.arg(e, r, 1))
+func int2(f func(x, y int64) (int64, bool)) func(b *Bound, e *expr, r Row) val {
+	return func(b *Bound, e *expr, r Row) val {
+		x, okX := toInt64(b.arg(e, &r, 0))
+		y, okY := toInt64(b.arg(e, &r, 1))
 		if !okX || !okY {
 			return undef
 		}
@@ -87,8 +87,8 @@ func shiftRight(x, n int64) (int64, bool) {
 	return x >> uint(n), true
 }
 
-func fnIntBitNot(b *Bound, e *expr, r *Row) val {
-	x, ok := toInt64(b.arg(e, r, 0))
+func fnIntBitNot(b *Bound, e *expr, r Row) val {
+	x, ok := toInt64(b.arg(e, &r, 0))
 	if !ok {
 		return undef
 	}

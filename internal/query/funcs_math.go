@@ -25,7 +25,7 @@ var mathFuncs = []*funcDef{
 	{"LOG", 1, 2, fnLog},
 	{"LOG10", 1, 1, num1(func(x float64) float64 { return logBase(x, 10) })},
 	{"NUMBERBIN", 1, 2, fnNumberBin},
-	{"PI", 0, 0, func(*Bound, *expr, *Row) val { return numVal(math.Pi) }},
+	{"PI", 0, 0, func(*Bound, *expr, Row) val { return numVal(math.Pi) }},
 	{"POWER", 2, 2, num2(math.Pow)},
 	{"RADIANS", 1, 1, num1(func(x float64) float64 { return math.Pi * x / 180 })},
 	{"ROUND", 1, 1, num1(math.Round)}, // half away from zero: ROUND(2.5) is 3, ROUND(-2.5) -3
@@ -38,9 +38,9 @@ var mathFuncs = []*funcDef{
 }
 
 // num1 returns the function of one number that is f.
-func num1(f func(float64) float64) func(b *Bound, e *expr, r *Row) val {
-	return func(b *Bound, e *expr, r *Row) val {
-		x := b.arg(e, r, 0)
+func num1(f func(float64) float64) func(b *Bound, e *expr, r Row) val {
+	return func(b *Bound, e *expr, r Row) val {
+		x := b.arg(e, &r, 0)
 		if x.Kind != Number {
 			return undef
 		}
@@ -49,9 +49,9 @@ func num1(f func(float64) float64) func(b *Bound, e *expr, r *Row) val {
 }
 
 // num2 returns the function of two numbers that is f.
-func num2(f func(x, y float64) float64) func(b *Bound, e *expr, r *Row) val {
-	return func(b *Bound, e *expr, r *Row) val {
-		x, y := b.arg(e, r, 0), b.arg(e, r, 1)
+func num2(f func(x, y float64) float64) func(b *Bound, e *expr, r Row) val {
+	return func(b *Bound, e *expr, r Row) val {
+		x, y := b.arg(e, &r, 0), b.arg(e, &r, 1)
 		if x.Kind != Number || y.Kind != Number {
 			return undef
 		}
@@ -61,15 +61,15 @@ func num2(f func(x, y float64) float64) func(b *Bound, e *expr, r *Row) val {
 
 // fnLog is LOG(x[, base]): the natural logarithm, or the logarithm to
 // base.
-func fnLog(b *Bound, e *expr, r *Row) val {
-	x := b.arg(e, r, 0)
+func fnLog(b *Bound, e *expr, r Row) val {
+	x := b.arg(e, &r, 0)
 	if x.Kind != Number {
 		return undef
 	}
 	if len(e.args) == 1 {
 		return numVal(logBase(x.Num, math.E))
 	}
-	base := b.arg(e, r, 1)
+	base := b.arg(e, &r, 1)
 	if base.Kind != Number {
 		return undef
 	}
@@ -138,11 +138,11 @@ func bigLog(x float64) *big.Float {
 // fnNumberBin is NUMBERBIN(x[, size]): x rounded down to a multiple of
 // size (1 when left out); undefined for a size of 0 (the Learn reference).
 // A negative size rounds the other way: NUMBERBIN(37.752, -100) is 100.
-func fnNumberBin(b *Bound, e *expr, r *Row) val {
-	x := b.arg(e, r, 0)
+func fnNumberBin(b *Bound, e *expr, r Row) val {
+	x := b.arg(e, &r, 0)
 	size := numVal(1)
 	if len(e.args) == 2 {
-		size = b.arg(e, r, 1)
+		size = b.arg(e, &r, 1)
 	}
 	if x.Kind != Number || size.Kind != Number || size.Num == 0 {
 		return undef

@@ -13,11 +13,11 @@ import (
 // patterns are PCRE; this one's are Go's (RE2), which has no
 // backreferences nor lookaround: a pattern it cannot compile, or an
 // unknown modifier, makes the call undefined.
-func fnRegexMatch(b *Bound, e *expr, r *Row) val {
-	s, pat := b.arg(e, r, 0), b.arg(e, r, 1)
+func fnRegexMatch(b *Bound, e *expr, r Row) val {
+	s, pat := b.arg(e, &r, 0), b.arg(e, &r, 1)
 	mods := strVal("")
 	if len(e.args) == 3 {
-		mods = b.arg(e, r, 2)
+		mods = b.arg(e, &r, 2)
 	}
 	if s.Kind != String || pat.Kind != String || mods.Kind != String {
 		return undef

@@ -32,9 +32,9 @@ var stringFuncs = []*funcDef{
 }
 
 // str1 returns the function of one string that is f.
-func str1(f func(string) val) func(b *Bound, e *expr, r *Row) val {
-	return func(b *Bound, e *expr, r *Row) val {
-		x := b.arg(e, r, 0)
+func str1(f func(string) val) func(b *Bound, e *expr, r Row) val {
+	return func(b *Bound, e *expr, r Row) val {
+		x := b.arg(e, &r, 0)
 		if x.Kind != String {
 			return undef
 		}
@@ -61,15 +61,15 @@ const (
 // stringTest returns STARTSWITH, ENDSWITH or CONTAINS (test): undefined
 // unless the first two arguments are strings and the third, if any, a
 // boolean, which true makes the test ignore case.
-func stringTest(test int) func(b *Bound, e *expr, r *Row) val {
-	return func(b *Bound, e *expr, r *Row) val {
-		s, sub := b.arg(e, r, 0), b.arg(e, r, 1)
+func stringTest(test int) func(b *Bound, e *expr, r Row) val {
+	return func(b *Bound, e *expr, r Row) val {
+		s, sub := b.arg(e, &r, 0), b.arg(e, &r, 1)
 		if s.Kind != String || sub.Kind != String {
 			return undef
 		}
 		x, y := s.Str, sub.Str
 		if len(e.args) == 3 {
-			ic := b.arg(e, r, 2)
+			ic := b.arg(e, &r, 2)
 			if ic.Kind != Bool {
 				return undef
 			}
@@ -118,13 +118,13 @@ func foldTest(test int, x, y string) bool {
 }
 
 // fnStringEquals is STRINGEQUALS(a, b[, ignoreCase]).
-func fnStringEquals(b *Bound, e *expr, r *Row) val {
-	x, y := b.arg(e, r, 0), b.arg(e, r, 1)
+func fnStringEquals(b *Bound, e *expr, r Row) val {
+	x, y := b.arg(e, &r, 0), b.arg(e, &r, 1)
 	if x.Kind != String || y.Kind != String {
 		return undef
 	}
 	if len(e.args) == 3 {
-		ic := b.arg(e, r, 2)
+		ic := b.arg(e, &r, 2)
 		if ic.Kind != Bool {
 			return undef
 		}
@@ -137,10 +137,10 @@ func fnStringEquals(b *Bound, e *expr, r *Row) val {
 
 // fnConcat is CONCAT(s1, s2...): undefined unless every argument is a
 // string.
-func fnConcat(b *Bound, e *expr, r *Row) val {
+func fnConcat(b *Bound, e *expr, r Row) val {
 	var sb strings.Builder
 	for i := range e.args {
-		s := b.arg(e, r, i)
+		s := b.arg(e, &r, i)
 		if s.Kind != String {
 			return undef
 		}
@@ -199,10 +199,10 @@ func substring(s string, start, n int) string {
 
 // fnSubstring is SUBSTRING(s, start, length), with integral start and
 // length (zero-based).
-func fnSubstring(b *Bound, e *expr, r *Row) val {
-	s := b.arg(e, r, 0)
-	start, okS := intArg(b.arg(e, r, 1))
-	n, okN := intArg(b.arg(e, r, 2))
+func fnSubstring(b *Bound, e *expr, r Row) val {
+	s := b.arg(e, &r, 0)
+	start, okS := intArg(b.arg(e, &r, 1))
+	n, okN := intArg(b.arg(e, &r, 2))
 	if s.Kind != String || !okS || !okN {
 		return undef
 	}
@@ -210,9 +210,9 @@ func fnSubstring(b *Bound, e *expr, r *Row) val {
 }
 
 // fnLeft is LEFT(s, n): the first n units.
-func fnLeft(b *Bound, e *expr, r *Row) val {
-	s := b.arg(e, r, 0)
-	n, ok := intArg(b.arg(e, r, 1))
+func fnLeft(b *Bound, e *expr, r Row) val {
+	s := b.arg(e, &r, 0)
+	n, ok := intArg(b.arg(e, &r, 1))
 	if s.Kind != String || !ok {
 		return undef
 	}
@@ -220,9 +220,9 @@ func fnLeft(b *Bound, e *expr, r *Row) val {
 }
 
 // fnRight is RIGHT(s, n): the last n units.
-func fnRight(b *Bound, e *expr, r *Row) val {
-	s := b.arg(e, r, 0)
-	n, ok := intArg(b.arg(e, r, 1))
+func fnRight(b *Bound, e *expr, r Row) val {
+	s := b.arg(e, &r, 0)
+	n, ok := intArg(b.arg(e, &r, 1))
 	if s.Kind != String || !ok {
 		return undef
 	}
@@ -233,12 +233,12 @@ func fnRight(b *Bound, e *expr, r *Row) val {
 // fnIndexOf is INDEX_OF(s, sub[, start]): the unit where sub first occurs
 // in s at or after start (0 when left out; a negative start counts as 0),
 // or -1.
-func fnIndexOf(b *Bound, e *expr, r *Row) val {
-	s, sub := b.arg(e, r, 0), b.arg(e, r, 1)
+func fnIndexOf(b *Bound, e *expr, r Row) val {
+	s, sub := b.arg(e, &r, 0), b.arg(e, &r, 1)
 	start := 0
 	if len(e.args) == 3 {
 		var ok bool
-		if start, ok = intArg(b.arg(e, r, 2)); !ok {
+		if start, ok = intArg(b.arg(e, &r, 2)); !ok {
 			return undef
 		}
 	}
@@ -268,15 +268,15 @@ func fnIndexOf(b *Bound, e *expr, r *Row) val {
 // off white space; with one, any of its characters (TRIM("-_-a-_-", "-_")
 // is "a", the sample corpus's trim; LTRIM("AdventureWorks", "Adventure")
 // is "Works", its ltrim).
-func trim(left, right bool) func(b *Bound, e *expr, r *Row) val {
-	return func(b *Bound, e *expr, r *Row) val {
-		s := b.arg(e, r, 0)
+func trim(left, right bool) func(b *Bound, e *expr, r Row) val {
+	return func(b *Bound, e *expr, r Row) val {
+		s := b.arg(e, &r, 0)
 		if s.Kind != String {
 			return undef
 		}
 		cut := unicode.IsSpace
 		if len(e.args) == 2 {
-			set := b.arg(e, r, 1)
+			set := b.arg(e, &r, 1)
 			if set.Kind != String {
 				return undef
 			}
@@ -295,8 +295,8 @@ func trim(left, right bool) func(b *Bound, e *expr, r *Row) val {
 
 // fnReplace is REPLACE(s, old, new): every occurrence of old replaced;
 // undefined for an empty old, as the SDK's evaluator has it.
-func fnReplace(b *Bound, e *expr, r *Row) val {
-	s, old, repl := b.arg(e, r, 0), b.arg(e, r, 1), b.arg(e, r, 2)
+func fnReplace(b *Bound, e *expr, r Row) val {
+	s, old, repl := b.arg(e, &r, 0), b.arg(e, &r, 1), b.arg(e, &r, 2)
 	if s.Kind != String || old.Kind != String || repl.Kind != String || old.Str == "" {
 		return undef
 	}
@@ -309,8 +309,8 @@ const maxReplicate = 10000
 
 // fnReplicate is REPLICATE(s, n): s n times, n truncated to an integer;
 // undefined for a negative n or a result beyond maxReplicate units.
-func fnReplicate(b *Bound, e *expr, r *Row) val {
-	s, n := b.arg(e, r, 0), b.arg(e, r, 1)
+func fnReplicate(b *Bound, e *expr, r Row) val {
+	s, n := b.arg(e, &r, 0), b.arg(e, &r, 1)
 	if s.Kind != String || n.Kind != Number || n.Num < 0 || math.IsNaN(n.Num) {
 		return undef
 	}
