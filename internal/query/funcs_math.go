@@ -3,6 +3,7 @@ package query
 import (
 	"math"
 	"math/big"
+	"math/rand/v2"
 )
 
 // mathFuncs are the mathematical functions. Each takes numbers and is
@@ -27,6 +28,7 @@ var mathFuncs = []*funcDef{
 	{"NUMBERBIN", 1, 2, fnNumberBin},
 	{"PI", 0, 0, func(*Bound, *expr, Row) val { return numVal(math.Pi) }},
 	{"POWER", 2, 2, num2(math.Pow)},
+	{"RAND", 0, 0, func(*Bound, *expr, Row) val { return numVal(rand.Float64()) }}, // in [0, 1)
 	{"RADIANS", 1, 1, num1(func(x float64) float64 { return math.Pi * x / 180 })},
 	{"ROUND", 1, 1, num1(math.Round)}, // half away from zero: ROUND(2.5) is 3, ROUND(-2.5) -3
 	{"SIGN", 1, 1, num1(signum)},

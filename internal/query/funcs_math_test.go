@@ -44,6 +44,7 @@ func TestFuncsMath(t *testing.T) { // R13
 		{`NumberBin(c.price, 0.01)`, `155.23`}, {`NumberBin(c.n)`, `37`}, {`NumberBin(c.n, null)`, `-`},
 		// pi, power, round, sign, sqrt, square, trunc
 		{`PI()`, `3.141592653589793`},
+		{`RAND() >= 0 AND RAND() < 1 AND IS_NUMBER(RAND())`, `true`}, // rand: no fixed value
 		{`POWER(1, 1)`, `1`}, {`POWER(2, 2)`, `4`}, {`POWER(3, 3)`, `27`}, {`POWER(4, 4)`, `256`},
 		{`POWER(5, 5)`, `3125`}, {`POWER(0, 2)`, `0`}, {`POWER(null, 3)`, `-`}, {`POWER(2, null)`, `-`},
 		{`ROUND(2.4)`, `2`}, {`ROUND(2.6)`, `3`}, {`ROUND(2.5)`, `3`}, {`ROUND(-2.4)`, `-2`}, {`ROUND(-2.6)`, `-3`},

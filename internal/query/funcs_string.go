@@ -25,6 +25,8 @@ var stringFuncs = []*funcDef{
 	{"RIGHT", 2, 2, fnRight},
 	{"RTRIM", 1, 2, trim(false, true)},
 	{"STRINGEQUALS", 2, 3, fnStringEquals},
+	{"STRINGJOIN", 2, 2, fnStringJoin},
+	{"STRINGSPLIT", 2, 2, fnStringSplit},
 	{"SUBSTRING", 3, 3, fnSubstring},
 	{"TRIM", 1, 2, trim(true, true)},
 	{"UPPER", 1, 1, str1(func(s string) val { return strVal(strings.ToUpper(s)) })},
@@ -332,4 +334,44 @@ func reverse(s string) val {
 		rs[i], rs[j] = rs[j], rs[i]
 	}
 	return strVal(string(rs))
+}
+
+// fnStringJoin is STRINGJOIN(arr, sep): the strings of arr joined by sep;
+// undefined unless every element is a string.
+func fnStringJoin(b *Bound, e *expr, r Row) val {
+	arr, sep := b.arg(e, &r, 0), b.arg(e, &r, 1)
+	if arr.Kind != Array || sep.Kind != String {
+		return undef
+	}
+	var parts []string
+	ok := true
+	Elements(arr.Raw, func(raw string) bool {
+		v, valid := FromJSON(raw)
+		ok = valid && v.Kind == String
+		parts = append(parts, v.Str)
+		return ok
+	})
+	if !ok {
+		return undef
+	}
+	return strVal(strings.Join(parts, sep.Str))
+}
+
+// fnStringSplit is STRINGSPLIT(s, sep): the array of the parts of s
+// between occurrences of sep; an empty sep gives [s] (the Learn
+// reference's examples).
+func fnStringSplit(b *Bound, e *expr, r Row) val {
+	s, sep := b.arg(e, &r, 0), b.arg(e, &r, 1)
+	if s.Kind != String || sep.Kind != String {
+		return undef
+	}
+	parts := []string{s.Str}
+	if sep.Str != "" {
+		parts = strings.Split(s.Str, sep.Str)
+	}
+	elems := make([]string, len(parts))
+	for i, p := range parts {
+		elems[i] = string(appendString(nil, p))
+	}
+	return arrayOf(elems)
 }
