@@ -75,6 +75,15 @@ var funcs = func() map[string]*funcDef {
 	return m
 }()
 
+// argKinds are, for the functions besides those ranges.go knows by name
+// that are true only when their first argument is of one kind, that kind:
+// the index planner reads the keys of that kind alone.
+var argKinds = map[string]Kind{
+	"IS_FINITE_NUMBER": Number, "IS_INTEGER": Number,
+	"REGEXMATCH": String, "STRINGEQUALS": String,
+	"ARRAY_CONTAINS_ALL": Array, "ARRAY_CONTAINS_ANY": Array,
+}
+
 // aggregates are Cosmos's aggregate functions this subset does not have.
 var aggregates = map[string]bool{"SUM": true, "AVG": true, "MIN": true, "MAX": true}
 

@@ -175,6 +175,9 @@ func (b *Bound) callRanges(e *expr) ([]Range, bool) {
 	case fStartsWith, fEndsWith, fContains:
 		return []Range{kindRange(String)}, true
 	}
+	if k, ok := argKinds[e.fn.name]; ok {
+		return []Range{kindRange(k)}, true
+	}
 	return nil, false
 }
 

@@ -80,6 +80,15 @@ func TestRangesForms(t *testing.T) {
 		{`ARRAY_CONTAINS(c.a, 1)`, []Range{kind(Array)}},
 		{`ARRAY_CONTAINS([1], c.a)`, nil},
 		{`ARRAY_LENGTH(c.a) = 1`, nil},
+		{`IS_INTEGER(c.a)`, []Range{kind(Number)}},
+		{`IS_FINITE_NUMBER(c.a)`, []Range{kind(Number)}},
+		{`RegexMatch(c.a, "^x", "i")`, []Range{kind(String)}},
+		{`StringEquals(c.a, "x", true)`, []Range{kind(String)}},
+		{`ARRAY_CONTAINS_ANY(c.a, 1, 2)`, []Range{kind(Array)}},
+		{`ARRAY_CONTAINS_ALL(c.a, 1)`, []Range{kind(Array)}},
+		{`RegexMatch("x", c.a)`, nil},
+		{`IIF(c.a, true, false)`, nil},
+		{`ABS(c.a) = 1`, nil},
 		{`c.a`, []Range{point("true")}},
 		{`NOT c.a`, nil},
 		{`NOT (c.a = 1)`, nil},
@@ -206,6 +215,12 @@ func TestRangesProperty(t *testing.T) {
 			case 4:
 				return fmt.Sprintf("%s(%s)", []string{"IS_DEFINED", "IS_NULL", "IS_BOOL", "IS_NUMBER", "IS_STRING", "IS_ARRAY", "IS_OBJECT", "IS_PRIMITIVE"}[r.IntN(8)], p)
 			case 5:
+				switch r.IntN(4) {
+				case 0:
+					return fmt.Sprintf("%s(%s)", []string{"IS_INTEGER", "IS_FINITE_NUMBER"}[r.IntN(2)], p)
+				case 1:
+					return fmt.Sprintf("%s(%s, %s, %s)", []string{"ARRAY_CONTAINS_ANY", "ARRAY_CONTAINS_ALL", "REGEXMATCH", "STRINGEQUALS"}[r.IntN(4)], p, constant(), constant())
+				}
 				return fmt.Sprintf("ARRAY_CONTAINS(%s, %s%s)", p, constant(), []string{"", ", true", ", false"}[r.IntN(3)])
 			case 6:
 				if depth < 2 {
