@@ -116,8 +116,10 @@
 //     "2.0495371758495027e+018" for 2049537175849502700 (the service's
 //     answer recorded in the SDK's offline engine); so 1e21 is "1e+021" and
 //     -0 "-0". NaN and infinities are "NaN", "Infinity", "-Infinity".
-//   - A NaN or infinite result (SQRT(-1), EXP(1000)) is a number, which
-//     IS_FINITE_NUMBER tells apart, and which a result writes as null.
+//   - A NaN or infinite result (SQRT(-1), EXP(1000)) is a number, not
+//     undefined: the service holds such numbers (its TOSTRING(NaN) is
+//     "NaN", where TOSTRING(undefined) is undefined). IS_FINITE_NUMBER is
+//     false for them; a result writes them as null.
 //   - The Int functions compute in int64, wrapping on overflow; their
 //     results are float64 numbers like any other, rounded beyond 2^53.
 //   - LOG, LOG10 and the trigonometric functions are rounded as the
