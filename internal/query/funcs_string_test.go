@@ -1,6 +1,10 @@
 package query
 
-import "testing"
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
 
 // The string functions, with the sample corpus's facts (R13).
 func TestFuncsString(t *testing.T) { // R13
@@ -125,4 +129,42 @@ func TestFuncsString(t *testing.T) { // R13
 		{`RegexMatch("aa", "(a)\\1")`, `-`}, {`RegexMatch("a", "a", "q")`, `-`}, {`RegexMatch("a", "(")`, `-`},
 		{`RegexMatch(1, "1")`, `-`}, {`RegexMatch("a", "a", null)`, `-`},
 	}, nil)
+}
+
+// REGEXMATCH's cache of compiled patterns gives each pattern's own answer
+// when more patterns than it holds are used at once, from several
+// goroutines (R13; run with -race).
+func TestRegexCache(t *testing.T) { // R13
+	row := Row{Body: funcRow, TS: 1, ETag: "e"}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*(regexCacheSize+50))
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range regexCacheSize + 50 {
+				n := (i*7 + g) % (regexCacheSize + 50)
+				for d, want := range []string{"true", "false"} {
+					q, err := Parse(fmt.Sprintf(`SELECT VALUE RegexMatch("x%dy", "^x%dy$") FROM c`, n, n+d))
+					if err != nil {
+						errs <- err.Error()
+						continue
+					}
+					b, err := q.Bind(nil)
+					if err != nil {
+						errs <- err.Error()
+						continue
+					}
+					if got := results(b, []Row{row}); got != want {
+						errs <- fmt.Sprintf("pattern %d against %d: %s", n+d, n, got)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }
