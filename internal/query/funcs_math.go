@@ -110,31 +110,29 @@ func logBase(x, base float64) float64 {
 }
 
 // bigLog returns ln(x), x finite and positive, to logPrec bits: with x =
-// m·2^k, m in [1/√2, √2), ln(x) = k·ln(2) + 2·atanh((m-1)/(m+1)).
+// m·2^k, m in [1/√2, √2), ln(x) = k·ln(2) + 2·atanh(z), z = (m-1)/(m+1),
+// |z| < 0.172, summed as z + z³/3 + z⁵/5... until a term no longer counts.
 func bigLog(x float64) *big.Float {
 	m, k := math.Frexp(x)
 	if m < math.Sqrt2/2 {
 		m, k = m*2, k-1
 	}
-	bm := new(big.Float).SetPrec(logPrec).SetFloat64(m)
-	one := new(big.Float).SetPrec(logPrec).SetInt64(1)
-	z := new(big.Float).SetPrec(logPrec).Sub(bm, one)
-	z.Quo(z, new(big.Float).SetPrec(logPrec).Add(bm, one))
-	z2 := new(big.Float).SetPrec(logPrec).Mul(z, z)
-	sum := new(big.Float).SetPrec(logPrec).Set(z)
-	pow := new(big.Float).SetPrec(logPrec).Set(z)
-	term := new(big.Float).SetPrec(logPrec)
-	for n := int64(3); n < 200 && pow.Sign() != 0; n += 2 {
+	newF := func() *big.Float { return new(big.Float).SetPrec(logPrec) }
+	z := newF().SetFloat64(m - 1) // exact: m is within a factor 2 of 1
+	den := newF().SetFloat64(m)
+	z.Quo(z, den.Add(den, newF().SetInt64(1)))
+	z2 := newF().Mul(z, z)
+	sum, pow, term, n := newF().Set(z), newF().Set(z), newF(), newF()
+	for i := int64(3); pow.Sign() != 0; i += 2 {
 		pow.Mul(pow, z2)
-		term.Quo(pow, new(big.Float).SetPrec(logPrec).SetInt64(n))
-		if term.Sign() == 0 || term.MantExp(nil)-sum.MantExp(nil) < -logPrec-2 {
+		term.Quo(pow, n.SetInt64(i))
+		if term.MantExp(nil) < sum.MantExp(nil)-logPrec-2 {
 			break
 		}
 		sum.Add(sum, term)
 	}
-	sum.Mul(sum, new(big.Float).SetPrec(logPrec).SetInt64(2))
-	kl := new(big.Float).SetPrec(logPrec).SetInt64(int64(k))
-	return sum.Add(sum, kl.Mul(kl, bigLn2))
+	sum.Mul(sum, n.SetInt64(2))
+	return sum.Add(sum, n.SetInt64(int64(k)).Mul(n, bigLn2))
 }
 
 // fnNumberBin is NUMBERBIN(x[, size]): x rounded down to a multiple of

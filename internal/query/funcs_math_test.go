@@ -1,6 +1,12 @@
 package query
 
-import "testing"
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // The mathematical functions, with the sample corpus's facts (R13).
 func TestFuncsMath(t *testing.T) { // R13
@@ -93,4 +99,29 @@ func TestFuncsInt(t *testing.T) { // R13
 		{`IntDiv(-9223372036854775808, -1)`, `-9223372036854776000`},
 		{`IntAdd(18446744073709551615, 1)`, `-`}, {`IntAdd("1", 1)`, `-`}, {`IntAdd(null, 1)`, `-`},
 	}, nil)
+}
+
+// The logarithms are within a unit of the last place of Go's, exact at
+// powers of 10 and of 2 (R13).
+func TestLogBase(t *testing.T) { // R13
+	r := rand.New(rand.NewPCG(1, 2))
+	ulps := func(a, b float64) uint64 {
+		x, y := math.Float64bits(a), math.Float64bits(b)
+		if x > y {
+			return x - y
+		}
+		return y - x
+	}
+	for range 20000 {
+		x := math.Exp(r.Float64()*1400 - 700)
+		require.LessOrEqual(t, ulps(logBase(x, 10), math.Log10(x)), uint64(1), "LOG10(%v)", x)
+		require.LessOrEqual(t, ulps(logBase(x, math.E), math.Log(x)), uint64(1), "LOG(%v)", x)
+	}
+	for k := -300; k <= 300; k++ {
+		require.Equal(t, float64(k), logBase(math.Pow(10, float64(k)), 10), "LOG10(1e%d)", k)
+		require.Equal(t, float64(k), logBase(math.Ldexp(1, k), 2), "LOG(2^%d, 2)", k)
+	}
+	require.True(t, math.IsInf(logBase(0, 10), -1))
+	require.True(t, math.IsNaN(logBase(-1, 10)))
+	require.True(t, math.IsNaN(logBase(2, 1)) || math.IsInf(logBase(2, 1), 0))
 }
