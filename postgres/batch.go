@@ -106,10 +106,11 @@ func (e *Engine) Batch(ctx context.Context, steps []engine.Step) ([]*engine.Doc,
 	case steps[0].Fault != nil: // refused before any round trip
 		return nil, &engine.StepError{Index: 0, Err: steps[0].Fault}
 	}
+	lost := 0
 	for range maxAttempts {
 		b, err := e.batchTx(ctx, steps)
 		switch {
-		case errors.Is(err, errRetry):
+		case errors.Is(err, errRetry), e.again(ctx, err, &lost): // failure.go
 			continue
 		case errors.Is(err, errUnsequenced):
 			if _, err := e.sequence(ctx, 0); err != nil {
@@ -123,7 +124,7 @@ func (e *Engine) Batch(ctx context.Context, steps []engine.Step) ([]*engine.Doc,
 		case e.skipPass.Load():
 			return nil, errSkipped
 		}
-		lsn, err := e.sequence(context.WithoutCancel(ctx), b.last)
+		lsn, err := e.passAfterCommit(ctx, "ExecuteBatch", b.last)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +196,7 @@ func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, er
 		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, e.serverError("committing a batch", err)
+		return nil, e.commitError("a batch", err)
 	}
 	return b, nil
 }

@@ -148,6 +148,9 @@ func (e *Engine) serverError(what string, err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%w: collection %q: its row of %s.ttldb_collections is gone: it was dropped on the server", engine.ErrClosed, name, e.schema)
 	}
+	if connLost(err) { // failure.go
+		return fmt.Errorf("ttldb: collection %q: %s: the connection to the server failed (the server is down, restarting or unreachable, or it ended the connection): %w", name, what, err)
+	}
 	return fmt.Errorf("ttldb: collection %q: %s: %w", name, what, err)
 }
 

@@ -112,12 +112,13 @@ func (e *Engine) ReadFeed(ctx context.Context, r engine.FeedRead, buf []engine.C
 		after = 0
 	}
 	page := engine.FeedPage{Changes: buf[:0]}
-	var err error
-	if r.Latest {
-		err = e.readLatest(ctx, r, after, limit, budget, &page)
-	} else {
-		err = e.readAll(ctx, r, after, limit, budget, &page)
-	}
+	err := e.retry(ctx, func() error { // a lost connection: again (failure.go)
+		page = engine.FeedPage{Changes: page.Changes[:0]}
+		if r.Latest {
+			return e.readLatest(ctx, r, after, limit, budget, &page)
+		}
+		return e.readAll(ctx, r, after, limit, budget, &page)
+	})
 	if err != nil {
 		return engine.FeedPage{}, err
 	}
@@ -300,7 +301,9 @@ func (e *Engine) FeedStats(ctx context.Context) (engine.FeedStats, error) {
 	}
 	var last, bytes int64
 	var oldest *int64
-	err := e.pool.QueryRow(ctx, e.sql(feedStatsSQL), e.no, recordOverhead).Scan(&last, &oldest, &bytes)
+	err := e.retry(ctx, func() error { // a lost connection: again (failure.go)
+		return e.pool.QueryRow(ctx, e.sql(feedStatsSQL), e.no, recordOverhead).Scan(&last, &oldest, &bytes)
+	})
 	if err != nil {
 		return engine.FeedStats{}, e.serverError("reading the change feed's counts", err)
 	}

@@ -35,8 +35,12 @@ func (e *Engine) Get(ctx context.Context, key []byte) (*engine.Doc, error) {
 	// Again after each pass: a version that has no LSN after a pass is
 	// another write's, committed meanwhile, so each attempt follows
 	// another write's progress.
+	lost := 0
 	for range maxAttempts {
 		d, sequenced, err := e.get(ctx, key)
+		if e.again(ctx, err, &lost) { // a lost connection (failure.go)
+			continue
+		}
 		if err != nil || sequenced {
 			return d, err
 		}

@@ -58,9 +58,22 @@ SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHER
 // collection's sequencer lock, and waits for the lock and for the row
 // locks of writes in progress on the documents it numbers.
 //
+// A pass whose connection is lost starts again (failure.go): it changes
+// nothing until its commit, and one that committed left mine numbered,
+// which the next finds.
+//
 // Errors: ErrCorrupt for a record mine that is gone or still has no LSN;
 // ctx's; the server's.
-func (e *Engine) sequence(ctx context.Context, mine int64) (int64, error) {
+func (e *Engine) sequence(ctx context.Context, mine int64) (lsn int64, err error) {
+	err = e.retry(ctx, func() error {
+		lsn, err = e.sequenceOnce(ctx, mine)
+		return err
+	})
+	return lsn, err
+}
+
+// sequenceOnce is one attempt of sequence.
+func (e *Engine) sequenceOnce(ctx context.Context, mine int64) (int64, error) {
 	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return 0, e.serverError("sequencing", err)

@@ -59,7 +59,10 @@ func (e *Engine) Stats(ctx context.Context) (engine.Stats, error) {
 	}
 	var found bool
 	var all, expired int64
-	if err := e.pool.QueryRow(ctx, e.sql(statsSQL), e.no, e.clockParam()).Scan(&found, &all, &expired); err != nil {
+	err := e.retry(ctx, func() error { // a lost connection: again (failure.go)
+		return e.pool.QueryRow(ctx, e.sql(statsSQL), e.no, e.clockParam()).Scan(&found, &all, &expired)
+	})
+	if err != nil {
 		if ctx.Err() != nil {
 			return engine.Stats{}, engine.ContextError(ctx, "Stats")
 		}

@@ -103,9 +103,13 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	total := 0
+	lost := 0
 	for {
 		n, err := e.sweepOnce(ctx)
 		total += n
+		if e.again(ctx, err, &lost) { // a lost connection before a commit (failure.go)
+			continue
+		}
 		if err != nil {
 			return total, err
 		}
@@ -129,7 +133,11 @@ func (e *Engine) sweepOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, e.sweepError(ctx, err)
 	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	defer func() { // whatever ctx says, but bounded: a server gone never answers
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), passGrace)
+		_ = tx.Rollback(rctx)
+		cancel()
+	}()
 	var found bool
 	var n, now int64
 	if err := tx.QueryRow(ctx, e.sql(sweepSQL), e.no, e.clockParam(), e.batchSize()).Scan(&found, &n, &now); err != nil {
@@ -144,13 +152,16 @@ func (e *Engine) sweepOnce(ctx context.Context) (int, error) {
 	if hold := e.sweepHold.Load(); hold != nil {
 		(*hold)()
 	}
-	// The rows are deleted: finish, whatever ctx says.
-	if err := tx.Commit(context.WithoutCancel(ctx)); err != nil {
-		return 0, e.serverError("Sweep: committing a batch", err)
+	// The rows are deleted: finish, whatever ctx says (for at most
+	// passGrace beyond it: failure.go).
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), passGrace)
+	defer cancel()
+	if err := tx.Commit(cctx); err != nil {
+		return 0, e.commitError("a sweep's batch", err)
 	}
 	e.swept.Add(uint64(n))
 	e.seen(0, now)
-	if _, err := e.sequence(context.WithoutCancel(ctx), 0); err != nil {
+	if _, err := e.passAfterCommit(ctx, "a sweep's batch", 0); err != nil {
 		return int(n), err
 	}
 	return int(n), nil

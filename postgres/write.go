@@ -100,10 +100,11 @@ func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine
 	case w.Op <= engine.Upsert && w.Doc.Key() != string(key):
 		return nil, errorf(engine.ErrInvalidOption, "a %v of key %q with a Doc of key %q: the key is Doc.Key", w.Op, key, w.Doc.Key())
 	}
+	lost := 0
 	for range maxAttempts {
 		d, seq, err := e.writeTx(ctx, key, &w)
 		switch {
-		case errors.Is(err, errRetry):
+		case errors.Is(err, errRetry), e.again(ctx, err, &lost): // failure.go
 			continue
 		case errors.Is(err, errUnsequenced):
 			if _, err := e.sequence(ctx, 0); err != nil {
@@ -115,7 +116,7 @@ func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine
 		case e.skipPass.Load():
 			return nil, errSkipped
 		}
-		lsn, err := e.sequence(context.WithoutCancel(ctx), seq)
+		lsn, err := e.passAfterCommit(ctx, w.Op.String(), seq)
 		if err != nil {
 			return nil, err
 		}
@@ -218,7 +219,7 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		return nil, 0, e.serverError("writing a document", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, 0, e.serverError("committing a write", err)
+		return nil, 0, e.commitError("a write", err)
 	}
 	return d, seq, nil
 }

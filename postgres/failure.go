@@ -1,0 +1,119 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Failures of the server or of the connection to it (DESIGN.md,
+// "Failures"). A connection the server ended (a restart, a crash, a
+// failover, pg_terminate_backend) or that the network broke fails the
+// statement that meets it; the pool then drops it, but may hold others
+// that died with it, each of which fails the next statement sent on it.
+// So a call that meets a lost connection where nothing it did can have
+// committed starts again, on another connection, up to the pool's size
+// plus one times, and only while its context lasts: before its
+// transaction's COMMIT (the server rolls back a transaction whose
+// connection ends), and any read. A COMMIT whose answer is lost is the
+// one moment whose outcome the engine cannot know: it says so
+// (commitError), and never starts such a write again.
+//
+// A write or batch that committed runs its pass (sequence.go) even when
+// its context ends meanwhile, for at most passGrace beyond: a server gone
+// after the commit makes it return an error that says the write committed
+// and is numbered by the next pass of any handle (a reader's, or the
+// background's), never a hang.
+
+// passGrace is how long the pass of a write that committed may go on
+// after the write's context ended.
+const passGrace = 5 * time.Second
+
+// connLost reports whether err is the failure of the connection rather
+// than of the statement: the server ended it (SQLSTATE class 57P, but not
+// 57014, a statement cancelled or timed out, which leaves the connection
+// usable), refused it or broke it (class 08), or the network did.
+func connLost(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "57P") || strings.HasPrefix(pe.Code, "08")
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNREFUSED) ||
+		strings.Contains(err.Error(), "conn closed")
+}
+
+// outcomeUnknown marks the error of a COMMIT whose answer was lost: the
+// transaction may have committed or not. It is never started again.
+type outcomeUnknown struct{ err error }
+
+func (u *outcomeUnknown) Error() string { return u.err.Error() }
+func (u *outcomeUnknown) Unwrap() error { return u.err }
+
+// again reports whether a call that failed with err starts again: err is
+// a lost connection, not a COMMIT's, ctx is live, and *tries (which it
+// counts) has not reached the pool's size plus one.
+func (e *Engine) again(ctx context.Context, err error, tries *int) bool {
+	var u *outcomeUnknown
+	if !connLost(err) || errors.As(err, &u) || ctx.Err() != nil || e.closed.Load() {
+		return false
+	}
+	*tries++
+	return *tries <= int(e.pool.Config().MaxConns)+1
+}
+
+// retry runs f until it succeeds, fails otherwise than by a lost
+// connection, or again says no more; f must be safe to run again after a
+// lost connection (a read, or a transaction that did not reach COMMIT).
+func (e *Engine) retry(ctx context.Context, f func() error) error {
+	tries := 0
+	for {
+		err := f()
+		if err == nil || !e.again(ctx, err, &tries) {
+			return err
+		}
+	}
+}
+
+// commitError returns the error of the COMMIT of what: when the
+// connection was lost, its outcome is unknown, and the error says so
+// (R16: a server engine may return an error for a write whose outcome it
+// cannot know, and says so).
+func (e *Engine) commitError(what string, err error) error {
+	if connLost(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &outcomeUnknown{e.serverError("committing "+what+": the connection was lost before the server answered, so it may have committed or not (read it again to know)", err)}
+	}
+	return e.serverError("committing "+what, err)
+}
+
+// passAfterCommit runs the pass of what, whose last record has seq mine,
+// once its transaction committed: whatever ctx says, for at most
+// passGrace after ctx ends. It returns mine's LSN, or an error that says
+// the write committed.
+func (e *Engine) passAfterCommit(ctx context.Context, what string, mine int64) (int64, error) {
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(passGrace, cancel)
+		context.AfterFunc(pctx, func() { t.Stop() })
+	})
+	defer stop()
+	lsn, err := e.sequence(pctx, mine)
+	if err != nil {
+		return 0, fmt.Errorf("ttldb: collection %q: %s committed, but its LSN (and etag) could not be given: the next pass of any handle gives it: %w", e.Settings().Name, what, err)
+	}
+	return lsn, nil
+}
