@@ -78,13 +78,16 @@ func (e *Engine) passIfPending(ctx context.Context) error {
 		return err
 	}
 	var pending bool
-	if err := e.pool.QueryRow(ctx, e.sql(pendingSQL)).Scan(&pending); err != nil {
+	err := e.retry(ctx, func() error { // a lost connection: again (failure.go)
+		return e.pool.QueryRow(ctx, e.sql(pendingSQL)).Scan(&pending)
+	})
+	if err != nil {
 		return e.serverError("looking for records without an LSN", err)
 	}
 	if !pending {
 		return nil
 	}
-	_, err := e.sequence(ctx, 0)
+	_, err = e.sequence(ctx, 0)
 	return err
 }
 

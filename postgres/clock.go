@@ -103,7 +103,11 @@ const storeNowTimeout = 2 * time.Second
 //
 // Errors: the server's.
 func (e *Engine) storeNow(ctx context.Context) error {
-	if _, err := e.pool.Exec(ctx, e.sql(storeNowSQL), e.no, e.clockParam()); err != nil {
+	err := e.retry(ctx, func() error { // a lost connection: again (failure.go)
+		_, err := e.pool.Exec(ctx, e.sql(storeNowSQL), e.no, e.clockParam())
+		return err
+	})
+	if err != nil {
 		return e.serverError("storing now", err)
 	}
 	return nil

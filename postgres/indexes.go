@@ -140,6 +140,12 @@ func (e *Engine) changeIndexing(ctx context.Context, op string, change func(mode
 	if err := e.usable(ctx, op); err != nil {
 		return err
 	}
+	// A lost connection before the COMMIT: again (failure.go).
+	return e.retry(ctx, func() error { return e.changeIndexingOnce(ctx, op, change) })
+}
+
+// changeIndexingOnce is one attempt of changeIndexing.
+func (e *Engine) changeIndexingOnce(ctx context.Context, op string, change func(mode *engine.Indexing, ttlOn bool, idx *[]string) error) error {
 	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return e.serverError(op, err)
@@ -162,7 +168,7 @@ func (e *Engine) changeIndexing(ctx context.Context, op string, change func(mode
 		return e.serverError(op, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return e.serverError(op+": committing", err)
+		return e.commitError(op, err)
 	}
 	e.setIndexes(mode, idx)
 	return nil

@@ -37,6 +37,13 @@ func (e *Engine) SetDefaultTTL(ctx context.Context, d engine.DefaultTTL) error {
 	if !d.Valid() {
 		return errorf(engine.ErrInvalidOption, "DefaultTTL on=%t seconds=%d is none of R1's states (off; -1; 1 to %d seconds)", d.On, d.Seconds, engine.MaxTTL)
 	}
+	// Setting a DefaultTTL twice changes nothing more than once: a lost
+	// connection, even at the COMMIT, starts it again (failure.go).
+	return e.retry(ctx, func() error { return e.setDefaultTTL(ctx, d) })
+}
+
+// setDefaultTTL is one attempt of SetDefaultTTL, once d is checked.
+func (e *Engine) setDefaultTTL(ctx context.Context, d engine.DefaultTTL) error {
 	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return e.serverError("SetDefaultTTL", err)

@@ -93,10 +93,19 @@ type snapshot struct {
 //
 // Errors: ErrClosed; ErrCorrupt for a row no ttldb writes; ctx's; the
 // server's.
-func (e *Engine) Snapshot(ctx context.Context, paths []string, keys bool) (engine.Snapshot, error) {
+func (e *Engine) Snapshot(ctx context.Context, paths []string, keys bool) (snap engine.Snapshot, err error) {
 	if err := e.usable(ctx, "Query"); err != nil {
 		return nil, err
 	}
+	err = e.retry(ctx, func() error { // a lost connection: again (failure.go)
+		snap, err = e.openSnapshot(ctx, paths, keys)
+		return err
+	})
+	return snap, err
+}
+
+// openSnapshot is one attempt of Snapshot.
+func (e *Engine) openSnapshot(ctx context.Context, paths []string, keys bool) (engine.Snapshot, error) {
 	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, e.readError(ctx, "opening a snapshot", err)

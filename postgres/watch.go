@@ -138,16 +138,25 @@ func (e *Engine) listen(ctx context.Context) {
 
 // listenConn takes a connection from the pool for the handle alone, and
 // LISTENs on the collection's channel; nil when it cannot.
+// A connection of the pool that the server ended too (a restart ends them
+// all) is dropped, and another taken at once (failure.go).
 func (e *Engine) listenConn(ctx context.Context) *pgx.Conn {
-	c, err := e.pool.Acquire(ctx)
-	if err != nil {
+	var conn *pgx.Conn
+	err := e.retry(ctx, func() error {
+		c, err := e.pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		conn = c.Hijack()
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{e.channel()}.Sanitize()); err != nil {
+			closeCtx, cancel := context.WithTimeout(context.Background(), pollPeriod)
+			_ = conn.Close(closeCtx)
+			cancel()
+			return err
+		}
 		return nil
-	}
-	conn := c.Hijack()
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{e.channel()}.Sanitize()); err != nil {
-		closeCtx, cancel := context.WithTimeout(context.Background(), pollPeriod)
-		_ = conn.Close(closeCtx)
-		cancel()
+	})
+	if err != nil {
 		return nil
 	}
 	e.watch.pid.Store(conn.PgConn().PID())
