@@ -17,8 +17,9 @@ import (
 // timeout_test.go.
 
 // openApp is open on a pool whose connections carry the application_name
-// app, so that the test finds them on the server (terminate).
-func openApp(t *testing.T, s *server, app, name string, opts *ttldb.Options) *handle {
+// app, so that the test finds them on the server (terminate), and the
+// run-time parameters params (pairs of a name and a value).
+func openApp(t *testing.T, s *server, app, name string, opts *ttldb.Options, params ...string) *handle {
 	t.Helper()
 	var o ttldb.Options
 	if opts != nil {
@@ -29,7 +30,7 @@ func openApp(t *testing.T, s *server, app, name string, opts *ttldb.Options) *ha
 	if o.Now == nil {
 		o.Now = h.clock.Now
 	}
-	e, err := Open(t.Context(), s.pool("application_name", app), name, "/tenant", &o)
+	e, err := Open(t.Context(), s.pool(append([]string{"application_name", app}, params...)...), name, "/tenant", &o)
 	if err != nil {
 		t.Fatalf("Open(%q): %v", name, err)
 	}
