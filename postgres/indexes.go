@@ -151,6 +151,9 @@ func (e *Engine) changeIndexingOnce(ctx context.Context, op string, change func(
 		return e.serverError(op, err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, syncOnSQL); err != nil { // failure.go
+		return e.serverError(op, err)
+	}
 	var m int16
 	var on bool
 	var idx []string

@@ -49,6 +49,9 @@ func (e *Engine) setDefaultTTL(ctx context.Context, d engine.DefaultTTL) error {
 		return e.serverError("SetDefaultTTL", err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, syncOnSQL); err != nil { // failure.go
+		return e.serverError("SetDefaultTTL", err)
+	}
 	var r rules
 	var now int64
 	var cuts []int64
