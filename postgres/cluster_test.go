@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -146,3 +148,50 @@ func (c *cluster) pool(params ...string) *pgxpool.Pool {
 	c.t.Cleanup(p.Close)
 	return p
 }
+
+// signal sends sig to the server's postmaster and to each of its child
+// processes, found by their parent's id: the processes of this cluster
+// alone.
+func (c *cluster) signal(sig syscall.Signal) {
+	c.t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.data(), "postmaster.pid"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var pm int
+	if _, err := fmt.Sscan(string(b), &pm); err != nil {
+		c.t.Fatalf("postmaster.pid: %v", err)
+	}
+	pids := []int{pm}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		stat, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so from the last ')'.
+		s := string(stat)
+		var pid, ppid int
+		var state string
+		if i := strings.LastIndexByte(s, ')'); i > 0 {
+			_, _ = fmt.Sscan(s[:strings.IndexByte(s, ' ')], &pid)
+			if _, err := fmt.Sscan(s[i+1:], &state, &ppid); err == nil && ppid == pm {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// freeze stops the server's processes (SIGSTOP): connections are accepted
+// by the kernel and never answered, as when a server hangs or the network
+// drops everything. thaw lets them go on.
+func (c *cluster) freeze() {
+	c.t.Helper()
+	c.signal(syscall.SIGSTOP)
+	c.t.Cleanup(c.thaw) // before the stop of newCluster's cleanup
+}
+
+func (c *cluster) thaw() { c.signal(syscall.SIGCONT) }

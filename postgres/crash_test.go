@@ -247,3 +247,51 @@ func restartAndCrash(t *testing.T, sync string) {
 		t.Errorf("the background's round after the crash: %v", err)
 	}
 }
+
+func TestFrozenServer(t *testing.T) { // R16, R15
+	t.Parallel()
+	c := newCluster(t)
+	clock := &testClock{}
+	clock.set(t0)
+	e, err := Open(t.Context(), c.pool("application_name", "frozen"), "sessions", "/tenant", &ttldb.Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	h := &handle{t: t, e: e, clock: clock}
+	h.mustPut(engine.Create, "a", `{}`, 0)
+
+	// A server that answers nothing: each call ends with its context.
+	c.freeze()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	k, _ := key("a")
+	if _, err := e.Get(ctx, k); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Get from a frozen server: %v; want its context's deadline", err)
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if _, err := e.Write(ctx, k, engine.Write{Op: engine.Upsert, Doc: doc("a", `{"v":2}`, 0)}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Upsert to a frozen server: %v; want its context's deadline", err)
+	}
+	c.thaw()
+	h.live("a", `{}`) // the Upsert did not reach the server, or did not commit
+	h.mustPut(engine.Upsert, "a", `{"v":3}`, 0)
+
+	// Close while the server answers nothing returns: the background's
+	// round, the listener and the stored now are each bounded.
+	c.freeze()
+	closed := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(closed)
+		_ = e.Close()
+	}()
+	select {
+	case <-closed:
+		t.Logf("Close with a frozen server took %v", time.Since(start))
+	case <-time.After(60 * time.Second): // a failure's bound
+		t.Fatal("Close with a frozen server did not return in 60 s")
+	}
+	c.thaw()
+}
