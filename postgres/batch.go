@@ -109,6 +109,12 @@ func (e *Engine) Batch(ctx context.Context, steps []engine.Step) ([]*engine.Doc,
 	lost := 0
 	for range maxAttempts {
 		b, err := e.batchTx(ctx, steps)
+		if committed, known := e.resolve(ctx, err); known { // a lost COMMIT (failure.go)
+			if !committed {
+				continue
+			}
+			err = nil
+		}
 		switch {
 		case errors.Is(err, errRetry), e.again(ctx, err, &lost): // failure.go
 			continue
@@ -195,8 +201,12 @@ func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, er
 	if err := e.apply(ctx, tx, p, block, now, b); err != nil {
 		return nil, err
 	}
+	var xid int64 // the transaction's, for resolve (failure.go)
+	if err := tx.QueryRow(ctx, `SELECT txid_current()`).Scan(&xid); err != nil {
+		return nil, e.serverError("ExecuteBatch", err)
+	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, e.commitError("a batch", err)
+		return b, e.commitError("a batch", err, xid)
 	}
 	return b, nil
 }

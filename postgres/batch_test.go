@@ -448,7 +448,7 @@ func TestBatchStartsAgainWhenAWriteMakesItsRow(t *testing.T) { // R14, R11
 	defer func() { _ = tx.Rollback(ctx) }()
 	k, at := key("a")
 	var seq int64
-	err = tx.QueryRow(ctx, h.e.sql(insertSQL), k, int32(at.PK), int32(at.IDAt), int32(at.IDEnd), `{"v":"other"}`, int64(t0), int32(0), int16(engine.OpCreate)).Scan(&seq)
+	err = tx.QueryRow(ctx, h.e.sql(insertSQL), k, int32(at.PK), int32(at.IDAt), int32(at.IDEnd), `{"v":"other"}`, int64(t0), int32(0), int16(engine.OpCreate)).Scan(&seq, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,11 @@ import (
 // plus one times, and only while its context lasts: before its
 // transaction's COMMIT (the server rolls back a transaction whose
 // connection ends), and any read. A COMMIT whose answer is lost is the
-// one moment whose outcome the engine cannot know: it says so
-// (commitError), and never starts such a write again.
+// one moment whose outcome the engine does not know: a write or batch
+// asks the server what became of its transaction (resolve), and goes on
+// as if its COMMIT had answered, or starts again when it did not commit;
+// when the server cannot say (still down), the call's error says that the
+// outcome is unknown (commitError), and nothing starts it again.
 //
 // A write or batch that committed runs its pass (sequence.go) even when
 // its context ends meanwhile, for at most passGrace beyond: a server gone
@@ -68,8 +71,12 @@ func connLost(err error) bool {
 }
 
 // outcomeUnknown marks the error of a COMMIT whose answer was lost: the
-// transaction may have committed or not. It is never started again.
-type outcomeUnknown struct{ err error }
+// transaction (xid, 0 for unknown) may have committed or not. It is
+// started again only once resolve knows it did not commit.
+type outcomeUnknown struct {
+	err error
+	xid int64
+}
 
 func (u *outcomeUnknown) Error() string { return u.err.Error() }
 func (u *outcomeUnknown) Unwrap() error { return u.err }
@@ -102,12 +109,59 @@ func (e *Engine) retry(ctx context.Context, f func() error) error {
 // commitError returns the error of the COMMIT of what: when the
 // connection was lost, its outcome is unknown, and the error says so
 // (R16: a server engine may return an error for a write whose outcome it
-// cannot know, and says so).
-func (e *Engine) commitError(what string, err error) error {
+// cannot know, and says so). A write or batch resolves it (resolve) before
+// it returns it.
+// xid is the transaction's id (txid_current), 0 for unknown: resolve asks
+// the server what became of it.
+func (e *Engine) commitError(what string, err error, xid int64) error {
 	if connLost(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &outcomeUnknown{e.serverError("committing "+what+": the connection was lost before the server answered, so it may have committed or not (read it again to know)", err)}
+		return &outcomeUnknown{e.serverError("committing "+what+": the connection was lost before the server answered, so it may have committed or not (read it again to know)", err), xid}
 	}
 	return e.serverError("committing "+what, err)
+}
+
+// resolveTries and resolveWait bound resolve's wait for a transaction the
+// server still runs: its backend ending after it told the client so.
+const (
+	resolveTries = 20
+	resolveWait  = 10 * time.Millisecond
+)
+
+// resolve returns what became of the transaction whose COMMIT failed with
+// err, when err is an outcomeUnknown and the server can say: committed,
+// or not (known). It asks the server (txid_status: made for this), on a
+// new connection, while ctx lasts. A transaction still in progress (the
+// backend of the lost connection still ending it, or still running it
+// when the network, not the server, failed) is waited for, briefly;
+// after that, or when the server cannot be reached, or the transaction
+// is too old for the server to know, it is unknown.
+func (e *Engine) resolve(ctx context.Context, err error) (committed, known bool) {
+	var u *outcomeUnknown
+	if !errors.As(err, &u) || u.xid == 0 {
+		return false, false
+	}
+	for range resolveTries {
+		var status *string
+		err := e.retry(ctx, func() error {
+			return e.pool.QueryRow(ctx, `SELECT txid_status($1)`, u.xid).Scan(&status)
+		})
+		switch {
+		case err != nil || status == nil:
+			return false, false
+		case *status == "committed":
+			return true, true
+		case *status == "aborted":
+			return false, true
+		}
+		t := time.NewTimer(resolveWait) // in progress
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, false
+		case <-t.C:
+		}
+	}
+	return false, false
 }
 
 // passAfterCommit runs the pass of what, whose last record has seq mine,

@@ -171,7 +171,7 @@ func (e *Engine) changeIndexingOnce(ctx context.Context, op string, change func(
 		return e.serverError(op, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return e.commitError(op, err)
+		return e.commitError(op, err, 0)
 	}
 	e.setIndexes(mode, idx)
 	return nil

@@ -157,7 +157,7 @@ func (e *Engine) sweepOnce(ctx context.Context) (int, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), passGrace)
 	defer cancel()
 	if err := tx.Commit(cctx); err != nil {
-		return 0, e.commitError("a sweep's batch", err)
+		return 0, e.commitError("a sweep's batch", err, 0)
 	}
 	e.swept.Add(uint64(n))
 	e.seen(0, now)

@@ -35,7 +35,7 @@ const insertSQL = `WITH d AS (
 	INSERT INTO {s}.ttldb_docs_{n} (key, pk_end, id_at, id_end, body, ts, ttl) VALUES ($1, $2, $3, $4, $5, $6, $7)
 	ON CONFLICT DO NOTHING RETURNING seq, key, pk_end, id_at, id_end, body, ts, ttl)
 INSERT INTO {s}.ttldb_feed_{n} (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
-SELECT seq, $8, key, pk_end, id_at, id_end, body, ts, ttl FROM d RETURNING seq`
+SELECT seq, $8, key, pk_end, id_at, id_end, body, ts, ttl FROM d RETURNING seq, txid_current()`
 
 // updateSQL stores a document over the version of seq $9, which the
 // transaction has locked, with a new seq, and its feed record of op $8.
@@ -44,14 +44,14 @@ const updateSQL = `WITH d AS (
 		seq = nextval('{s}.ttldb_seq_{n}'), lsn = NULL
 	WHERE h = sha256($1) AND key = $1 AND seq = $9 RETURNING seq, key, pk_end, id_at, id_end, body, ts, ttl)
 INSERT INTO {s}.ttldb_feed_{n} (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
-SELECT seq, $8, key, pk_end, id_at, id_end, body, ts, ttl FROM d RETURNING seq`
+SELECT seq, $8, key, pk_end, id_at, id_end, body, ts, ttl FROM d RETURNING seq, txid_current()`
 
 // deleteSQL deletes the version of seq $2 of the document with the key $1
 // and records the delete, at now $3, with the version's LSN (prev).
 const deleteSQL = `WITH d AS (
 	DELETE FROM {s}.ttldb_docs_{n} WHERE h = sha256($1) AND key = $1 AND seq = $2 RETURNING key, pk_end, id_at, id_end, body, ts, ttl, lsn)
 INSERT INTO {s}.ttldb_feed_{n} (op, key, pk_end, id_at, id_end, body, ts, ttl, at, prev)
-SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl, $3, lsn FROM d RETURNING seq`
+SELECT 3, key, pk_end, id_at, id_end, body, ts, ttl, $3, lsn FROM d RETURNING seq, txid_current()`
 
 // Why a write's first transaction starts again: errRetry when another
 // write made the document's row after this one found none; errUnsequenced
@@ -103,6 +103,12 @@ func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine
 	lost := 0
 	for range maxAttempts {
 		d, seq, err := e.writeTx(ctx, key, &w)
+		if committed, known := e.resolve(ctx, err); known { // a lost COMMIT (failure.go)
+			if !committed {
+				continue
+			}
+			err = nil
+		}
 		switch {
 		case errors.Is(err, errRetry), e.again(ctx, err, &lost): // failure.go
 			continue
@@ -201,15 +207,16 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 			return nil, 0, e.serverError("recording the delete of an expired document", err)
 		}
 	}
+	var xid int64 // the transaction's, for resolve (failure.go)
 	if d == nil { // Delete
-		err = tx.QueryRow(ctx, e.sql(deleteSQL), key, old.seq, now).Scan(&seq)
+		err = tx.QueryRow(ctx, e.sql(deleteSQL), key, old.seq, now).Scan(&seq, &xid)
 	} else {
 		d.TS = now
 		args := []any{key, int32(d.Layout.PK), int32(d.Layout.IDAt), int32(d.Layout.IDEnd), d.Body(), d.TS, d.TTL, int16(op)}
 		if found {
-			err = tx.QueryRow(ctx, e.sql(updateSQL), append(args, old.seq)...).Scan(&seq)
+			err = tx.QueryRow(ctx, e.sql(updateSQL), append(args, old.seq)...).Scan(&seq, &xid)
 		} else {
-			err = tx.QueryRow(ctx, e.sql(insertSQL), args...).Scan(&seq)
+			err = tx.QueryRow(ctx, e.sql(insertSQL), args...).Scan(&seq, &xid)
 		}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -219,7 +226,7 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		return nil, 0, e.serverError("writing a document", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, 0, e.commitError("a write", err)
+		return d, seq, e.commitError("a write", err, xid)
 	}
 	return d, seq, nil
 }
