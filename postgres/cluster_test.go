@@ -26,6 +26,10 @@ type cluster struct {
 	dir   string
 	port  int
 	owner string
+	// fileLimit, when set, is the largest file the server may write, in
+	// bytes, at its next start (RLIMIT_FSIZE, which PostgreSQL meets as
+	// EFBIG, as it meets a full disk as ENOSPC).
+	fileLimit int64
 }
 
 // newCluster makes and starts a cluster for t, stopped and removed when t
@@ -73,13 +77,22 @@ func newCluster(t *testing.T) *cluster {
 	return c
 }
 
+// stop stops the server cleanly.
+func (c *cluster) stop() {
+	c.t.Helper()
+	c.run("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "stop")
+}
+
 // data returns the cluster's data directory.
 func (c *cluster) data() string { return filepath.Join(c.dir, "data") }
 
 // cmd returns the command of the PostgreSQL program prog with args, run
 // as the cluster's owner.
 func (c *cluster) cmd(prog string, args ...string) *exec.Cmd {
-	path := filepath.Join(pgBin, prog)
+	path := prog
+	if !filepath.IsAbs(prog) && prog != "prlimit" {
+		path = filepath.Join(pgBin, prog)
+	}
 	if c.owner == "postgres" && os.Getuid() == 0 {
 		return exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
 	}
@@ -111,14 +124,19 @@ func (c *cluster) start() {
 	// killed, never the machine's, so what was written to the files
 	// survives it. synchronous_commit stays on.
 	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c full_page_writes=off", c.port, c.dir)
-	c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "60", "-o", opts, "start")
+	args := []string{"-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "60", "-o", opts, "start"}
+	if c.fileLimit > 0 {
+		c.run("prlimit", append([]string{fmt.Sprintf("--fsize=%d:%d", c.fileLimit, c.fileLimit), "--", filepath.Join(pgBin, "pg_ctl")}, args...)...)
+		return
+	}
+	c.run("pg_ctl", args...)
 }
 
 // restart stops the server cleanly (its clients' connections ended) and
 // starts it again.
 func (c *cluster) restart() {
 	c.t.Helper()
-	c.run("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "stop")
+	c.stop()
 	c.start()
 }
 
