@@ -81,7 +81,8 @@ ON CONFLICT DO NOTHING`
 // expired (R11). A batch of Reads alone, or refused, changes nothing and
 // takes no LSN. A Modify's Change may be called more than once, when the
 // batch must start again. Once the first transaction has committed, the
-// batch finishes its pass whatever ctx says.
+// batch finishes its pass whatever ctx says, for at most passGrace after
+// ctx ends; lost connections are met as a Write meets them (failure.go).
 //
 // It costs two transactions: the first of four round trips, which holds
 // the rows of the batch's keys from its second; the pass, shared with the
@@ -92,7 +93,8 @@ ON CONFLICT DO NOTHING`
 // a document the batch wrote), what its Change returned, or
 // ErrInvalidOption for a step of Op Touch, without its Doc or Change, or
 // with a Doc (or a Change's) of another key; ErrInvalidBatch for more
-// than MaxBatchSteps steps; ErrClosed; ErrCorrupt; ctx's; the server's.
+// than MaxBatchSteps steps; ErrClosed; ErrCorrupt; ctx's; the server's,
+// as a Write's.
 func (e *Engine) Batch(ctx context.Context, steps []engine.Step) ([]*engine.Doc, error) {
 	if err := e.usable(ctx, "ExecuteBatch"); err != nil {
 		return nil, err

@@ -116,20 +116,39 @@
 //
 // # Durability
 //
-// A write is acknowledged once its transaction has committed, and its
-// LSN once the sequencer's pass that numbered it has (R11, R12). With
-// PostgreSQL's default synchronous_commit = on, a commit has reached the
-// server's disk (and, with synchronous_standby_names, a standby's): the
-// guarantee of ttldb.SyncAlways, whatever Options.Sync says, which the
-// engine does not read (the in-process engine's policies are about its own
-// log; this engine keeps no files). A server, database, role or URL that
-// sets synchronous_commit = off trades durability as SyncEverySecond does
-// (at most three wal_writer_delay periods of commits lost in a server
-// crash, never half of one), with one difference: PostgreSQL shows a
-// commit to other sessions before it is flushed, so a change read from
-// the feed, by this process or another, may be lost in that crash.
-// fsync = off, as the tests' throwaway server runs, keeps nothing
-// through a crash of the machine.
+// A write is acknowledged once its transaction has committed and the
+// sequencer's pass that numbered it has committed synchronously: the pass
+// raises synchronous_commit from off to on for its own transaction, and
+// its flush covers the write's commit, which came before it in the WAL.
+// A reader that meets a version not yet numbered runs such a pass before
+// it returns it, and the feed gives only numbered records. So whatever
+// the connections' synchronous_commit, and whatever Options.Sync says
+// (the engine does not read it: the in-process engine's policies are
+// about its own log, and this engine keeps no files), what a call
+// acknowledges or returns has reached the server's disk: the guarantee of
+// ttldb.SyncAlways. With synchronous replication (synchronous_standby_names)
+// it has reached a standby too, and a failover keeps it; with
+// asynchronous replication, a failover may lose acknowledged writes, which
+// no client can detect. fsync = off, as the tests' throwaway server runs,
+// keeps nothing through a crash of the machine.
+//
+// # Failures
+//
+// A connection the server ends (a restart, a crash, a failover) or the
+// network breaks fails no call where nothing can have committed: a read,
+// or a transaction before its COMMIT, starts again on another of the
+// pool's connections while its context lasts. A write whose COMMIT's
+// answer is lost asks the server what became of it (txid_status), and
+// returns an error saying its outcome is unknown only when the server
+// cannot be reached. A write is acknowledged only once its pass committed
+// synchronously, whatever the connection's synchronous_commit: an
+// acknowledged write survives a crash, and its LSN is never given out
+// again. A timeout of the server (statement_timeout, lock_timeout), a
+// full disk, or a server down fail the call with the server's error,
+// naming the collection, and change nothing; the same handle works once
+// the server does. No call waits longer than its context (a write's pass,
+// once it committed, passGrace more). DESIGN.md, "Failures", says what is
+// tested, and what is left (failover).
 //
 // # Testing
 //

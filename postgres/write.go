@@ -76,7 +76,10 @@ const maxAttempts = 100
 // its delete, flagged expired (R11). A Modify calls w.Change in Go on the
 // live version, under its row's lock, and writes on that version; it may
 // call Change again when it must start again. Once the first transaction
-// has committed, the write finishes its pass whatever ctx says.
+// has committed, the write finishes its pass whatever ctx says, for at
+// most passGrace after ctx ends. A connection lost before the COMMIT
+// starts it again; a COMMIT whose answer is lost is resolved by asking
+// the server (failure.go).
 //
 // It costs two transactions: the first of four round trips (five over an
 // expired document), which holds the document's row from its second; the
@@ -85,7 +88,10 @@ const maxAttempts = 100
 // Errors: ErrConflict, ErrNotFound, *engine.ETagMismatch (R10), what
 // w.Change returns; ErrInvalidOption for Op Read (a batch's only), a
 // Write without its Doc or Change, or a Doc (or Change's) of another key;
-// ErrClosed; ErrCorrupt; ctx's; the server's.
+// ErrClosed; ErrCorrupt; ctx's; the server's, and when the server cannot
+// be reached, one that says whether the write may have committed (its
+// COMMIT's answer lost) or did commit (its pass failed: the next pass of
+// any handle numbers it).
 func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine.Doc, error) {
 	if err := e.usable(ctx, w.Op.String()); err != nil {
 		return nil, err
