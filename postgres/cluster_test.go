@@ -43,6 +43,26 @@ func newCluster(t *testing.T) *cluster {
 	if _, err := os.Stat(filepath.Join(pgBin, "pg_ctl")); err != nil {
 		t.Skipf("%s/pg_ctl is missing (%v): this test starts a server of its own; install postgresql-15", pgBin, err)
 	}
+	c := makeDir(t)
+	c.run("initdb", "-D", c.data(), "-U", c.owner, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8")
+	c.start()
+	return c
+}
+
+// newStandby makes and starts a standby of the cluster primary, streaming
+// its WAL (pg_basebackup -R), for t alone.
+func newStandby(t *testing.T, primary *cluster) *cluster {
+	t.Helper()
+	c := makeDir(t)
+	c.run("pg_basebackup", "-h", "127.0.0.1", "-p", fmt.Sprint(primary.port), "-U", c.owner, "-D", c.data(), "-R", "-X", "stream")
+	c.start()
+	return c
+}
+
+// makeDir makes a cluster's directory, owned by the cluster's owner, and
+// stops its server and removes it when t ends.
+func makeDir(t *testing.T) *cluster {
+	t.Helper()
 	// In /tmp, as ../.ci/pg: a socket's path is at most 107 bytes, and
 	// the user postgres must reach the directory.
 	dir, err := os.MkdirTemp("/tmp", "ttldb-crash.")
@@ -72,8 +92,6 @@ func newCluster(t *testing.T) *cluster {
 			t.Fatal(err)
 		}
 	}
-	c.run("initdb", "-D", c.data(), "-U", c.owner, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8")
-	c.start()
 	return c
 }
 
@@ -151,7 +169,14 @@ func (c *cluster) crash() {
 // run-time parameters params (pairs), closed when the test ends.
 func (c *cluster) pool(params ...string) *pgxpool.Pool {
 	c.t.Helper()
-	cfg, err := pgxpool.ParseConfig(fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres", c.owner, c.port))
+	return c.poolOn(fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres", c.owner, c.port), params...)
+}
+
+// poolOn returns a new pool on url, with the run-time parameters params
+// (pairs), closed when the test ends.
+func (c *cluster) poolOn(url string, params ...string) *pgxpool.Pool {
+	c.t.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		c.t.Fatal(err)
 	}

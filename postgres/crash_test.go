@@ -197,45 +197,7 @@ func restartAndCrash(t *testing.T, sync string) {
 	c.start() // recovery from the WAL
 	w.upAgain()
 	w.await(30)
-	close(w.stop)
-	w.wg.Wait()
-
-	// The same handle works, and every acknowledged write is there, at
-	// its LSN; the feed has no gap and no LSN twice.
-	ctx := t.Context()
-	feed := make(map[uint64]string)
-	for _, ch := range h.readAll(engine.FeedRead{From: engine.FromOldest, Limit: 500}) {
-		if _, dup := feed[ch.LSN]; dup {
-			t.Errorf("LSN %d twice in the feed", ch.LSN)
-		}
-		feed[ch.LSN] = ch.Doc.ID()
-	}
-	st, err := e.FeedStats(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Oldest != 1 || uint64(len(feed)) != st.LastLSN {
-		t.Errorf("the feed holds %d changes, from %d to %d: a gap", len(feed), st.Oldest, st.LastLSN)
-	}
-	for _, a := range w.acks {
-		k, _ := key(a.id)
-		d, err := e.Get(ctx, k)
-		if err != nil || h.lsn(d) != a.lsn {
-			t.Errorf("the acknowledged Create of %s at LSN %d: Get = %v, %v", a.id, a.lsn, d, err)
-		}
-		if feed[a.lsn] != a.id {
-			t.Errorf("the acknowledged Create of %s at LSN %d: the feed holds %q there", a.id, a.lsn, feed[a.lsn])
-		}
-	}
-	for _, err := range w.errs {
-		if !strings.Contains(err.Error(), `collection "sessions"`) && !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("a write failed without saying why: %v", err)
-		}
-	}
-	for _, err := range w.errs {
-		t.Logf("a write failed: %v", err)
-	}
-	t.Logf("%d writes acknowledged, %d failed; %d changes in the feed", len(w.acks), len(w.errs), len(feed))
+	w.wantAcked()
 
 	// The watchers are woken again, and the background goroutine sweeps.
 	ch := e.FeedChanged()
@@ -294,4 +256,47 @@ func TestFrozenServer(t *testing.T) { // R16, R15
 		t.Fatal("Close with a frozen server did not return in 60 s")
 	}
 	c.thaw()
+}
+
+// wantAcked stops the writers and checks, through their handle, that every
+// acknowledged write is there, at its LSN, that the feed has no gap and no
+// LSN twice, and that each failure names the collection.
+func (w *crashWriters) wantAcked() {
+	t, h, e := w.h.t, w.h, w.h.e
+	t.Helper()
+	close(w.stop)
+	w.wg.Wait()
+
+	ctx := t.Context()
+	feed := make(map[uint64]string)
+	for _, ch := range h.readAll(engine.FeedRead{From: engine.FromOldest, Limit: 500}) {
+		if _, dup := feed[ch.LSN]; dup {
+			t.Errorf("LSN %d twice in the feed", ch.LSN)
+		}
+		feed[ch.LSN] = ch.Doc.ID()
+	}
+	st, err := e.FeedStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Oldest != 1 || uint64(len(feed)) != st.LastLSN {
+		t.Errorf("the feed holds %d changes, from %d to %d: a gap", len(feed), st.Oldest, st.LastLSN)
+	}
+	for _, a := range w.acks {
+		k, _ := key(a.id)
+		d, err := e.Get(ctx, k)
+		if err != nil || h.lsn(d) != a.lsn {
+			t.Errorf("the acknowledged Create of %s at LSN %d: Get = %v, %v", a.id, a.lsn, d, err)
+		}
+		if feed[a.lsn] != a.id {
+			t.Errorf("the acknowledged Create of %s at LSN %d: the feed holds %q there", a.id, a.lsn, feed[a.lsn])
+		}
+	}
+	for _, err := range w.errs {
+		if !strings.Contains(err.Error(), `collection "sessions"`) && !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("a write failed without saying why: %v", err)
+		}
+	}
+	t.Logf("%d writes acknowledged, %d failed; %d changes in the feed", len(w.acks), len(w.errs), len(feed))
+
 }
