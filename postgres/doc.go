@@ -147,8 +147,10 @@
 // full disk, or a server down fail the call with the server's error,
 // naming the collection, and change nothing; the same handle works once
 // the server does. No call waits longer than its context (a write's pass,
-// once it committed, passGrace more). DESIGN.md, "Failures", says what is
-// tested, and what is left (failover).
+// once it committed, passGrace more). A failover loses no acknowledged
+// write when the standby replicates synchronously (synchronous_standby_names);
+// with asynchronous replication it may, and may give their LSNs out again.
+// DESIGN.md, "Failures", says what is tested, and what is left.
 //
 // # Testing
 //
