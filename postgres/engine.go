@@ -2,13 +2,11 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/ttldb/ttldb/engine"
 )
@@ -139,20 +137,6 @@ func (e *Engine) usable(ctx context.Context, op string) error {
 // sql returns the statement text with {s} the schema's name and {n} the
 // collection's number.
 func (e *Engine) sql(text string) string { return ddl(text, e.schema, e.no) }
-
-// serverError wraps an error of the server met while doing what, naming
-// the collection. A collection whose row is gone (dropped by hand) is
-// closed for good: ErrClosed.
-func (e *Engine) serverError(what string, err error) error {
-	name := e.Settings().Name
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%w: collection %q: its row of %s.ttldb_collections is gone: it was dropped on the server", engine.ErrClosed, name, e.schema)
-	}
-	if connLost(err) { // failure.go
-		return fmt.Errorf("ttldb: collection %q: %s: the connection to the server failed (the server is down, restarting or unreachable, or it ended the connection): %w", name, what, err)
-	}
-	return fmt.Errorf("ttldb: collection %q: %s: %w", name, what, err)
-}
 
 // errorf returns an error wrapping sentinel with the message made of
 // format and args.

@@ -10,7 +10,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/ttldb/ttldb/engine"
 )
 
 // Failures of the server or of the connection to it (DESIGN.md,
@@ -164,21 +166,16 @@ func (e *Engine) resolve(ctx context.Context, err error) (committed, known bool)
 	return false, false
 }
 
-// passAfterCommit runs the pass of what, whose last record has seq mine,
-// once its transaction committed: whatever ctx says, for at most
-// passGrace after ctx ends. It returns mine's LSN, or an error that says
-// the write committed.
-func (e *Engine) passAfterCommit(ctx context.Context, what string, mine int64) (int64, error) {
-	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(passGrace, cancel)
-		context.AfterFunc(pctx, func() { t.Stop() })
-	})
-	defer stop()
-	lsn, err := e.sequence(pctx, mine)
-	if err != nil {
-		return 0, fmt.Errorf("ttldb: collection %q: %s committed, but its LSN (and etag) could not be given: the next pass of any handle gives it: %w", e.Settings().Name, what, err)
+// serverError wraps an error of the server met while doing what, naming
+// the collection. A collection whose row is gone (dropped by hand) is
+// closed for good: ErrClosed.
+func (e *Engine) serverError(what string, err error) error {
+	name := e.Settings().Name
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%w: collection %q: its row of %s.ttldb_collections is gone: it was dropped on the server", engine.ErrClosed, name, e.schema)
 	}
-	return lsn, nil
+	if connLost(err) {
+		return fmt.Errorf("ttldb: collection %q: %s: the connection to the server failed (the server is down, restarting or unreachable, or it ended the connection): %w", name, what, err)
+	}
+	return fmt.Errorf("ttldb: collection %q: %s: %w", name, what, err)
 }

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ttldb/ttldb/engine"
@@ -143,3 +145,22 @@ func deref(p *int64) int64 {
 // this handle's next call that reads it. It does not wait, and costs
 // nothing.
 func (e *Engine) LastLSN() uint64 { return e.lastLSN.Load() }
+
+// passAfterCommit runs the pass of what, whose last record has seq mine,
+// once its transaction committed: whatever ctx says, for at most
+// passGrace (failure.go) after ctx ends. It returns mine's LSN, or an error that says
+// the write committed.
+func (e *Engine) passAfterCommit(ctx context.Context, what string, mine int64) (int64, error) {
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(passGrace, cancel)
+		context.AfterFunc(pctx, func() { t.Stop() })
+	})
+	defer stop()
+	lsn, err := e.sequence(pctx, mine)
+	if err != nil {
+		return 0, fmt.Errorf("ttldb: collection %q: %s committed, but its LSN (and etag) could not be given: the next pass of any handle gives it: %w", e.Settings().Name, what, err)
+	}
+	return lsn, nil
+}
