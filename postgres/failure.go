@@ -37,16 +37,22 @@ import (
 // and is numbered by the next pass of any handle (a reader's, or the
 // background's), never a hang.
 
-// syncOnSQL makes the commit of the transaction that runs it synchronous
-// (SET LOCAL synchronous_commit = on), whatever the connection's setting:
-// it returns only once its commit record, and so every commit before it,
-// is flushed to the server's disk, and other sessions see it only then.
+// syncOn makes the commit of the transaction whose statement holds it
+// synchronous (SET LOCAL synchronous_commit = on) when the connection's
+// setting is off, and leaves a stronger one (local, remote_write, on,
+// remote_apply) as it is: the commit returns only once its commit record,
+// and so every commit before it, is flushed to the server's disk (and to
+// a synchronous standby's, as the setting says), and other sessions see
+// it only then.
 // The pass runs it (seqLockSQL), since a write is acknowledged after its
 // pass, and an LSN seen before a crash must never be given out again
 // (R11); so do SetDefaultTTL and the indexing changes, which no pass
 // follows. A write's first transaction commits as the connection says:
 // what it wrote is returned by no call before a pass numbered it.
-const syncOnSQL = `SELECT set_config('synchronous_commit', 'on', true)`
+const syncOn = `set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on' ELSE current_setting('synchronous_commit') END, true)`
+
+// syncOnSQL is a statement of syncOn alone.
+const syncOnSQL = `SELECT ` + syncOn
 
 // passGrace is how long the pass of a write that committed may go on
 // after the write's context ended.

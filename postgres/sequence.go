@@ -24,9 +24,9 @@ import (
 
 // seqLockSQL takes the collection's sequencer lock until the transaction
 // ends: a key from the schema and the collection's number. And it makes
-// the pass's commit synchronous (syncOnSQL), whatever the connection's
-// synchronous_commit says.
-const seqLockSQL = `SELECT set_config('synchronous_commit', 'on', true), pg_advisory_xact_lock(hashtextextended('ttldb sequencer ' || $1 || ' ' || $2::bigint::text, 0))`
+// the pass's commit synchronous (syncOn, failure.go), whatever the
+// connection's synchronous_commit says.
+const seqLockSQL = `SELECT ` + syncOn + `, pg_advisory_xact_lock(hashtextextended('ttldb sequencer ' || $1 || ' ' || $2::bigint::text, 0))`
 
 // passSQL numbers every committed record without an LSN, in seq order, and
 // the documents whose current version is one of them; it raises the
