@@ -125,8 +125,11 @@
 // the connections' synchronous_commit, and whatever Options.Sync says
 // (the engine does not read it: the in-process engine's policies are
 // about its own log, and this engine keeps no files), what a call
-// acknowledges or returns has reached the server's disk: the guarantee of
-// ttldb.SyncAlways. With synchronous replication (synchronous_standby_names)
+// acknowledges, and every version it returns, has reached the server's
+// disk: the guarantee of ttldb.SyncAlways. (Only an absence can be seen
+// early: with synchronous_commit off, a Get may find nothing after a
+// delete whose pass has not yet run, and a crash then can undo that
+// delete, which no call acknowledged.) With synchronous replication (synchronous_standby_names)
 // it has reached a standby too, and a failover keeps it; with
 // asynchronous replication, a failover may lose acknowledged writes, which
 // no client can detect. fsync = off, as the tests' throwaway server runs,
