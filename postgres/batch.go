@@ -168,17 +168,30 @@ func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, er
 	// (for a batch that may write) a block of seqs, taken once the locks
 	// are held, so that a key's later versions have larger seqs.
 	var q pgx.Batch
+	if writes {
+		q.Queue(maintainLockSQL, e.schema, e.no) // before any row's lock (items.go)
+	}
 	q.Queue(e.sql(lockManySQL), hashes, keys)
 	q.Queue(e.sql(limitsSQL), e.no, e.clockParam())
 	if writes {
 		q.Queue(e.sql(blockSQL))
 	}
 	br := tx.SendBatch(ctx, &q)
-	rows, err := e.readRows(br)
+	var err0 error
+	if writes {
+		if _, err0 = br.Exec(); err0 != nil {
+			err0 = e.serverError("locking the batch's documents", err0)
+		}
+	}
+	var rows map[string]*row
+	if err = err0; err == nil {
+		rows, err = e.readRows(br)
+	}
 	var now int64
 	var l limits
+	var defs []ixDef
 	if err == nil {
-		now, l, err = e.readLimits(br.QueryRow())
+		now, l, defs, err = e.readLimits(br.QueryRow())
 	}
 	var block int64
 	if err == nil && writes {
@@ -200,7 +213,7 @@ func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, er
 	if len(p.recs) == 0 {
 		return b, nil // it changed nothing: rolled back
 	}
-	if err := e.apply(ctx, tx, p, block, now, b); err != nil {
+	if err := e.apply(ctx, tx, p, block, now, b, defs); err != nil {
 		return nil, err
 	}
 	var xid int64 // the transaction's, for resolve (failure.go)

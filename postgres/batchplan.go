@@ -173,7 +173,7 @@ func (e *Engine) slotOf(key string, r *row, l limits) (*slot, error) {
 //
 // Errors: errRetry when another write made a key's row meanwhile;
 // ErrCorrupt; the server's.
-func (e *Engine) apply(ctx context.Context, tx pgx.Tx, p *plan, block int64, now int64, b *batched) error {
+func (e *Engine) apply(ctx context.Context, tx pgx.Tx, p *plan, block int64, now int64, b *batched, defs []ixDef) error {
 	n := len(p.recs)
 	var (
 		seqs               = make([]int64, n)
@@ -207,17 +207,20 @@ func (e *Engine) apply(ctx context.Context, tx pgx.Tx, p *plan, block int64, now
 	q.Queue(e.sql(feedManySQL), seqs, ops, keys, pkEnd, idAt, idEnd, bodies, ts, ttls, expired, at, prev)
 	var del, delH [][]byte
 	var up, in versions
+	var its itemRows
 	for _, k := range p.keys { // in the order of their hashes
 		st := p.slots[string(k)]
 		switch {
 		case st == nil || !st.changed:
-		case st.d == nil && st.old != nil:
+		case st.d == nil && st.old != nil: // its items go with it (ON DELETE CASCADE)
 			del = append(del, k)
 			delH = append(delH, hashOf(k))
 		case st.d != nil && st.old != nil:
 			up.add(st.d, st.seq)
+			its.add(defs, oldDoc(k, st.old), st.d)
 		case st.d != nil:
 			in.add(st.d, st.seq)
+			its.add(defs, nil, st.d)
 		}
 	}
 	if len(del) > 0 {
@@ -228,6 +231,9 @@ func (e *Engine) apply(ctx context.Context, tx pgx.Tx, p *plan, block int64, now
 	}
 	if len(in.keys) > 0 {
 		q.Queue(e.sql(insertManySQL), in.args()...)
+	}
+	if len(its.keys) > 0 { // read last: after errRetry, never
+		q.Queue(e.sql(itemsManySQL), its.keys, its.ids, its.items)
 	}
 	br := tx.SendBatch(ctx, &q)
 	defer func() { _ = br.Close() }()
@@ -253,6 +259,11 @@ func (e *Engine) apply(ctx context.Context, tx pgx.Tx, p *plan, block int64, now
 		}
 		if tag.RowsAffected() != int64(len(in.keys)) {
 			return errRetry // another write made one of the rows meanwhile
+		}
+	}
+	if len(its.keys) > 0 {
+		if _, err := br.Exec(); err != nil {
+			return e.serverError("writing the batch's index items", err)
 		}
 	}
 	if err := br.Close(); err != nil {

@@ -111,8 +111,9 @@ func createCollection(ctx context.Context, tx pgx.Tx, q, name string, w *wanted,
 	}
 	rows, err := tx.Query(ctx, ddl(`
 		INSERT INTO {s}.ttldb_collections (name, pk_path, token_id, etag_base, def_on, def_n, indexing,
-			now_hwm, feed, keep_records, keep_bytes, keep_age, indexes)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, {s}.ttldb_now($8, -9223372036854775808), $9, $10, $11, $12, $13)
+			now_hwm, feed, keep_records, keep_bytes, keep_age, indexes, ix_paths, ix_ids, ix_next)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, {s}.ttldb_now($8, -9223372036854775808), $9, $10, $11, $12, $13,
+			$13, ARRAY (SELECT generate_series(1, cardinality($13::text[])))::bigint[], cardinality($13::text[]))
 		RETURNING `+columns, q, 0),
 		name, w.path, int64(rand.Uint64()), int64(rand.Uint64()), w.def.On, w.def.Seconds, int16(w.mode),
 		now, w.feed, w.keep.records, w.keep.bytes, w.keep.age, idx)

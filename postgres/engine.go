@@ -50,6 +50,12 @@ type Engine struct {
 	// sweepHold, set by a test, is called in a sweep's batch, its rows
 	// deleted, before its commit.
 	sweepHold atomic.Pointer[func()]
+	// buildHook, set by a test, is called by CreateIndex after each batch
+	// of its backfill commits, with the documents done so far (build.go).
+	buildHook atomic.Pointer[func(done int)]
+	// writeHold, set by a test, is called by a write once it has read the
+	// collection's row, before it writes (write.go).
+	writeHold atomic.Pointer[func()]
 }
 
 // seen records what a statement read of the collection's row: its last

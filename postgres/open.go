@@ -179,7 +179,7 @@ func openTx(ctx context.Context, pool *pgxpool.Pool, name string, w *wanted, now
 // collection st exist.
 // Errors: ErrCorrupt for one that is missing, dropped by hand.
 func tablesExist(ctx context.Context, tx pgx.Tx, q string, st *stored) error {
-	for _, t := range []string{"ttldb_docs_{n}", "ttldb_feed_{n}", "ttldb_seq_{n}"} {
+	for _, t := range []string{"ttldb_docs_{n}", "ttldb_feed_{n}", "ttldb_seq_{n}", "ttldb_items_{n}"} {
 		table := ddl("{s}."+t, q, st.no)
 		var ok bool
 		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok); err != nil {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -57,9 +58,10 @@ func TestOpenMakesTheSchemaAndTheCollection(t *testing.T) { // R1, R8, R11, R13,
 	if n := s.count(`SELECT version FROM ` + s.ident() + `.ttldb_schema`); n != SchemaVersion {
 		t.Errorf("ttldb_schema holds version %d, want %d", n, SchemaVersion)
 	}
-	// The schema's two tables and the collection's pair, named by its number.
-	if n := s.tables(); n != 4 {
-		t.Errorf("the schema holds %d of ttldb's tables, want 4", n)
+	// The schema's two tables and the collection's three (documents, feed,
+	// index items), named by its number.
+	if n := s.tables(); n != 5 {
+		t.Errorf("the schema holds %d of ttldb's tables, want 5", n)
 	}
 	if n := s.count(`SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename IN ('ttldb_docs_1', 'ttldb_feed_1')`, s.schema); n != 2 {
 		t.Errorf("found %d of ttldb_docs_1 and ttldb_feed_1, want 2", n)
@@ -76,8 +78,8 @@ func TestOpenMakesTheSchemaAndTheCollection(t *testing.T) { // R1, R8, R11, R13,
 	if o.ID == got.ID || o.ETagBase == got.ETagBase || o.Feed || o.Indexing != engine.None || o.Indexes == nil {
 		t.Errorf("second collection's Settings() = %+v; first's %+v", o, got)
 	}
-	if n := s.tables(); n != 6 {
-		t.Errorf("the schema holds %d of ttldb's tables after a second collection, want 6", n)
+	if n := s.tables(); n != 8 {
+		t.Errorf("the schema holds %d of ttldb's tables after a second collection, want 8", n)
 	}
 }
 
@@ -93,8 +95,8 @@ func TestSecondOpenAdopts(t *testing.T) { // R16: another process shares the col
 			t.Errorf("with options %+v, the second handle's Settings() = %+v, the first's %+v", opts, b, a)
 		}
 	}
-	if n := s.tables(); n != 4 {
-		t.Errorf("the schema holds %d of ttldb's tables, want 4: the second opens made some", n)
+	if n := s.tables(); n != 5 {
+		t.Errorf("the schema holds %d of ttldb's tables, want 5: the second opens made some", n)
 	}
 }
 
@@ -105,7 +107,7 @@ func TestOpenRefusesANewerSchema(t *testing.T) { // R16
 	s.exec(`UPDATE ` + s.ident() + `.ttldb_schema SET version = 7`)
 	for _, name := range []string{"sessions", "new"} {
 		_, err := Open(t.Context(), s.pool(), name, "/tenant", nil)
-		wantRefused(t, err, engine.ErrInvalidOption, "version 7", "version 1", "newer ttldb")
+		wantRefused(t, err, engine.ErrInvalidOption, "version 7", fmt.Sprintf("version %d", SchemaVersion), "newer ttldb")
 	}
 	if n := s.count(`SELECT count(*) FROM ` + s.ident() + `.ttldb_collections`); n != 1 {
 		t.Errorf("%d collections after refused opens, want 1: a refused open made one", n)

@@ -14,8 +14,9 @@ import (
 // SchemaVersion is the version of the tables and functions this package
 // makes and reads: the number ttldb_schema holds. Open refuses a server
 // whose ttldb_schema holds a larger one, made by a newer ttldb, whose
-// tables this code does not know.
-const SchemaVersion = 1
+// tables this code does not know, and upgrades an older one (upgrade.go).
+// Version 2 added the secondary indexes' items (ttldb_items_N).
+const SchemaVersion = 2
 
 // The DDL lives in PostgreSQL's schema that the connection's search_path
 // names first (current_schema()): every statement names its tables and
@@ -50,7 +51,10 @@ CREATE TABLE {s}.ttldb_collections (
 	keep_records bigint NOT NULL, -- the feed's retention (R11, R15): 0 for no bound
 	keep_bytes   bigint NOT NULL,
 	keep_age     bigint NOT NULL, -- seconds
-	indexes      text[] NOT NULL DEFAULT '{}', -- R13: secondary index paths, in the order made
+	indexes      text[] NOT NULL DEFAULT '{}', -- R13: secondary index paths, in the order made: those ready
+	ix_paths     text[] NOT NULL DEFAULT '{}', -- R13: every index writers keep, ready or being built (items.go)
+	ix_ids       bigint[] NOT NULL DEFAULT '{}', -- the number of each, which its items carry
+	ix_next      bigint NOT NULL DEFAULT 0,      -- the last number given to an index
 	CHECK (def_on AND (def_n = -1 OR def_n BETWEEN 1 AND 2147483647) OR NOT def_on AND def_n = 0),
 	CHECK (indexing IN (0, 1)),
 	CHECK (indexing = 0 OR NOT def_on), -- R8: mode none allows no TTL
@@ -131,7 +135,7 @@ CREATE TABLE {s}.ttldb_feed_{n} (
 CREATE UNIQUE INDEX ttldb_feed_{n}_lsn ON {s}.ttldb_feed_{n} (lsn) WHERE lsn IS NOT NULL;
 CREATE INDEX ttldb_feed_{n}_pending ON {s}.ttldb_feed_{n} (seq) WHERE lsn IS NULL;
 CREATE INDEX ttldb_docs_{n}_lsn ON {s}.ttldb_docs_{n} (lsn) WHERE lsn IS NOT NULL; -- the latest-version feed (feed.go)
-`
+` + itemsDDL
 
 // ddl returns text with {s} replaced by the quoted schema and {n} by the
 // collection's number.
@@ -178,6 +182,8 @@ func useSchema(ctx context.Context, tx pgx.Tx, name, q string) error {
 	case version < 1:
 		return fmt.Errorf("%w: table %s.ttldb_schema holds version %d; versions start at 1", engine.ErrCorrupt, q, version)
 	}
-	// Version SchemaVersion: nothing to upgrade, as no older one exists.
+	if version < SchemaVersion {
+		return upgrade(ctx, tx, name, q, version)
+	}
 	return nil
 }

@@ -31,7 +31,7 @@ import (
 // the setting and cut-offs (for Judge), the indexing mode and indexes, and
 // the last LSN.
 const snapOpenSQL = `SELECT t.now, ` + ownLimSQL + `, ` + inhLimSQL + `, c.def_on, c.def_n, c.own_cut, c.inherit_cuts,
-	c.indexing, c.indexes, c.lsn
+	c.indexing, c.indexes, c.lsn, c.ix_paths, c.ix_ids
 FROM {s}.ttldb_collections c CROSS JOIN LATERAL (SELECT ` + nowSQL + ` AS now) t WHERE c.no = $1`
 
 // liveParamSQL is the live predicate of a document d (liveSQL) with the
@@ -67,6 +67,7 @@ type snapshot struct {
 	mu    sync.Mutex // held while tx is used, and by Release
 	tx    pgx.Tx
 	paths []string // the indexes asked for that the collection has
+	ids   []int64  // the number of each, whose items the snapshot reads
 	keys  bool     // Scan allowed
 	ctx   context.Context
 
@@ -119,10 +120,12 @@ func (e *Engine) openSnapshot(ctx context.Context, paths []string, keys bool) (e
 	var mode int16
 	var indexes []string
 	var last int64
+	var ixPaths []string
+	var ixIDs []int64
 	r := &s.rules
 	s.mu.Lock()
 	err = tx.QueryRow(ctx, e.sql(snapOpenSQL), e.no, e.clockParam()).Scan(&s.openNow, &s.lim.own, &s.lim.inherit,
-		&r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &mode, &indexes, &last)
+		&r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &mode, &indexes, &last, &ixPaths, &ixIDs)
 	if s.released.Load() { // Close released it under the statement
 		err = engine.ErrClosed
 	}
@@ -141,7 +144,12 @@ func (e *Engine) openSnapshot(ctx context.Context, paths []string, keys bool) (e
 	e.setIndexes(engine.Indexing(mode), indexes)
 	for _, p := range paths {
 		if slices.Contains(indexes, p) && !slices.Contains(s.paths, p) {
-			s.paths = append(s.paths, p)
+			i := slices.Index(ixPaths, p)
+			if i < 0 || i >= len(ixIDs) {
+				s.Release()
+				return nil, e.corrupt("its row of ttldb_collections holds the ready index %q without its number", p)
+			}
+			s.paths, s.ids = append(s.paths, p), append(s.ids, ixIDs[i])
 		}
 	}
 	s.keys = keys || len(s.paths) == 0
@@ -294,51 +302,65 @@ func (s *snapshot) usable(ctx context.Context) error {
 // the snapshot, and returns its documents, each version not yet numbered
 // given its LSN by a pass outside the snapshot.
 func (s *snapshot) page(ctx context.Context, sql string, args ...any) ([]*engine.Doc, error) {
-	keys, rs, err := s.read(ctx, sql, args...)
+	_, docs, err := s.pageOf(ctx, false, sql, args...)
+	return docs, err
+}
+
+// pageOf is page, for a read whose first column is an index's item when
+// withItem: it returns the items too.
+func (s *snapshot) pageOf(ctx context.Context, withItem bool, sql string, args ...any) ([][]byte, []*engine.Doc, error) {
+	items, keys, rs, err := s.read(ctx, withItem, sql, args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	docs := make([]*engine.Doc, len(rs))
 	for i := range rs {
 		if rs[i].lsn == nil { // committed before the snapshot, numbered after
 			lsn, err := s.e.sequence(ctx, rs[i].seq)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			rs[i].lsn = &lsn
 		}
 		if docs[i], err = s.e.doc(keys[i], &rs[i]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return docs, nil
+	return items, docs, nil
 }
 
 // read runs sql in the snapshot's transaction and returns its rows'
-// keys and rows, under mu.
-func (s *snapshot) read(ctx context.Context, sql string, args ...any) (keys [][]byte, rs []row, err error) {
+// items (when withItem: the first column), keys and rows, under mu.
+func (s *snapshot) read(ctx context.Context, withItem bool, sql string, args ...any) (items, keys [][]byte, rs []row, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.usable(ctx); err != nil { // Release or Close came first
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rows, err := s.tx.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, nil, s.e.readError(ctx, "reading a snapshot", err)
+		return nil, nil, nil, s.e.readError(ctx, "reading a snapshot", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var k []byte
+		var it, k []byte
 		var r row
-		if err := rows.Scan(&k, &r.pkEnd, &r.idAt, &r.idEnd, &r.body, &r.ts, &r.ttl, &r.seq, &r.lsn); err != nil {
-			return nil, nil, s.e.readError(ctx, "reading a snapshot", err)
+		dst := []any{&k, &r.pkEnd, &r.idAt, &r.idEnd, &r.body, &r.ts, &r.ttl, &r.seq, &r.lsn}
+		if withItem {
+			dst = append([]any{&it}, dst...)
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, nil, nil, s.e.readError(ctx, "reading a snapshot", err)
+		}
+		if withItem {
+			items = append(items, it)
 		}
 		keys, rs = append(keys, k), append(rs, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, s.e.readError(ctx, "reading a snapshot", err)
+		return nil, nil, nil, s.e.readError(ctx, "reading a snapshot", err)
 	}
-	return keys, rs, nil
+	return items, keys, rs, nil
 }
 
 // readError wraps an error met by a read: ctx's when it is done (the

@@ -19,8 +19,10 @@ import (
 const lockSQL = `SELECT pk_end, id_at, id_end, body, ts, ttl, seq, lsn FROM {s}.ttldb_docs_{n} WHERE h = sha256($1) AND key = $1 FOR UPDATE`
 
 // limitsSQL reads, after the lock, the collection's row: now, the two
-// limits, the setting and cut-offs (for ExpiresAt), and the last LSN.
-const limitsSQL = `SELECT t.now, ` + ownLimSQL + `, ` + inhLimSQL + `, c.def_on, c.def_n, c.own_cut, c.inherit_cuts, c.lsn
+// limits, the setting and cut-offs (for ExpiresAt), the last LSN, and the
+// indexes whose items writers keep (items.go).
+const limitsSQL = `SELECT t.now, ` + ownLimSQL + `, ` + inhLimSQL + `, c.def_on, c.def_n, c.own_cut, c.inherit_cuts, c.lsn,
+	c.ix_ids, c.ix_paths
 FROM {s}.ttldb_collections c CROSS JOIN LATERAL (SELECT ` + nowSQL + ` AS now) t WHERE c.no = $1`
 
 // expiredSQL records the delete of the expired version of the document
@@ -148,12 +150,18 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		return nil, 0, e.serverError(w.Op.String(), err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	// One round trip: the row's lock, then, in a statement of its own
-	// (a snapshot taken once the lock is held), the collection's row.
+	// One round trip: the shared lock that a CreateIndex waits on
+	// (items.go), the row's lock, then, in a statement of its own (a
+	// snapshot taken once the lock is held), the collection's row.
 	var b pgx.Batch
+	b.Queue(maintainLockSQL, e.schema, e.no)
 	b.Queue(e.sql(lockSQL), key)
 	b.Queue(e.sql(limitsSQL), e.no, e.clockParam())
 	br := tx.SendBatch(ctx, &b)
+	if _, err := br.Exec(); err != nil {
+		_ = br.Close()
+		return nil, 0, e.serverError("locking a document", err)
+	}
 	var old row
 	found := true
 	err = br.QueryRow().Scan(&old.pkEnd, &old.idAt, &old.idEnd, &old.body, &old.ts, &old.ttl, &old.seq, &old.lsn)
@@ -163,12 +171,15 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		_ = br.Close()
 		return nil, 0, e.serverError("locking a document", err)
 	}
-	now, l, err := e.readLimits(br.QueryRow())
+	now, l, defs, err := e.readLimits(br.QueryRow())
 	if cerr := br.Close(); err == nil && cerr != nil {
 		err = e.serverError("locking a document", cerr)
 	}
 	if err != nil {
 		return nil, 0, err
+	}
+	if h := e.writeHold.Load(); h != nil {
+		(*h)()
 	}
 	live := found && l.live(old.ts, old.ttl)
 	switch {
@@ -214,16 +225,11 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		}
 	}
 	var xid int64 // the transaction's, for resolve (failure.go)
-	if d == nil { // Delete
+	if d == nil { // Delete; its items go with its row (ON DELETE CASCADE)
 		err = tx.QueryRow(ctx, e.sql(deleteSQL), key, old.seq, now).Scan(&seq, &xid)
 	} else {
 		d.TS = now
-		args := []any{key, int32(d.Layout.PK), int32(d.Layout.IDAt), int32(d.Layout.IDEnd), d.Body(), d.TS, d.TTL, int16(op)}
-		if found {
-			err = tx.QueryRow(ctx, e.sql(updateSQL), append(args, old.seq)...).Scan(&seq, &xid)
-		} else {
-			err = tx.QueryRow(ctx, e.sql(insertSQL), args...).Scan(&seq, &xid)
-		}
+		seq, xid, err = e.store(ctx, tx, key, d, op, found, &old, defs)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, 0, errRetry
@@ -237,21 +243,65 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 	return d, seq, nil
 }
 
+// store writes d over the version old of the row of key (found), or in a
+// new row, with its feed record of op and its items that changed, in one
+// round trip, and returns the record's seq and the transaction's id
+// (for resolve, failure.go); pgx.ErrNoRows when the row changed meanwhile
+// (errRetry).
+func (e *Engine) store(ctx context.Context, tx pgx.Tx, key []byte, d *engine.Doc, op uint8, found bool, old *row, defs []ixDef) (seq, xid int64, err error) {
+	args := []any{key, int32(d.Layout.PK), int32(d.Layout.IDAt), int32(d.Layout.IDEnd), d.Body(), d.TS, d.TTL, int16(op)}
+	var prev *engine.Doc
+	if found {
+		prev = oldDoc(key, old)
+	}
+	ids, items := changes(defs, prev, d)
+	if len(ids) == 0 {
+		if found {
+			err = tx.QueryRow(ctx, e.sql(updateSQL), append(args, old.seq)...).Scan(&seq, &xid)
+		} else {
+			err = tx.QueryRow(ctx, e.sql(insertSQL), args...).Scan(&seq, &xid)
+		}
+		return seq, xid, err
+	}
+	var b pgx.Batch
+	if found {
+		b.Queue(e.sql(updateSQL), append(args, old.seq)...)
+	} else {
+		b.Queue(e.sql(insertSQL), args...)
+	}
+	b.Queue(e.sql(itemsSQL), key, ids, items)
+	br := tx.SendBatch(ctx, &b)
+	defer func() { _ = br.Close() }()
+	if err := br.QueryRow().Scan(&seq, &xid); err != nil {
+		return 0, 0, err // ErrNoRows: the items' statement is not read; the transaction rolls back
+	}
+	if _, err := br.Exec(); err != nil {
+		return 0, 0, err
+	}
+	return seq, xid, br.Close()
+}
+
 // readLimits reads the answer of limitsSQL: now and the limits at now,
-// and keeps the setting and cut-offs for ExpiresAt.
-func (e *Engine) readLimits(q pgx.Row) (now int64, l limits, err error) {
+// and the indexes whose items writers keep; it keeps the setting and
+// cut-offs for ExpiresAt.
+func (e *Engine) readLimits(q pgx.Row) (now int64, l limits, defs []ixDef, err error) {
 	var r rules
 	var cuts []int64
 	var last int64
-	err = q.Scan(&now, &l.own, &l.inherit, &r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &last)
+	var ids []int64
+	var paths []string
+	err = q.Scan(&now, &l.own, &l.inherit, &r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &last, &ids, &paths)
 	if err != nil {
-		return 0, limits{}, e.serverError("reading the collection's settings", err)
+		return 0, limits{}, nil, e.serverError("reading the collection's settings", err)
 	}
 	var ok bool
 	if r.cuts, ok = pairs(cuts); !ok || !r.def.Valid() {
-		return 0, limits{}, e.corrupt("its row of ttldb_collections holds DefaultTTL %v and inherit_cuts %v, which no ttldb writes", r.def, cuts)
+		return 0, limits{}, nil, e.corrupt("its row of ttldb_collections holds DefaultTTL %v and inherit_cuts %v, which no ttldb writes", r.def, cuts)
+	}
+	if defs, err = e.ixDefs(ids, paths); err != nil {
+		return 0, limits{}, nil, err
 	}
 	e.seen(last, now)
 	e.setRules(r)
-	return now, l, nil
+	return now, l, defs, nil
 }
