@@ -135,7 +135,10 @@ func (e *Engine) CreateIndex(ctx context.Context, path string) error {
 	}
 	err = e.build(ctx, conn, &x)
 	switch {
-	case errors.Is(err, errDropped):
+	case errors.Is(err, errDropped): // the items a batch stored after the drop's delete go too
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+		_, _ = conn.Exec(c, e.sql(dropItemsSQL), x.id)
+		cancel()
 		return errorf(engine.ErrInvalidOption, "the index on %s was dropped while it was built", path)
 	case err != nil:
 		e.abandon(ctx, conn, &x)
