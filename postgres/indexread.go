@@ -44,12 +44,17 @@ var itemPages = [2][2]string{
 }
 
 // countSQL counts the items of index $1 in the ranges [$2[i], $3[i])
-// (NULL: no end), at most $4 of each.
-const countSQL = `SELECT coalesce(sum(c.n), 0) FROM unnest($2::bytea[], $3::bytea[]) AS r(lo, hi)
+// (NULL: no end), at most $5 of each; $4[i] bounds pfx from above, and is
+// never NULL (noEnd for no end), so that both bounds of the btree's scan
+// are its index conditions, whatever the plan.
+const countSQL = `SELECT coalesce(sum(c.n), 0) FROM unnest($2::bytea[], $3::bytea[], $4::bytea[]) AS r(lo, hi, hp)
 CROSS JOIN LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM {s}.ttldb_items_{n} i
-	WHERE i.ix = $1 AND i.pfx >= substring(r.lo FROM 1 FOR 1024) AND i.item >= r.lo
-		AND (r.hi IS NULL OR i.pfx <= substring(r.hi FROM 1 FOR 1024) AND i.item < r.hi)
-	LIMIT $4) x) c`
+	WHERE i.ix = $1 AND i.pfx >= substring(r.lo FROM 1 FOR 1024) AND i.pfx <= r.hp
+		AND i.item >= r.lo AND (r.hi IS NULL OR i.item < r.hi)
+	LIMIT $5) x) c`
+
+// noEnd is above every pfx, which holds pfxLen bytes at most.
+var noEnd = bytes.Repeat([]byte{0xFF}, pfxLen+1)
 
 // pfxOf returns b's first pfxLen bytes: a bound on pfx for a bound b on
 // items.
@@ -186,11 +191,14 @@ func (s *snapshot) Count(path string, ranges []engine.Range, most int) int {
 		}
 		return min(len(its), most)
 	}
-	los, his := make([][]byte, len(ranges)), make([][]byte, len(ranges))
+	los, his, hps := make([][]byte, len(ranges)), make([][]byte, len(ranges)), make([][]byte, len(ranges))
 	for i, r := range ranges {
-		los[i], his[i] = r.From, r.To
+		los[i], his[i], hps[i] = r.From, r.To, noEnd
 		if los[i] == nil {
 			los[i] = []byte{}
+		}
+		if r.To != nil {
+			hps[i] = pfxOf(r.To)
 		}
 	}
 	s.mu.Lock()
@@ -199,7 +207,7 @@ func (s *snapshot) Count(path string, ranges []engine.Range, most int) int {
 		return most
 	}
 	var n int64
-	if err := s.tx.QueryRow(s.ctx, s.e.sql(countSQL), ix, los, his, most).Scan(&n); err != nil {
+	if err := s.tx.QueryRow(s.ctx, s.e.sql(countSQL), ix, los, his, hps, most).Scan(&n); err != nil {
 		return most
 	}
 	return int(min(n, int64(most)))
