@@ -12,9 +12,10 @@
 // handles on one collection for R16's sharing): ttldb.FromEngine makes a
 // ttldb.Collection of it, and importing the package registers the URL
 // schemes "postgres" and "postgresql" with ttldb.Open ([OpenURL]). It is
-// new: query pushdown and its benchmarks are to come (issue 29), and its
-// schema (version 1) may still change. DESIGN.md is the plan
-// and says where the code departs from it.
+// new: query pushdown beyond the reads of secondary indexes and of a
+// partition is to come (issue 29), and its schema (version 2, to which
+// Open upgrades version 1) may still change. DESIGN.md is the plan and
+// says where the code departs from it.
 //
 //   - [Open], which makes ttldb's tables on the server if they are missing,
 //     checks their version, and makes a collection or adopts an existing
@@ -32,9 +33,10 @@
 //     records one pass numbers after its commit with consecutive LSNs
 //     (batch.go);
 //   - [Engine.Snapshot] (R13): a REPEATABLE READ transaction held until
-//     Release, Scan in key order, Index by value keys computed in Go (no
-//     pushdown yet), and [Engine.CreateIndex], [Engine.DropIndex],
-//     [Engine.SetIndexing] (snapshot.go, indexes.go);
+//     Release, Scan in key order, Index and Count read from the indexes'
+//     items on the server, and [Engine.CreateIndex] (which builds while
+//     writers go on), [Engine.DropIndex], [Engine.SetIndexing]
+//     (snapshot.go, items.go, indexread.go, build.go);
 //   - the change feed's reads: [Engine.ReadFeed], both feeds, from a LSN,
 //     the present or the oldest record kept, of one partition or all;
 //     [Engine.FeedStats]; the feed's retention, which the sequencer's pass
@@ -89,6 +91,9 @@
 //     and the expiry order (R5, R7) two partial indexes, one per kind of
 //     ttl.
 //   - ttldb_feed_N: the all-versions change feed's records (R11), by seq.
+//   - ttldb_items_N: an item per document and secondary index (R13), its
+//     key query.AppendKey's, so that the server orders them as ttldb
+//     does; deleted with the document (items.go, DESIGN.md).
 //
 // A write's rows take a seq from the sequence and no LSN; the sequencer
 // gives LSNs to committed records, in seq order, without gaps
