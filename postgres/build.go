@@ -123,11 +123,14 @@ func (e *Engine) CreateIndex(ctx context.Context, path string) error {
 		}
 		return nil
 	})
-	if held {
+	if held { // a connection that cannot let go of it is closed, not given back holding it
 		defer func() {
 			c, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-			_, _ = conn.Exec(c, buildUnlockSQL, e.schema, e.no, x.id)
-			cancel()
+			defer cancel()
+			var ok bool
+			if err := conn.QueryRow(c, buildUnlockSQL, e.schema, e.no, x.id).Scan(&ok); err != nil || !ok {
+				_ = conn.Conn().Close(c)
+			}
 		}()
 	}
 	if err != nil {
@@ -137,11 +140,11 @@ func (e *Engine) CreateIndex(ctx context.Context, path string) error {
 	switch {
 	case errors.Is(err, errDropped): // the items a batch stored after the drop's delete go too
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-		_, _ = conn.Exec(c, e.sql(dropItemsSQL), x.id)
+		_, _ = e.pool.Exec(c, e.sql(dropItemsSQL), x.id)
 		cancel()
 		return errorf(engine.ErrInvalidOption, "the index on %s was dropped while it was built", path)
 	case err != nil:
-		e.abandon(ctx, conn, &x)
+		e.abandon(ctx, &x)
 		return err
 	}
 	return nil
@@ -241,13 +244,15 @@ func fillBatch(ctx context.Context, tx pgx.Tx, q string, no int64, x *ixDef, aft
 
 // abandon removes the index x that a build stopped by an error leaves,
 // unless it was made ready or dropped, and its items: as internal/local
-// does for a build stopped by its context. It waits releaseTimeout at
-// most, whatever ctx says; it may fail (the server is gone), leaving an
-// index that a later CreateIndex takes over, or DropIndex removes.
-func (e *Engine) abandon(ctx context.Context, conn *pgxpool.Conn, x *ixDef) {
+// does for a build stopped by its context. It runs on another connection
+// of the pool (a context that ended during a statement closed the
+// build's), and waits releaseTimeout at most, whatever ctx says; it may
+// fail (the server is gone, the handle closed), leaving an index that a
+// later CreateIndex takes over, or DropIndex removes.
+func (e *Engine) abandon(ctx context.Context, x *ixDef) {
 	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
-	_ = e.changeIx(c, conn, "CreateIndex", func(tx pgx.Tx, r *ixRow) error {
+	_ = e.changeIx(c, e.pool, "CreateIndex", func(tx pgx.Tx, r *ixRow) error {
 		if st, ok := r.find(x.ptr); !ok || st.id != x.id || st.ready {
 			return nil
 		}

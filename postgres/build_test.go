@@ -196,3 +196,47 @@ func TestOpenUpgradesVersion1(t *testing.T) { // R13, R16: a schema of version 1
 		t.Errorf("the index made after the upgrade has the number %d, want 3", n)
 	}
 }
+
+func TestCreateIndexStoppedWhileItWaits(t *testing.T) { // R16: a build whose context ends during a statement is removed
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", nil)
+	fillItems(t, h, 20)
+	// A writer in progress, as the server sees it: the shared lock held.
+	tx, err := s.admin.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if _, err := tx.Exec(t.Context(), maintainLockSQL, h.e.schema, h.e.no); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	built := make(chan error, 1)
+	go func() { built <- h.e.CreateIndex(ctx, "/v") }()
+	// Polled from another connection: the admin's, in its transaction,
+	// would read the statistics of its first look again and again.
+	watch := s.pool()
+	for waiting := false; !waiting; {
+		select {
+		case err := <-built:
+			t.Fatalf("CreateIndex returned %v while a writer was in progress", err)
+		default:
+		}
+		err := watch.QueryRow(t.Context(), `SELECT count(*) > 0 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock(hashtextextended(''ttldb items%'`).Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	if err := <-built; !errors.Is(err, context.Canceled) {
+		t.Fatalf("CreateIndex canceled while it waited = %v, want context.Canceled", err)
+	}
+	if n := s.count(`SELECT cardinality(ix_paths) FROM ` + s.ident() + `.ttldb_collections`); n != 0 {
+		t.Errorf("the stopped build left %d indexes recorded", n)
+	}
+	_ = tx.Rollback(t.Context())
+	if err := h.e.CreateIndex(t.Context(), "/v"); err != nil {
+		t.Fatal(err)
+	}
+}
