@@ -9,12 +9,15 @@ import (
 )
 
 // A snapshot reads an index's items (items.go) in its transaction, joined
-// to their documents, in pages of pageSize in the order of the btree on
+// to their documents, in pages (indexRange) in the order of the btree on
 // (ix, pfx), then item: each range a scan of the btree between its
 // bounds, cut to 1024 bytes for pfx, and exact on item. The next page
 // starts past the last item read: item >= last||0x00 (the least key
 // greater than last) going up, item < last going down. A document that
 // has no item (a write that met no index) is never read.
+
+// firstPage is how many items the first page of a range reads.
+const firstPage = 32
 
 // pfxLen is how many bytes of an item the btree holds (itemsDDL).
 const pfxLen = 1024
@@ -73,9 +76,10 @@ func (s *snapshot) ixOf(path string) (int64, bool) {
 // Index implements [engine.Snapshot]: the items of the index on path in
 // the ranges, in order (descending if desc), after the item seek (before
 // it if desc) when seek is set, until fn returns false; each document as
-// of the snapshot, expired or not. It reads pages of pageSize items
-// joined to their documents, by the items' btree, one round trip each,
-// and looks at ctx between two: O(log n) per page plus the items read.
+// of the snapshot, expired or not. It reads pages of items joined to
+// their documents (firstPage, then twice the last, up to pageSize), by
+// the items' btree, one round trip each, and looks at ctx between two:
+// O(log n) per page plus the items read.
 // An index on /_etag is read as computed.go says: O(n log n).
 //
 // Errors: ErrInvalidOption for a path the snapshot does not hold;
@@ -123,14 +127,17 @@ func (s *snapshot) indexRange(ctx context.Context, ix int64, lo, hi []byte, desc
 	if desc {
 		d = 1
 	}
+	// The first page is small, for a caller that wants a few (TOP, a
+	// cursor's page); each next one twice the last, up to pageSize.
+	limit := firstPage
 	for hi == nil || bytes.Compare(lo, hi) < 0 {
 		var items [][]byte
 		var docs []*engine.Doc
 		var err error
 		if hi == nil {
-			items, docs, err = s.pageOf(ctx, true, s.e.sql(itemPages[d][0]), ix, pfxOf(lo), lo, pageSize)
+			items, docs, err = s.pageOf(ctx, true, s.e.sql(itemPages[d][0]), ix, pfxOf(lo), lo, limit)
 		} else {
-			items, docs, err = s.pageOf(ctx, true, s.e.sql(itemPages[d][1]), ix, pfxOf(lo), lo, pfxOf(hi), hi, pageSize)
+			items, docs, err = s.pageOf(ctx, true, s.e.sql(itemPages[d][1]), ix, pfxOf(lo), lo, pfxOf(hi), hi, limit)
 		}
 		if err != nil {
 			return false, err
@@ -143,9 +150,10 @@ func (s *snapshot) indexRange(ctx context.Context, ix int64, lo, hi []byte, desc
 				return false, nil
 			}
 		}
-		if len(items) < pageSize {
+		if len(items) < limit {
 			return true, nil
 		}
+		limit = min(2*limit, pageSize)
 		last := items[len(items)-1]
 		if desc {
 			hi = last
