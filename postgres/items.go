@@ -200,16 +200,30 @@ type txBeginner interface {
 // changeIx changes the collection's indexing mode and indexes in one
 // transaction on on, holding its row: change gets them as stored, and
 // changes them (setting changed), or refuses; it may run statements of
-// its own in the transaction.
+// its own in the transaction. On the pool, a lost connection before the
+// COMMIT starts it again on another (failure.go); on a connection held,
+// the caller's, it does not. Its commit is synchronous whatever the
+// connection's synchronous_commit (syncOn, failure.go): no pass follows it.
 func (e *Engine) changeIx(ctx context.Context, on txBeginner, op string, change func(tx pgx.Tx, r *ixRow) error) error {
 	if err := e.usable(ctx, op); err != nil {
 		return err
 	}
+	if on == txBeginner(e.pool) {
+		return e.retry(ctx, func() error { return e.changeIxOnce(ctx, on, op, change) })
+	}
+	return e.changeIxOnce(ctx, on, op, change)
+}
+
+// changeIxOnce is one attempt of changeIx.
+func (e *Engine) changeIxOnce(ctx context.Context, on txBeginner, op string, change func(tx pgx.Tx, r *ixRow) error) error {
 	tx, err := on.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return e.serverError(op, err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, syncOnSQL); err != nil {
+		return e.serverError(op, err)
+	}
 	var r ixRow
 	var m int16
 	if err := tx.QueryRow(ctx, e.sql(ixLockSQL), e.no).Scan(&m, &r.ttlOn, &r.ready, &r.paths, &r.ids, &r.next); err != nil {
@@ -237,7 +251,7 @@ func (e *Engine) changeIx(ctx context.Context, on txBeginner, op string, change 
 		return e.serverError(op, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return e.serverError(op+": committing", err)
+		return e.commitError(op, err, 0)
 	}
 	e.setIndexes(r.mode, r.ready)
 	return nil
