@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/local"
@@ -52,9 +53,10 @@ type Collection struct {
 	name     string
 	path     string
 	pkPath   []string
-	byID     bool   // the path is /id: see keyFor
-	tokenID  uint64 // binds the continuation tokens the collection issues to it
-	etagBase uint64 // a document's LSN is its etag's number less this
+	byID     bool             // the path is /id: see keyFor
+	tokenID  uint64           // binds the continuation tokens the collection issues to it
+	etagBase uint64           // a document's LSN is its etag's number less this
+	clock    func() time.Time // Options.Now, or time.Now: what a query's GetCurrentDateTime reads
 	closed   atomic.Bool
 	stop     chan struct{} // closed by Close: WatchFeed stops waiting
 }
@@ -120,7 +122,10 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 	if err != nil {
 		return nil, err
 	}
-	c := &Collection{eng: l, fast: l, stop: make(chan struct{})}
+	c := &Collection{eng: l, fast: l, stop: make(chan struct{}), clock: o.Now}
+	if c.clock == nil {
+		c.clock = time.Now
+	}
 	// The identity, from the directory if it held one. local.Open checked
 	// what the directory holds (its name against the one asked for, its
 	// path with the API's parser) before it wrote anything: identify, which

@@ -54,7 +54,7 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	if q.MaxItems < 0 {
 		return nil, errorf(ErrInvalidOption, "MaxItems %d is negative", q.MaxItems)
 	}
-	b, params, err := q.bind()
+	b, params, err := q.bind(c.clock())
 	if err != nil {
 		return nil, err
 	}

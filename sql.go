@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ttldb/ttldb/internal/query"
 )
@@ -104,8 +105,9 @@ func queryError(err error) error {
 }
 
 // bind parses q (unless prepared) and binds its parameters, which it
-// returns as JSON text by name.
-func (q SQL) bind() (*query.Bound, map[string]string, error) {
+// returns as JSON text by name, with now as the instant its current date
+// and time functions read.
+func (q SQL) bind(now time.Time) (*query.Bound, map[string]string, error) {
 	p := q.Prepared
 	if p == nil {
 		if q.Text == "" {
@@ -131,7 +133,7 @@ func (q SQL) bind() (*query.Bound, map[string]string, error) {
 		}
 		params[name] = text
 	}
-	b, err := p.q.Bind(params)
+	b, err := p.q.BindAt(params, now)
 	if err != nil {
 		return nil, nil, errorf(ErrInvalidQuery, "%v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
 // Bound is a query with its parameters' values, ready to run. It is
@@ -18,14 +19,25 @@ type Bound struct {
 	offset int
 	limit  int
 	terms  []constraint // what the WHERE clause's sargable terms say
+	now    time.Time    // the instant GetCurrentDateTime and its kin read
 }
 
 // Bind checks and binds parameter values, given as valid JSON text keyed
 // by name without '@'. Every parameter the query uses needs a value, and
 // every value a parameter; TOP, OFFSET and LIMIT given by a parameter take
-// an integer from 0 to 2147483647.
+// an integer from 0 to 2147483647. It is BindAt with this machine's clock
+// read once.
 func (q *Query) Bind(params map[string]string) (*Bound, error) {
-	b := &Bound{q: q, params: make([]val, len(q.params)), arrays: make([]val, q.arrays)}
+	return q.BindAt(params, time.Now())
+}
+
+// BindAt is Bind for a query whose "current" date and time functions
+// (GetCurrentDateTime, GetCurrentTicks, GetCurrentTimestamp and their
+// Static forms) read now: one instant for every row the Bound sees, which
+// the caller takes from the collection's clock. Its errors and cost are
+// Bind's.
+func (q *Query) BindAt(params map[string]string, now time.Time) (*Bound, error) {
+	b := &Bound{q: q, params: make([]val, len(q.params)), arrays: make([]val, q.arrays), now: now}
 	for i, name := range q.params {
 		text, ok := params[name]
 		if !ok {

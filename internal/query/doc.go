@@ -52,6 +52,11 @@
 //	         | ARRAY_CONCAT | ARRAY_CONTAINS | ARRAY_CONTAINS_ALL
 //	         | ARRAY_CONTAINS_ANY | ARRAY_LENGTH | ARRAY_SLICE | OBJECTTOARRAY
 //	         | SETINTERSECT | SETUNION
+//	         | GETCURRENTDATETIME | GETCURRENTDATETIMESTATIC | GETCURRENTTICKS
+//	         | GETCURRENTTICKSSTATIC | GETCURRENTTIMESTAMP
+//	         | GETCURRENTTIMESTAMPSTATIC | DATETIMEADD | DATETIMEBIN
+//	         | DATETIMEDIFF | DATETIMEFROMPARTS | DATETIMEPART | DATETIMETOTICKS
+//	         | DATETIMETOTIMESTAMP | TICKSTODATETIME | TIMESTAMPTODATETIME
 //
 // The alias is the last name of the FROM clause (FROM c, FROM root r, FROM
 // c AS x); every path starts from it, and the alias alone is the whole
@@ -65,8 +70,8 @@
 // among the unnamed items in order.
 //
 // Refused as not supported ([Error].Unsupported): JOIN, GROUP BY, DISTINCT,
-// subqueries, EXISTS, LIKE, user-defined functions (udf.f), the date and
-// time, spatial and vector functions, other aggregates, COUNT inside an expression or beside other items,
+// subqueries, EXISTS, LIKE, user-defined functions (udf.f), the spatial
+// and vector functions, other aggregates, COUNT inside an expression or beside other items,
 // arithmetic, string and bitwise operators, ?: and ??, object literals,
 // array literals of other than constants, FROM x IN ..., FROM a path,
 // computed property names (c[@p]), SELECT * with other items.
@@ -94,7 +99,7 @@
 // Each system function is a funcDef (funcs.go): its name, how many
 // arguments it takes, and its implementation, listed by family in
 // funcs_type.go, funcs_math.go, funcs_int.go, funcs_string.go,
-// funcs_regex.go, funcs_convert.go and funcs_array.go. Their meaning is the
+// funcs_regex.go, funcs_convert.go, funcs_array.go and funcs_datetime.go. Their meaning is the
 // Learn reference's, and where it is silent that of Microsoft's sample
 // corpus (Azure-Samples/cosmos-db-nosql-query-samples, the service's
 // answers to its queries), which the tests hold as facts, naming the
@@ -126,4 +131,23 @@
 //     service's are (the samples tell Go's math.Log10 and math.Tan apart).
 //   - REGEXMATCH takes Go's RE2 syntax for the service's PCRE: a pattern
 //     RE2 cannot compile (backreferences, lookaround) is undefined.
+//   - A date and time is a string YYYY-MM-DD, optionally followed by
+//     Thh:mm, :ss and a fraction of 1 to 7 digits, then optionally Z; an
+//     offset from UTC (+01:00) is not taken, as the reference takes UTC
+//     strings only. The functions write YYYY-MM-DDThh:mm:ss.fffffffZ,
+//     from 0001-01-01 to 9999-12-31 (.NET's DateTime; beyond is
+//     undefined). Ticks are 100 ns since the Unix epoch, timestamps
+//     milliseconds, cut toward zero; a fraction of a tick given to
+//     TicksToDateTime or TimestampToDateTime is dropped. The names of the
+//     parts (year, yyyy, yy, month, mm, m...) match in any case.
+//     DATETIMEADD of months or years keeps the day or takes the month's
+//     last (.NET's AddMonths); DATETIMEDIFF counts the boundaries crossed,
+//     as SQL Server's DATEDIFF (the samples: 2018-03-05 to 2019-02-04 is a
+//     year).
+//   - GETCURRENTDATETIME, GETCURRENTTICKS, GETCURRENTTIMESTAMP and their
+//     Static forms read the instant the query was bound at ([Query.BindAt]:
+//     the collection's clock), one for all its rows. The service reads the
+//     clock again for each row, and for the Static forms once per
+//     partition (the samples); a query here sees one snapshot, and one
+//     instant is the answer such a reading could give with a coarse clock.
 package query
