@@ -57,6 +57,8 @@
 //	         | GETCURRENTTIMESTAMPSTATIC | DATETIMEADD | DATETIMEBIN
 //	         | DATETIMEDIFF | DATETIMEFROMPARTS | DATETIMEPART | DATETIMETOTICKS
 //	         | DATETIMETOTIMESTAMP | TICKSTODATETIME | TIMESTAMPTODATETIME
+//	         | ST_AREA | ST_DISTANCE | ST_INTERSECTS | ST_ISVALID
+//	         | ST_ISVALIDDETAILED | ST_WITHIN
 //
 // The alias is the last name of the FROM clause (FROM c, FROM root r, FROM
 // c AS x); every path starts from it, and the alias alone is the whole
@@ -70,8 +72,8 @@
 // among the unnamed items in order.
 //
 // Refused as not supported ([Error].Unsupported): JOIN, GROUP BY, DISTINCT,
-// subqueries, EXISTS, LIKE, user-defined functions (udf.f), the spatial
-// and vector functions, other aggregates, COUNT inside an expression or beside other items,
+// subqueries, EXISTS, LIKE, user-defined functions (udf.f), the vector
+// function, other aggregates, COUNT inside an expression or beside other items,
 // arithmetic, string and bitwise operators, ?: and ??, object literals,
 // array literals of other than constants, FROM x IN ..., FROM a path,
 // computed property names (c[@p]), SELECT * with other items.
@@ -99,7 +101,8 @@
 // Each system function is a funcDef (funcs.go): its name, how many
 // arguments it takes, and its implementation, listed by family in
 // funcs_type.go, funcs_math.go, funcs_int.go, funcs_string.go,
-// funcs_regex.go, funcs_convert.go, funcs_array.go and funcs_datetime.go. Their meaning is the
+// funcs_regex.go, funcs_convert.go, funcs_array.go, funcs_datetime.go and
+// funcs_spatial.go (its geometry in spatial_sphere.go). Their meaning is the
 // Learn reference's, and where it is silent that of Microsoft's sample
 // corpus (Azure-Samples/cosmos-db-nosql-query-samples, the service's
 // answers to its queries), which the tests hold as facts, naming the
@@ -150,4 +153,23 @@
 //     clock again for each row, and for the Static forms once per
 //     partition (the samples); a query here sees one snapshot, and one
 //     instant is the answer such a reading could give with a coarse clock.
+//   - The spatial functions take GeoJSON Point, LineString, Polygon and
+//     MultiPolygon objects in WGS-84 degrees; a position may carry an
+//     altitude, which is ignored. A geometry that is not valid (a latitude
+//     beyond ±90, a longitude beyond ±180, a ring not closed or of fewer
+//     than 4 positions, another type) makes them undefined; ST_ISVALID is
+//     then false, and ST_ISVALIDDETAILED gives the reason: the latitude's
+//     is the service's text (samples), the others ours. Self-intersecting
+//     rings are not checked. A polygon is the region left of its outer
+//     ring (a ring given clockwise holds the rest of the Earth, as the
+//     reference says), less its holes, each the smaller side of its ring
+//     whichever way it turns. Edges are great circles through the
+//     positions. ST_DISTANCE is in meters on the WGS-84 ellipsoid
+//     (Vincenty's geodesic; the samples' distances agree within 4e-8, 8 cm
+//     in 1907 km: the service's algorithm is not published), 0 when the
+//     geometries meet, else from the nearest vertex to the nearest point of
+//     an edge; ST_AREA is in square meters on the ellipsoid, through its
+//     authalic sphere (the reference's example agrees within 1e-10), 0 for
+//     points and lines. Their cost is the product of the two geometries'
+//     numbers of edges.
 package query

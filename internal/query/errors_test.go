@@ -202,7 +202,7 @@ func TestParseUnsupported(t *testing.T) {
 		{`SELECT * FROM c WHERE udf.f(c.x)`, 22, `a user-defined function (udf.f) is not supported`},
 		{`SELECT VALUE UDF.tax(c.x) FROM c`, 13, `user-defined function`},
 		{`SELECT * FROM c WHERE FOO(c.x)`, 22, `the function FOO is not supported`},
-		{`SELECT * FROM c WHERE st_distance(c.x, c.y) = 1`, 22, `the function ST_DISTANCE is not supported`},
+		{`SELECT * FROM c WHERE vectordistance(c.x, c.y) = 1`, 22, `the function VECTORDISTANCE is not supported`},
 		{`SELECT * FROM c WHERE IntPow(c.x, 2) = 1`, 22, `the function INTPOW is not supported`}, // the service has none
 		{`SELECT VALUE SUM(c.x) FROM c`, 13, `the aggregate SUM is not supported`},
 		{`SELECT AVG(c.x) FROM c`, 7, `the aggregate AVG is not supported`},

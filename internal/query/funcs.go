@@ -63,7 +63,7 @@ var funcs = func() map[string]*funcDef {
 	for _, family := range [][]*funcDef{
 		{fIsDefined, fIsNull, fIsBool, fIsNumber, fIsString, fIsArray, fIsObject, fIsPrimitive,
 			fStartsWith, fEndsWith, fContains, fArrayContains, fCount},
-		typeFuncs, mathFuncs, intFuncs, stringFuncs, convertFuncs, arrayFuncs, dateTimeFuncs,
+		typeFuncs, mathFuncs, intFuncs, stringFuncs, convertFuncs, arrayFuncs, dateTimeFuncs, spatialFuncs,
 	} {
 		for _, f := range family {
 			if m[f.name] != nil {

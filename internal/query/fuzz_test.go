@@ -30,10 +30,13 @@ var fuzzSeeds = []string{
 	`SELECT ToString(c.n) AS s, StringToArray(c.s) AS a, ARRAY_SLICE(c.arr, -2, 1), SetUnion(c.tags, [1, "a"]), ObjectToArray(c.obj, "k") FROM c`,
 	`SELECT VALUE IIF(IS_FINITE_NUMBER(c.n), TAN(c.n) , LOG(c.n, 10)) FROM c WHERE IntBitLeftShift(c.n, 70) = NumberBin(c.n, 0.1) OR CHOOSE(c.n, 1, 2) = 1`,
 	`SELECT VALUE CONCAT(TRIM(c.s, "-"), REPLICATE(c.s, c.n), REVERSE(c.s)) FROM c WHERE ARRAY_CONTAINS_ANY(c.arr, 1, c.x) AND PI() > 3`,
+	`SELECT DateTimeAdd("mm", c.n, @p) AS a, DateTimeDiff("dd", @p, GetCurrentDateTime()) AS b, DateTimeBin(@p, "ns", c.n, @p), TicksToDateTime(c.n) FROM c WHERE DateTimePart("ms", @p) > 0`,
+	`SELECT VALUE ST_DISTANCE(c.obj, @p) FROM c WHERE ST_WITHIN(@p, c.obj) OR ST_INTERSECTS(c.obj, @p) OR ST_AREA(@p) > 0 OR ST_ISVALID(@p)`,
 }
 
 // fuzzValues are the values every parameter takes in turn.
-var fuzzValues = []string{`1`, `"a"`, `null`, `[1,"a"]`, `{"a":1}`, `true`, `"\ud800"`, `1e400`, `-0`}
+var fuzzValues = []string{`1`, `"a"`, `null`, `[1,"a"]`, `{"a":1}`, `true`, `"\ud800"`, `1e400`, `-0`,
+	`"2020-02-29T23:59:59.9999999Z"`, `{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,2],[0,0]]]}`}
 
 // FuzzParse runs any text: Parse never panics, and refuses with a *Error
 // at a position within the text; a query that parses binds, and runs on
