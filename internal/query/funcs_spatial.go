@@ -270,7 +270,28 @@ func within(a, b *geometry) bool {
 			}
 		}
 	}
+	// b's boundary must not pass inside a (as a hole of b within a does)
+	for _, p := range b.verts {
+		v := p.unit()
+		for i := range a.polys {
+			if a.polys[i].contains(v) && !onEdges(v, a.all) {
+				return false
+			}
+		}
+	}
 	return true
+}
+
+// onEdges reports whether v lies on an edge of the lines or rings.
+func onEdges(v vec, lines [][]vec) bool {
+	for _, l := range lines {
+		for i := 0; i+1 < len(l); i++ {
+			if onArc(v, l[i], l[i+1]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // distance returns the least distance in meters between a point of a and

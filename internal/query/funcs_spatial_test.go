@@ -98,6 +98,11 @@ func TestFuncsSpatial(t *testing.T) { // R13
 		{`ST_WITHIN(@inner, @holed)`, `true`},
 		{`ST_WITHIN(@across, @sq)`, `false`},
 		{`ST_WITHIN(@sq, @p11)`, `false`},
+		{`ST_WITHIN(@sq, @sq)`, `true`},
+		{`ST_WITHIN(@sq, @holed)`, `false`},
+		{`ST_WITHIN(@holed, @sq)`, `true`},
+		{`ST_WITHIN(@sq, @multi)`, `true`},
+		{`ST_WITHIN(@multi, @sq)`, `false`},
 		{`ST_WITHIN(@p11, @p11)`, `true`},
 		{`ST_INTERSECTS(@across, @sq)`, `true`},
 		{`ST_INTERSECTS(@across, @holed)`, `true`},
@@ -170,6 +175,8 @@ func TestFuncsSpatialMeasures(t *testing.T) { // R13
 		// L'Huilier, r its colatitude; the same ring around the south pole.
 		{`ST_AREA(@cap)`, 2.5074394581031753e12, 1e-9},
 		{`ST_AREA(@capS)`, 2.5074394581031753e12, 1e-9},
+		// Across the antimeridian: the square of 2° there is the one at 0°.
+		{`ST_AREA(@amSq)`, 49231550683.9914 * 1, 1e-3},
 		// A hole's area is taken off: a quarter of the square's.
 		{`ST_AREA(@holed)`, 0.75 * 49225e6, 0.01},
 	} {
