@@ -313,8 +313,8 @@
 //     reference implementations (of patch, of a document's intake) the
 //     tests hold the library to;
 //   - postgres (a module of its own, with the pgx driver): the PostgreSQL
-//     engine, which passes the conformance suite (issue 29: opening by URL
-//     and query pushdown to come);
+//     engine, which passes the conformance suite and registers the
+//     postgres:// scheme with Open (issue 29);
 //   - bench (a module of its own: the benchmarks against the peers, the
 //     report, and cmd/compare for a change's cost), examples.
 //
