@@ -1,0 +1,169 @@
+package ttldb
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// samplesDir holds Microsoft's sample queries, with their documents and
+// the results the service gave (testdata/cosmos-samples/README.md).
+const samplesDir = "testdata/cosmos-samples/scripts"
+
+// samplesPassing are the sample scripts ttldb answers as the service did.
+// A script on the list that fails is a failure; one off the list that
+// passes is a failure too, asking to be added: the list only grows.
+var samplesPassing = []string{
+	"count",
+}
+
+// sample is one script of the corpus.
+type sample struct {
+	name   string
+	query  string
+	result string // the service's results: a JSON array
+	seed   string // documents to write first, a JSON array; "": none
+	own    bool   // not validated, with a seed of its own: run on a collection of its own
+}
+
+// loadSamples reads every script that has a query and a result.
+func loadSamples(t *testing.T) []sample {
+	t.Helper()
+	dirs, err := os.ReadDir(samplesDir)
+	require.NoError(t, err)
+	read := func(dir string, names ...string) (string, string) {
+		for _, n := range names {
+			b, err := os.ReadFile(filepath.Join(samplesDir, dir, n))
+			if err == nil {
+				return string(b), n
+			}
+			require.ErrorIs(t, err, os.ErrNotExist)
+		}
+		return "", ""
+	}
+	var out []sample
+	for _, d := range dirs {
+		s := sample{name: d.Name()}
+		s.query, _ = read(s.name, "query.sql", "query.novalidate.sql")
+		s.result, _ = read(s.name, "result.json", "result.novalidate.json")
+		var seedFile string
+		s.seed, seedFile = read(s.name, "seed.json", "seed.novalidate.json")
+		s.own = seedFile == "seed.novalidate.json"
+		if s.query == "" || s.result == "" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// seedCollection upserts the documents of seed, a JSON array, into c.
+func seedCollection(t *testing.T, c *Collection, name, seed string) {
+	t.Helper()
+	var docs []json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(seed), &docs), name)
+	for _, d := range docs {
+		_, err := c.UpsertJSON(bg, d)
+		require.NoError(t, err, name)
+	}
+}
+
+var orderBy = regexp.MustCompile(`(?i)\bORDER\s+BY\b`)
+
+// runSample runs s's query on c, and says how its results differ from the
+// service's; "" when they agree.
+func runSample(c *Collection, s sample) string {
+	var got []any
+	for res, err := range c.QueryAll(bg, SQL{Text: s.query}) {
+		if err != nil {
+			return err.Error()
+		}
+		var v any
+		if err := json.Unmarshal(res, &v); err != nil {
+			return "result " + string(res) + ": " + err.Error()
+		}
+		got = append(got, v)
+	}
+	var want []any
+	if err := json.Unmarshal([]byte(s.result), &want); err != nil {
+		return "the expected result: " + err.Error()
+	}
+	if got == nil {
+		got = []any{}
+	}
+	if want == nil {
+		want = []any{}
+	}
+	if !orderBy.MatchString(s.query) {
+		// Without ORDER BY the service gave the documents in the order it
+		// wrote them, ttldb gives them in key order: compare as multisets.
+		sortByJSON(got)
+		sortByJSON(want)
+	}
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		return "got " + string(g) + ", want " + string(w)
+	}
+	return ""
+}
+
+// sortByJSON sorts vs by their JSON text (encoding/json sorts members).
+func sortByJSON(vs []any) {
+	key := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	slices.SortFunc(vs, func(a, b any) int { return strings.Compare(key(a), key(b)) })
+}
+
+// R13: every sample query of Microsoft's corpus that ttldb runs gives the
+// service's results. The validated scripts' documents all go into one
+// collection with partition key /pk (none has a pk: all are in the "none"
+// partition), as the samples' validator upserts them into one shared
+// container; a script with a seed of its own that the samples do not
+// validate runs on a collection of its own documents. Numbers compare as
+// JSON values (1 = 1.0); results compare in order when the query has ORDER
+// BY, otherwise as multisets, since the service gave them in the order it
+// wrote them (see where/result.json) and ttldb in key order.
+func TestCosmosSamples(t *testing.T) {
+	samples := loadSamples(t)
+	shared, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	for _, s := range samples {
+		if s.seed != "" && !s.own {
+			seedCollection(t, shared, s.name, s.seed)
+		}
+	}
+	var passed, newly []string
+	for _, s := range samples {
+		c := shared
+		if s.own {
+			c, _ = newTestCollection(t, "/pk", TTLNoDefault())
+			seedCollection(t, c, s.name, s.seed)
+		}
+		diff := runSample(c, s)
+		listed := slices.Contains(samplesPassing, s.name)
+		switch {
+		case diff == "":
+			passed = append(passed, s.name)
+			if !listed {
+				newly = append(newly, s.name)
+			}
+		case listed:
+			t.Errorf("sample %s: %s\nquery: %s", s.name, diff, s.query)
+		}
+	}
+	for _, name := range samplesPassing {
+		if !slices.ContainsFunc(samples, func(s sample) bool { return s.name == name }) {
+			t.Errorf("sample %s is listed as passing, but the corpus has no such script", name)
+		}
+	}
+	if len(newly) > 0 {
+		t.Errorf("these samples pass now: add them to samplesPassing:\n\t%q,", strings.Join(newly, `", "`))
+	}
+	t.Logf("%d of the %d sample scripts give the service's results", len(passed), len(samples))
+}

@@ -1,0 +1,5 @@
+SELECT VALUE { 
+    absoluteNegativeOne: ABS(-1),
+    absoluteZero: ABS(0),
+    absoluteOne: ABS(1) 
+}

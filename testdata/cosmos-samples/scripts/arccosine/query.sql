@@ -1,0 +1,3 @@
+SELECT VALUE { 
+    arccosine: ACOS(-1) 
+}

@@ -1,0 +1,2 @@
+SELECT
+    ARRAY_CONCAT(["apples", "strawberries"], ["bananas"]) AS arrayConcat

@@ -1,0 +1,3 @@
+SELECT VALUE {
+    arcsine: ACOS(-1)
+}

@@ -1,0 +1,3 @@
+SELECT VALUE {
+    arctangent: ATAN(-45.01)
+}

@@ -1,0 +1,3 @@
+SELECT VALUE {
+    arctangentInRadians: ATN2(35.175643, 129.44)
+}

@@ -1,0 +1,2 @@
+SELECT VALUE 
+    CHOOSE(1, "adventure", "works", true, [1])

@@ -1,0 +1,3 @@
+SELECT VALUE {
+    cosine: COS(14.78)
+}

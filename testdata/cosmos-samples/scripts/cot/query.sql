@@ -1,0 +1,3 @@
+SELECT VALUE {
+    cotangent: COT(124.1332)
+}

@@ -1,0 +1,4 @@
+SELECT VALUE
+    COUNT(1)
+FROM
+    items

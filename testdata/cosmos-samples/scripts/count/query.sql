@@ -1,0 +1,6 @@
+SELECT VALUE
+    COUNT(p.name)
+FROM
+    products p
+WHERE
+    p.category = "socks"

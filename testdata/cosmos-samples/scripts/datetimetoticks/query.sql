@@ -1,0 +1,3 @@
+SELECT VALUE {
+    ticks: DateTimeToTicks("2015-05-19T12:00:00.0000000")
+}

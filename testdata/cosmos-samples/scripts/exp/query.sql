@@ -1,0 +1,5 @@
+SELECT VALUE {
+    expontentialZero: EXP(0),
+    exponentialTen: EXP(10),
+    exponentialTwenty: EXP(20)
+}

@@ -1,0 +1,6 @@
+SELECT 
+    *
+FROM
+    employees.employment e
+WHERE
+    e.team = "Retail support"

@@ -1,0 +1,7 @@
+SELECT
+    i.id,
+    i.pk AS partitionKey,
+    GetCurrentDateTime() AS nonStaticDateTime,
+    GetCurrentDateTimeStatic() AS staticDateTime
+FROM
+    items i

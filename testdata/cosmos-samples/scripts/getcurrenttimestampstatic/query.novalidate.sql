@@ -1,0 +1,7 @@
+SELECT
+    i.id,
+    i.pk AS partitionKey,
+    GetCurrentTimestamp() AS nonStaticTimestamp,
+    GetCurrentTimestampStatic() AS staticTimestamp
+FROM
+    items i

@@ -1,0 +1,8 @@
+SELECT 
+    e.capabilities.softwareDevelopment AS developmentLang
+FROM
+    employees e
+WHERE
+    e.team = "Cloud software engineering"
+GROUP BY
+    e.capabilities.softwareDevelopment

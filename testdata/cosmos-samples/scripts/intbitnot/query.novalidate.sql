@@ -1,0 +1,5 @@
+SELECT VALUE {
+    complementNumber: IntBitNot(65),
+    complementZero: IntBitNot(0),
+    complementDecimal: IntBitNot(0.1)
+}

@@ -1,0 +1,4 @@
+SELECT VALUE {
+    shiftInteger: IntBitRightShift(16, 4),
+    shiftDecimal: IntBitRightShift(16, 0.4)
+}

@@ -1,0 +1,4 @@
+SELECT VALUE {
+    isDefined: IS_DEFINED({ "quantity" : 5 }.quantity), 
+    isNotDefined: IS_DEFINED({ "quantity" : 5 }.name)
+}

@@ -1,0 +1,7 @@
+SELECT VALUE {
+    smallDecimalValue: IS_INTEGER(3454.123),
+    integerValue: IS_INTEGER(5523432),
+    minIntegerValue: IS_INTEGER(-9223372036854775808),
+    maxIntegerValue: IS_INTEGER(9223372036854775807),
+    outOfRangeValue: IS_INTEGER(18446744073709551615)
+}

@@ -1,0 +1,4 @@
+SELECT VALUE {
+    logFive: LOG(5),
+    logTwoBaseTen: LOG(2, 10)
+}

@@ -1,0 +1,5 @@
+SELECT VALUE
+    ObjectToArray({ 
+        "a": "12345", 
+        "b": "67890"
+    }, "name")

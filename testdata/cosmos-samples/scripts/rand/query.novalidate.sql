@@ -1,0 +1,4 @@
+SELECT VALUE {
+    randomOneToOne: RAND(),
+    randomeOneToHundred: RAND() * 100
+}

@@ -1,0 +1,3 @@
+SELECT VALUE {
+    replaceSubstring: REPLACE("AdventureWorksLT", "LT", "LT2")
+}

@@ -1,0 +1,3 @@
+SELECT VALUE {
+    catchPhrase: REPLICATE("Cosmic", 3)
+}

@@ -1,0 +1,5 @@
+SELECT VALUE {
+    reverseAdventureWorks: REVERSE("AdventureWorks"),
+    reverseAdventureWorksBack: REVERSE("skroWerutnevdA"),
+    doubleReverseAdventureWorks: REVERSE(REVERSE("AdventureWorks"))
+}

@@ -1,0 +1,4 @@
+SELECT {
+    department: "Sales",
+    team: "Field sales"
+}

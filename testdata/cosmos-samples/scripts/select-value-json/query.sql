@@ -1,0 +1,4 @@
+SELECT VALUE {
+    department: "Sales",
+    team: "Field sales"
+}

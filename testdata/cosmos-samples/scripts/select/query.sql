@@ -1,0 +1,1 @@
+SELECT "Adventure", "Works"

@@ -1,0 +1,7 @@
+SELECT
+    p.name,
+    SetIntersect(p.colors, p.inStockColors) AS availableColors
+FROM
+    products p
+WHERE
+    p.category = "modern-vests"

@@ -1,0 +1,5 @@
+SELECT VALUE {
+    compareSameCase: STRINGEQUALS("AdventureWorks", "AdventureWorks"),
+    compareDifferentCase: STRINGEQUALS("AdventureWorks", "adventureworks"),
+    compareIgnoreCase: STRINGEQUALS("AdventureWorks", "adventureworks", true)
+}
