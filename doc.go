@@ -103,11 +103,13 @@
 // The language, listed whole (a test checks these lists against the
 // parser's tables):
 //
-//   - Clauses: SELECT, TOP, VALUE, FROM, AS, WHERE, ORDER BY, ASC, DESC,
-//     OFFSET, LIMIT
-//   - Operators: =, !=, <>, <, <=, >, >=, AND, OR, NOT, IN, BETWEEN
+//   - Clauses: SELECT, TOP, VALUE, FROM (which a query may leave out:
+//     SELECT VALUE 1), AS, WHERE, ORDER BY, ASC, DESC, OFFSET, LIMIT
+//   - Operators: =, !=, <>, <, <=, >, >=, AND, OR, NOT, IN, BETWEEN, +, -,
+//     *, /, %, ||, &, |, ^, ~, <<, >>, >>>, ?:, ??
 //   - Literals: TRUE, FALSE, NULL, UNDEFINED, numbers, strings in single or
-//     double quotes, arrays of constants, @parameters
+//     double quotes, arrays and objects of any expressions ({name: c.name}),
+//     @parameters
 //   - Functions: (type checks and conditionals) IS_DEFINED, IS_NULL,
 //     IS_BOOL, IS_NUMBER, IS_STRING, IS_ARRAY, IS_OBJECT, IS_PRIMITIVE,
 //     IS_FINITE_NUMBER, IS_INTEGER, IIF, CHOOSE, (mathematics) ABS,
@@ -134,8 +136,8 @@
 //   - Aggregate: COUNT, as the whole select (SELECT VALUE COUNT(1))
 //   - Refused as not supported, with [ErrInvalidQuery]: JOIN, GROUP BY,
 //     DISTINCT, EXISTS, LIKE (and ESCAPE), ARRAY (subqueries), other
-//     functions and aggregates, user-defined functions, arithmetic, string
-//     and bitwise operators
+//     functions and aggregates, user-defined functions, computed property
+//     names, comments
 //
 // Paths are c.a.b, c["odd key"] and c.tags[0]. Cosmos's meaning holds:
 // undefined is not null, values of different types never compare, and

@@ -22,7 +22,7 @@ import (
 // names, continuation lines included.
 func docLists(text string) map[string][]string {
 	item := regexp.MustCompile(`^\s*- (?:\*\*)?(Clauses|Operators|Literals|Functions|Aggregate|Refused as not supported)\b`)
-	word := regexp.MustCompile("^(?:[A-Z][A-Z_0-9]*|[=!<>]+)$")
+	word := regexp.MustCompile("^(?:[A-Z][A-Z_0-9]*|[-=!<>+*/%&|^~?:]+)$")
 	lists := map[string][]string{}
 	var cur string
 	for _, line := range strings.Split(text, "\n") {
@@ -44,8 +44,12 @@ func docLists(text string) map[string][]string {
 		if cur == "" {
 			continue
 		}
-		for _, w := range strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(" ,()`*:.", r) }) {
-			if word.MatchString(w) {
+		for _, w := range strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(" ,()`", r) }) {
+			if strings.HasPrefix(w, "**") { // the end of a bold item name
+				w = strings.TrimLeft(w, "*")
+			}
+			w = strings.TrimRight(w, ".")
+			if w != ":" && word.MatchString(w) {
 				lists[cur] = append(lists[cur], w)
 			}
 		}

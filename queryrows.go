@@ -28,6 +28,10 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 	if remaining == 0 {
 		return "", nil
 	}
+	if !b.Reads() {
+		r.single(offset, fn)
+		return "", nil
+	}
 	if b.Aggregate() {
 		return "", r.aggregate(offset, fn)
 	}
@@ -100,6 +104,27 @@ func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 		fn(r.b.AppendAggregate(r.out[:0], n))
 	}
 	return nil
+}
+
+// single gives fn the one result of a query without FROM, computed from
+// no document, unless its WHERE clause is not true (a COUNT then gives 0),
+// OFFSET skips it, or an earlier page gave it.
+func (r *queryRun) single(offset int, fn func(res []byte) bool) {
+	var row query.Row
+	switch {
+	case offset > 0 || r.resume:
+	case r.b.Aggregate():
+		n := int64(0)
+		if r.b.Match(row) && r.b.Counts(row) {
+			n = 1
+		}
+		fn(r.b.AppendAggregate(r.out[:0], n))
+	case !r.b.Match(row):
+	default:
+		if res, ok := r.b.AppendResult(r.out[:0], row); ok {
+			fn(res)
+		}
+	}
 }
 
 // render returns d's result; false when it gives none.

@@ -12,7 +12,8 @@ type Query struct {
 	limit  limitSpec // LIMIT
 	where  *expr     // nil: none
 	order  []Order
-	arrays int // how many array literals the expressions hold
+	arrays int  // how many constant array and object literals the expressions hold
+	noFrom bool // the query has no FROM clause: it reads no document
 }
 
 // Params returns the names of the parameters the query uses, without '@',
@@ -59,17 +60,23 @@ type Order struct {
 type exprKind uint8
 
 const (
-	xLit     exprKind = iota // a literal: lit
-	xParam                   // a parameter: idx
-	xArray                   // an array literal of constants: args; idx numbers it
-	xPath                    // a property path: root, path
-	xNot                     // NOT args[0]
-	xAnd                     // args[0] AND args[1] AND ...
-	xOr                      // args[0] OR args[1] OR ...
-	xCmp                     // args[0] op args[1]
-	xIn                      // args[0] [NOT] IN (args[1:]...)
-	xBetween                 // args[0] [NOT] BETWEEN args[1] AND args[2]
-	xCall                    // fn(args...)
+	xLit      exprKind = iota // a literal: lit
+	xParam                    // a parameter: idx
+	xArray                    // an array literal: args; idx numbers it among the constant literals, or -1 when an element is not constant
+	xObject                   // an object literal: names, args; idx as xArray's
+	xPath                     // a property path: root, path
+	xNot                      // NOT args[0]
+	xAnd                      // args[0] AND args[1] AND ...
+	xOr                       // args[0] OR args[1] OR ...
+	xCmp                      // args[0] op args[1]
+	xIn                       // args[0] [NOT] IN (args[1:]...)
+	xBetween                  // args[0] [NOT] BETWEEN args[1] AND args[2]
+	xCall                     // fn(args...)
+	xBinary                   // args[0] ops[0] args[1] ops[1] args[2]...: operators of one precedence, left to right
+	xUnary                    // uop args[0]: -, + or ~
+	xCond                     // args[0] ? args[1] : args[2]
+	xCoalesce                 // args[0] ?? args[1] ?? ...
+	xMember                   // args[0] followed by the steps of path: a property or an index of any expression
 )
 
 // cmpOp is a comparison operator.
@@ -108,15 +115,34 @@ type expr struct {
 	not  bool   // xIn, xBetween: NOT IN, NOT BETWEEN
 	fn   funcID // xCall
 	lit  val    // xLit
-	idx  int    // xParam: the parameter's index; xArray: the literal's
+	idx  int    // xParam: the parameter's index; xArray, xObject: the constant literal's, or -1
 	root string // xPath: the name it starts from, the FROM clause's alias
 	path Path   // xPath
 	args []*expr
+
+	ops   []binOp  // xBinary: the operator after each operand but the last
+	uop   byte     // xUnary: '-', '+' or '~'
+	names []string // xObject: the members' names, one per argument
+	paren bool     // it was written in parentheses
 }
 
 // isConst reports whether e's value is the same for every row: a literal,
-// a parameter or an array literal.
-func (e *expr) isConst() bool { return e.kind == xLit || e.kind == xParam || e.kind == xArray }
+// a parameter, or an array or object literal of constants.
+func (e *expr) isConst() bool {
+	switch e.kind {
+	case xLit, xParam:
+		return true
+	case xArray, xObject:
+		return e.idx >= 0
+	}
+	return false
+}
+
+// isComparison reports whether e is a comparison, IN or BETWEEN not in
+// parentheses.
+func (e *expr) isComparison() bool {
+	return !e.paren && (e.kind == xCmp || e.kind == xIn || e.kind == xBetween)
+}
 
 // isPath reports whether e is a property path below the alias.
 func (e *expr) isPath() bool { return e.kind == xPath && len(e.path) > 0 }

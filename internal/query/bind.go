@@ -98,8 +98,8 @@ func (b *Bound) count(clause string, s limitSpec, none int) (int, error) {
 	return int(v.Num), nil
 }
 
-// bindArrays works out the values of the array literals in e, innermost
-// first.
+// bindArrays works out the values of the constant array and object
+// literals in e, innermost first.
 func (b *Bound) bindArrays(e *expr) {
 	if e == nil {
 		return
@@ -107,33 +107,20 @@ func (b *Bound) bindArrays(e *expr) {
 	for _, a := range e.args {
 		b.bindArrays(a)
 	}
-	if e.kind != xArray {
-		return
+	if e.isConst() && (e.kind == xArray || e.kind == xObject) {
+		b.arrays[e.idx] = b.compose(e, nil)
 	}
-	raw := []byte{'['}
-	for _, a := range e.args {
-		v := b.constVal(a)
-		if v.Kind == Undefined {
-			continue // as Cosmos leaves undefined out of an array
-		}
-		if len(raw) > 1 {
-			raw = append(raw, ',')
-		}
-		raw = appendVal(raw, v, nil)
-	}
-	text := string(append(raw, ']'))
-	b.arrays[e.idx] = val{Value: Value{Kind: Array, Raw: text}, raw: text}
 }
 
-// constVal returns the value of e, a literal, a parameter or an array
-// literal; undefined for anything else.
+// constVal returns the value of e, a constant (see isConst); undefined for
+// anything else.
 func (b *Bound) constVal(e *expr) val {
-	switch e.kind {
-	case xLit:
+	switch {
+	case e.kind == xLit:
 		return e.lit
-	case xParam:
+	case e.kind == xParam:
 		return b.params[e.idx]
-	case xArray:
+	case e.isConst():
 		return b.arrays[e.idx]
 	}
 	return undef
@@ -147,6 +134,10 @@ func (b *Bound) Match(r Row) bool {
 	v := b.eval(b.q.where, &r)
 	return v.Kind == Bool && v.Bool
 }
+
+// Reads reports whether the query reads documents: false for a query
+// without FROM, which has one row, no document, and at most one result.
+func (b *Bound) Reads() bool { return !b.q.noFrom }
 
 // Star reports whether the query is SELECT *, whose results the caller
 // renders itself.

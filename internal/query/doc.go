@@ -13,25 +13,36 @@
 // Keywords and function names are case-insensitive; names (the alias,
 // members, parameters) are not.
 //
-//	query    = SELECT [TOP count] select FROM name [[AS] alias]
+//	query    = SELECT [TOP count] select [FROM name [[AS] alias]]
 //	           [WHERE expr] [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
 //	           [OFFSET count LIMIT count]
 //	count    = integer | @param            (0 to 2147483647)
 //	select   = "*" | VALUE expr | VALUE COUNT "(" expr ")"
 //	         | COUNT "(" expr ")" [[AS] name] | item {"," item}
 //	item     = expr [[AS] name]
-//	expr     = and {OR and}
+//	expr     = coalesce ["?" expr ":" coalesce]
+//	coalesce = or {"??" or}
+//	or       = and {OR and}
 //	and      = not {AND not}
-//	not      = NOT not | NOT operand | cmp
-//	cmp      = operand [cmpop operand
-//	                   | [NOT] IN "(" expr {"," expr} ")"
-//	                   | [NOT] BETWEEN operand AND operand]
+//	not      = NOT not | NOT unary | concat
+//	concat   = bitor {"||" bitor}
+//	bitor    = bitxor {"|" bitxor}
+//	bitxor   = bitand {"^" bitand}
+//	bitand   = cmp {"&" cmp}
+//	cmp      = shift [cmpop shift
+//	                  | [NOT] IN "(" expr {"," expr} ")"
+//	                  | [NOT] BETWEEN shift AND shift]
 //	cmpop    = "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
-//	operand  = ["-" | "+"] number | string | TRUE | FALSE | NULL | UNDEFINED
-//	         | @param | path | function "(" [expr {"," expr}] ")"
-//	         | "(" expr ")" | "[" [const {"," const}] "]"
-//	const    = a literal, a parameter or an array literal
-//	path     = alias {"." name | "[" integer "]" | "[" string "]"}
+//	shift    = sum {("<<" | ">>" | ">>>") sum}
+//	sum      = product {("+" | "-") product}
+//	product  = unary {("*" | "/" | "%") unary}
+//	unary    = ("-" | "+" | "~") unary | primary {step}
+//	primary  = number | string | TRUE | FALSE | NULL | UNDEFINED | @param
+//	         | path | function "(" [expr {"," expr}] ")" | "(" expr ")"
+//	         | "[" [expr {"," expr}] "]" | "{" [member {"," member}] "}"
+//	member   = (name | string) ":" expr
+//	path     = alias {step}
+//	step     = "." name | "[" integer "]" | "[" string "]"
 //	number   = (digits ["." [digits]] | "." digits) [("e"|"E") ["+"|"-"] digits]
 //	string   = "'" chars "'" | '"' chars '"'   (escapes \' \" \\ \/ \b \f \n \r \t \uXXXX)
 //	function = IS_DEFINED | IS_NULL | IS_BOOL | IS_NUMBER | IS_STRING
@@ -62,21 +73,30 @@
 //
 // The alias is the last name of the FROM clause (FROM c, FROM root r, FROM
 // c AS x); every path starts from it, and the alias alone is the whole
-// document. Comparisons do not chain (a = b = c is refused: put one in
-// parentheses). NOT goes before a comparison only in parentheses: Cosmos
-// DB reads NOT a = b as (NOT a) = b, SQL as NOT (a = b), so either
-// reading would surprise someone, and the query is refused. TOP and OFFSET
-// ... LIMIT do not go together. ORDER BY does
-// not go with COUNT. Projected members are named by AS, else by the last
-// member name of their path (the alias alone: by the alias), else $1, $2...
-// among the unnamed items in order.
+// document. A query without FROM has one row and no document: no path, and
+// no SELECT *; it gives at most one result. The binary operators bind as
+// in Cosmos's grammar, tightest first: * / %, + -, the shifts (placed as
+// in JavaScript, since Cosmos's published grammar leaves them out), the
+// comparisons, &, ^, |, ||; then AND, OR, ?? and ?:. Where Cosmos DB's
+// reading differs from SQL's or C's the query is refused, so that neither
+// reading surprises anyone: comparisons do not chain (a = b = c: put one
+// in parentheses); NOT goes before an operator only in parentheses (Cosmos
+// DB reads NOT a = b as (NOT a) = b, SQL as NOT (a = b)); a comparison is
+// no operand of &, ^, | or || (Cosmos reads a || b = c as a || (b = c));
+// ?: does not chain in its last operand (Cosmos reads a ? b : c ? d : e as
+// (a ? b : c) ? d : e), and ?? is no operand of ?: but in parentheses. --
+// is refused as a comment. An object literal names each member once. TOP
+// and OFFSET ... LIMIT do not go together. ORDER BY does not go with
+// COUNT. Projected members are named by AS, else by the last member name
+// of their path (the alias alone: by the alias), else $1, $2... among the
+// unnamed items in order.
 //
 // Refused as not supported ([Error].Unsupported): JOIN, GROUP BY, DISTINCT,
 // subqueries, EXISTS, LIKE, user-defined functions (udf.f), the vector
-// function, other aggregates, COUNT inside an expression or beside other items,
-// arithmetic, string and bitwise operators, ?: and ??, object literals,
-// array literals of other than constants, FROM x IN ..., FROM a path,
-// computed property names (c[@p]), SELECT * with other items.
+// function, other aggregates, COUNT inside an expression or beside other
+// items, FROM x IN ..., FROM a path, property names and indexes computed
+// by an expression or a parameter (c[@p], c[c.k]), SELECT * with other
+// items, comments.
 //
 // # Semantics
 //
@@ -91,10 +111,22 @@
 // b) is x = a OR x = b; x BETWEEN lo AND hi is x >= lo AND x <= hi.
 // Functions given arguments of the wrong kinds are undefined (null
 // included), as are those of the sample corpus's examples that the service
-// leaves out of its results. A projection
-// leaves out its undefined members; SELECT VALUE of undefined gives no
-// result. Values read from a document are written as stored; computed ones
-// as encoding/json writes them.
+// leaves out of its results. Arithmetic
+// (+ - * / % and unary - +) takes numbers only, as IEEE doubles (1 / 0 is
+// infinity, written null as the service writes it; % keeps the dividend's
+// sign); || takes strings only; the bitwise operators (& | ^ << >> >>> ~)
+// take numbers and work, as the documentation says, like JavaScript's: on
+// the operands made signed 32-bit integers (truncated, modulo 2^32), the
+// shift count modulo 32, >>> giving an unsigned result. Operands of other
+// kinds, undefined among them, make them undefined. a ? b : c is b when a
+// is true, c when false, and undefined when a is no boolean (the
+// documentation is silent; IIF, by contrast, takes c). a ?? b is a unless
+// a is undefined (null is not). A property or an index of any expression
+// ({"a": 1}.a, [1, 2][0]) reads into an array or an object, and is
+// undefined for anything else. Array and object literals leave out their
+// undefined elements and members, and so does a projection; SELECT VALUE
+// of undefined gives no result. Values read from a document are written as
+// stored; computed ones as encoding/json writes them.
 //
 // # Functions
 //

@@ -16,7 +16,10 @@ func (b *Bound) eval(e *expr, r *Row) val {
 	case xParam:
 		return b.params[e.idx]
 	case xArray:
-		return b.arrays[e.idx]
+		if e.idx >= 0 {
+			return b.arrays[e.idx]
+		}
+		return b.compose(e, r)
 	case xPath:
 		return pathVal(r, e.path)
 	case xNot:
@@ -71,7 +74,7 @@ func (b *Bound) eval(e *expr, r *Row) val {
 	case xCall:
 		return b.call(e, r)
 	}
-	return undef
+	return b.evalOp(e, r)
 }
 
 // negate returns NOT v when not is set, else v.

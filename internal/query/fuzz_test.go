@@ -32,6 +32,9 @@ var fuzzSeeds = []string{
 	`SELECT VALUE CONCAT(TRIM(c.s, "-"), REPLICATE(c.s, c.n), REVERSE(c.s)) FROM c WHERE ARRAY_CONTAINS_ANY(c.arr, 1, c.x) AND PI() > 3`,
 	`SELECT DateTimeAdd("mm", c.n, @p) AS a, DateTimeDiff("dd", @p, GetCurrentDateTime()) AS b, DateTimeBin(@p, "ns", c.n, @p), TicksToDateTime(c.n) FROM c WHERE DateTimePart("ms", @p) > 0`,
 	`SELECT VALUE ST_DISTANCE(c.obj, @p) FROM c WHERE ST_WITHIN(@p, c.obj) OR ST_INTERSECTS(c.obj, @p) OR ST_AREA(@p) > 0 OR ST_ISVALID(@p)`,
+	`SELECT VALUE {a: c.n * 2 + 1, "b": [c.s || "x", -c.n, ~c.n], c: (c.n ?? 0) > 1 ? c.n % 3 : c.n << 2 >>> 1}`,
+	`SELECT {x: 1}.x AS one, [1, @p][1] FROM c WHERE c.n & 1 | 2 ^ 3 AND (c.obj).k = {k: 1}.k`,
+	`SELECT VALUE 1 - -1 / 0 WHERE true`,
 }
 
 // fuzzValues are the values every parameter takes in turn.

@@ -14,9 +14,20 @@ import (
 // slice.
 func Functions() []string { return slices.Sorted(maps.Keys(funcs)) }
 
-// Operators returns the comparison operators, sorted. The logical ones
-// (AND, OR, NOT) and IN and BETWEEN are keywords.
-func Operators() []string { return slices.Sorted(maps.Keys(cmpOps)) }
+// Operators returns the operators, sorted: comparison, arithmetic,
+// bitwise, string, "?:" and "??". The logical ones (AND, OR, NOT) and IN
+// and BETWEEN are keywords.
+func Operators() []string {
+	ops := []string{"~", "?:", "??"}
+	for op := range cmpOps {
+		ops = append(ops, op)
+	}
+	for op := range binOps {
+		ops = append(ops, op)
+	}
+	slices.Sort(ops)
+	return ops
+}
 
 // Keywords returns the keywords of the language, sorted: its clauses (ORDER
 // BY as ORDER and BY), logical operators, IN, BETWEEN and literals, but not

@@ -148,10 +148,18 @@ func (p *parser) parseQuery() error {
 	if err := p.parseSelect(); err != nil {
 		return err
 	}
-	if err := p.parseFrom(); err != nil {
-		return err
+	next := "FROM, WHERE, ORDER BY, OFFSET or the end of the query"
+	if p.tok().isKeyword("FROM") {
+		if err := p.parseFrom(); err != nil {
+			return err
+		}
+		next = "WHERE, ORDER BY, OFFSET or the end of the query"
+	} else {
+		q.noFrom = true
+		if q.sel == selStar {
+			return p.fail(p.tok().off, "expected FROM: SELECT * needs a FROM clause, %s has no document to select", describe(p.tok()))
+		}
 	}
-	next := "WHERE, ORDER BY, OFFSET or the end of the query"
 	if p.tok().isKeyword("WHERE") {
 		p.advance()
 		w, err := p.parseExpr()
@@ -323,19 +331,14 @@ func (p *parser) parseAggregate() (*expr, error) {
 		return nil, err
 	}
 	p.leave()
-	if t := p.tok(); t.kind == tPunct {
-		if what, ok := unsupportedOps[t.text]; ok {
-			return nil, p.unsupported(t.off, what)
-		}
+	if t := p.tok(); isOperator(t) || p.comparisonAhead() {
+		return nil, p.unsupported(t.off, "COUNT inside an expression (only SELECT VALUE COUNT(x) and SELECT COUNT(x) [AS n] are)")
 	}
 	return arg, nil
 }
 
 // parseFrom parses FROM name [[AS] alias].
 func (p *parser) parseFrom() error {
-	if !p.tok().isKeyword("FROM") {
-		return p.expected("FROM")
-	}
 	p.advance()
 	t := p.tok()
 	if t.is("(") && p.peek(1).isKeyword("SELECT") {
@@ -398,6 +401,9 @@ func (p *parser) parseOrderBy() error {
 // SELECT clause's items.
 func (p *parser) resolve() error {
 	for _, e := range p.paths {
+		if p.q.noFrom {
+			return p.fail(e.off, "identifier %s is not defined: the query has no FROM clause", e.root)
+		}
 		if e.root != p.alias {
 			return p.fail(e.off, "identifier %s is not defined: the FROM clause names %s", e.root, p.alias)
 		}

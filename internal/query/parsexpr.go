@@ -7,19 +7,32 @@ import (
 
 // The grammar of expressions, loosest first:
 //
-//	expr    = and {OR and}
-//	and     = not {AND not}
-//	not     = NOT not | NOT operand | cmp
-//	cmp     = operand [op operand | [NOT] IN "(" expr {"," expr} ")" | [NOT] BETWEEN operand AND operand]
-//	operand = literal | -number | +number | @param | path | call | "(" expr ")" | "[" [expr {"," expr}] "]"
+//	expr     = coalesce ["?" expr ":" coalesce]
+//	coalesce = or {"??" or}
+//	or       = and {OR and}
+//	and      = not {AND not}
+//	not      = NOT not | NOT unary | concat
+//	concat   = bitor {"||" bitor};  bitor = bitxor {"|" bitxor}
+//	bitxor   = bitand {"^" bitand}; bitand = cmp {"&" cmp}
+//	cmp      = shift [cmpop shift | [NOT] IN "(" expr {"," expr} ")" | [NOT] BETWEEN shift AND shift]
+//	shift    = sum {("<<" | ">>" | ">>>") sum}
+//	sum      = product {("+" | "-") product}
+//	product  = unary {("*" | "/" | "%") unary}
+//	unary    = ("-" | "+" | "~") unary | primary
+//	primary  = literal | @param | path | call | "(" expr ")"
+//	         | "[" [expr {"," expr}] "]" | "{" [member {"," member}] "}"
+//	member   = (name | string) ":" expr
 //
 // Comparisons do not chain: a = b = c is refused, as it reads differently
-// in different dialects. Nor does NOT go before a comparison without
+// in different dialects. Nor does NOT go before an operator without
 // parentheses: Cosmos DB reads NOT a = b as (NOT a) = b, SQL as NOT (a =
-// b).
+// b). For the same reason a comparison is not an operand of &, ^, | or ||
+// (Cosmos reads a || b = c as a || (b = c)), ?: does not chain in its last
+// operand (a ? b : c ? d : e), and ?? is not an operand of ?: unless in
+// parentheses.
 
 // parseExpr parses an expression.
-func (p *parser) parseExpr() (*expr, error) { return p.parseLogic(xOr) }
+func (p *parser) parseExpr() (*expr, error) { return p.parseCond() }
 
 // parseLogic parses operands joined by OR (kind xOr) or AND (xAnd) into
 // one node with every operand, so that long chains nest no deeper.
@@ -44,11 +57,11 @@ func (p *parser) parseLogic(kind exprKind) (*expr, error) {
 	return e, nil
 }
 
-// parseNot parses NOT not | cmp.
+// parseNot parses NOT not | NOT unary | concat.
 func (p *parser) parseNot() (*expr, error) {
 	t := p.tok()
 	if !t.isKeyword("NOT") {
-		return p.parseCmp(-1)
+		return p.parseBinary(levelConcat)
 	}
 	if err := p.enter(); err != nil {
 		return nil, err
@@ -59,12 +72,20 @@ func (p *parser) parseNot() (*expr, error) {
 	if p.tok().isKeyword("NOT") {
 		x, err = p.parseNot()
 	} else {
-		x, err = p.parseCmp(t.off)
+		x, err = p.parseUnary()
 	}
 	if err != nil {
 		return nil, err
 	}
 	p.leave()
+	switch n := p.tok(); {
+	case n.isKeyword("LIKE") || n.isKeyword("NOT") && p.peek(1).isKeyword("LIKE"):
+		return nil, p.unsupported(n.off, "LIKE")
+	case p.comparisonAhead():
+		return nil, p.fail(t.off, "NOT before a comparison is ambiguous (Cosmos DB reads NOT a = b as (NOT a) = b): write NOT (a = b), or (NOT a) = b")
+	case isOperator(n) && n.text != "?" && n.text != "??":
+		return nil, p.fail(t.off, "NOT before the operator %s is ambiguous (Cosmos DB reads NOT a %s b as (NOT a) %s b): write NOT (a %s b), or (NOT a) %s b", n.text, n.text, n.text, n.text, n.text)
+	}
 	return &expr{kind: xNot, off: t.off, args: []*expr{x}}, nil
 }
 
@@ -84,19 +105,14 @@ func (p *parser) comparisonAhead() bool {
 	return t.isKeyword("IN") || t.isKeyword("BETWEEN") || t.isKeyword("LIKE")
 }
 
-// parseCmp parses operand [comparison]. not is the offset of a NOT just
-// before, or -1: NOT a = b is refused, as Cosmos DB reads it (NOT a) = b,
-// where SQL reads it NOT (a = b).
-func (p *parser) parseCmp(not int) (*expr, error) {
-	a, err := p.parseOperand()
+// parseCmp parses shift [comparison].
+func (p *parser) parseCmp() (*expr, error) {
+	a, err := p.parseBinary(levelShift)
 	if err != nil || !p.comparisonAhead() {
 		return a, err
 	}
 	if t := p.tok(); t.isKeyword("LIKE") || t.isKeyword("NOT") && p.peek(1).isKeyword("LIKE") {
 		return nil, p.unsupported(p.tok().off, "LIKE")
-	}
-	if not >= 0 {
-		return nil, p.fail(not, "NOT before a comparison is ambiguous (Cosmos DB reads NOT a = b as (NOT a) = b): write NOT (a = b), or (NOT a) = b")
 	}
 	e := &expr{off: a.off, args: []*expr{a}}
 	t := p.tok()
@@ -114,7 +130,7 @@ func (p *parser) parseCmp(not int) (*expr, error) {
 		}
 	case t.isKeyword("BETWEEN"):
 		e.kind = xBetween
-		lo, err := p.parseOperand()
+		lo, err := p.parseBinary(levelShift)
 		if err != nil {
 			return nil, err
 		}
@@ -122,14 +138,14 @@ func (p *parser) parseCmp(not int) (*expr, error) {
 			return nil, p.expected("AND in BETWEEN ... AND ...")
 		}
 		p.advance()
-		hi, err := p.parseOperand()
+		hi, err := p.parseBinary(levelShift)
 		if err != nil {
 			return nil, err
 		}
 		e.args = append(e.args, lo, hi)
 	default:
 		e.kind, e.op = xCmp, cmpOps[t.text]
-		b, err := p.parseOperand()
+		b, err := p.parseBinary(levelShift)
 		if err != nil {
 			return nil, err
 		}
@@ -179,33 +195,6 @@ func (p *parser) parseList(list []*expr, check func(*expr) error) ([]*expr, erro
 	}
 }
 
-// unsupportedOps names the operators of Cosmos SQL this subset refuses.
-var unsupportedOps = map[string]string{
-	"+": "the arithmetic operator +", "-": "the arithmetic operator -", "*": "the arithmetic operator *",
-	"/": "the arithmetic operator /", "%": "the arithmetic operator %",
-	"||": "the string concatenation operator ||",
-	"|":  "the bitwise operator |", "&": "the bitwise operator &", "^": "the bitwise operator ^",
-	"<<": "the bitwise operator <<", ">>": "the bitwise operator >>", ">>>": "the bitwise operator >>>",
-	"~": "the bitwise operator ~", "?": "the conditional operator ?:", "??": "the coalesce operator ??",
-}
-
-// parseOperand parses an operand, and refuses an operator after it that
-// this subset does not have.
-func (p *parser) parseOperand() (*expr, error) {
-	e, err := p.parsePrimary()
-	if err != nil {
-		return nil, err
-	}
-	t := p.tok()
-	if what, ok := unsupportedOps[t.text]; ok && t.kind == tPunct {
-		return nil, p.unsupported(t.off, what)
-	}
-	if t.is(".") || t.is("[") {
-		return nil, p.unsupported(t.off, "a property or an index of anything but a path from the alias")
-	}
-	return e, nil
-}
-
 // parsePrimary parses a literal, a parameter, a path, a call, an array
 // literal or a parenthesized expression.
 func (p *parser) parsePrimary() (*expr, error) {
@@ -224,20 +213,8 @@ func (p *parser) parsePrimary() (*expr, error) {
 		return p.parseName()
 	case tPunct:
 		switch t.text {
-		case "-", "+":
-			if n := p.peek(1); n.kind == tNumber {
-				p.advance()
-				p.advance()
-				if t.text == "-" {
-					return numberLit(t.off, -n.num), nil
-				}
-				return numberLit(t.off, n.num), nil
-			}
-			return nil, p.unsupported(t.off, "the unary operator "+t.text)
-		case "~":
-			return nil, p.unsupported(t.off, "the unary operator "+t.text)
 		case "{":
-			return nil, p.unsupported(t.off, "an object literal")
+			return p.parseObject()
 		case "(":
 			if p.peek(1).isKeyword("SELECT") {
 				return nil, p.unsupported(t.off, "a subquery")
@@ -251,6 +228,7 @@ func (p *parser) parsePrimary() (*expr, error) {
 				return nil, err
 			}
 			p.leave()
+			e.paren = true
 			return e, p.expect(")")
 		case "[":
 			return p.parseArray()
@@ -338,6 +316,17 @@ func (p *parser) parsePath() (*expr, error) {
 	t := p.tok()
 	p.advance()
 	e := &expr{kind: xPath, off: t.off, root: t.text, path: Path{}}
+	var err error
+	if e.path, err = p.parseSteps(e.path); err != nil {
+		return nil, err
+	}
+	p.paths = append(p.paths, e)
+	return e, nil
+}
+
+// parseSteps parses {.name | [index] | ["name"]} and appends the steps to
+// path.
+func (p *parser) parseSteps(path Path) (Path, error) {
 	for {
 		switch s := p.tok(); {
 		case s.is("."):
@@ -346,20 +335,22 @@ func (p *parser) parsePath() (*expr, error) {
 			if n.kind != tIdent {
 				return nil, p.expected("a property name after '.'")
 			}
-			e.path = append(e.path, Step{Name: n.text})
+			path = append(path, Step{Name: n.text})
 			p.advance()
 		case s.is("["):
 			p.advance()
 			n := p.tok()
 			switch {
 			case n.kind == tString:
-				e.path = append(e.path, Step{Name: n.str})
+				path = append(path, Step{Name: n.str})
 			case n.kind == tNumber && n.num == math.Trunc(n.num) && n.num <= math.MaxInt32:
-				e.path = append(e.path, Step{Index: int(n.num), IsIndex: true})
+				path = append(path, Step{Index: int(n.num), IsIndex: true})
 			case n.kind == tNumber:
 				return nil, p.fail(n.off, "an array index is an integer from 0 to %d, not %s", math.MaxInt32, n.text)
 			case n.kind == tParam:
 				return nil, p.unsupported(n.off, "a property name or an index given by a parameter")
+			case n.kind == tIdent && !n.isReserved() || n.is("("):
+				return nil, p.unsupported(n.off, "a property name or an index given by an expression")
 			default:
 				return nil, p.expected("a property name in quotes or an array index")
 			}
@@ -368,38 +359,7 @@ func (p *parser) parsePath() (*expr, error) {
 				return nil, err
 			}
 		default:
-			p.paths = append(p.paths, e)
-			return e, nil
+			return path, nil
 		}
 	}
-}
-
-// parseArray parses an array literal of literals, parameters and array
-// literals.
-func (p *parser) parseArray() (*expr, error) {
-	t := p.tok()
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	p.advance()
-	e := &expr{kind: xArray, off: t.off}
-	if !p.tok().is("]") {
-		var err error
-		e.args, err = p.parseList(nil, func(x *expr) error {
-			if !x.isConst() {
-				return p.unsupported(x.off, "an array literal of anything but literals and parameters")
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err := p.expect("]"); err != nil {
-		return nil, err
-	}
-	p.leave()
-	e.idx = p.q.arrays
-	p.q.arrays++
-	return e, nil
 }

@@ -132,7 +132,13 @@ func (r Row) Lookup(p Path) (string, bool) {
 			return strconv.Quote(r.ETag), true
 		}
 	}
-	cur := bytesOf(r.Body)
+	return lookupIn(r.Body, p)
+}
+
+// lookupIn returns the raw JSON value at p in the compact JSON value doc,
+// and false when p leads nowhere.
+func lookupIn(doc string, p Path) (string, bool) {
+	cur := bytesOf(doc)
 	for _, s := range p {
 		if s.IsIndex {
 			v, ok := element(cur, s.Index)

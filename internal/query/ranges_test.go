@@ -181,14 +181,14 @@ func TestRangesProperty(t *testing.T) {
 				params[name] = value()
 				return "@" + name
 			case 1:
-				if v := value(); !strings.ContainsAny(v, `{\`) {
+				if v := value(); !strings.ContainsAny(v, `\`) {
 					return "[" + v + "]"
 				}
 			case 2:
 				return "undefined"
 			}
 			v := value()
-			if strings.ContainsAny(v, `{\`) { // no object literals; no lone surrogates in literals
+			if strings.ContainsAny(v, `\`) { // no lone surrogates in literals
 				name := fmt.Sprintf("p%d", len(params))
 				params[name] = v
 				return "@" + name
