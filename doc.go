@@ -133,11 +133,12 @@
 //     DATETIMETOTIMESTAMP, TICKSTODATETIME, TIMESTAMPTODATETIME,
 //     (spatial) ST_AREA, ST_DISTANCE, ST_INTERSECTS, ST_ISVALID,
 //     ST_ISVALIDDETAILED, ST_WITHIN
-//   - Aggregate: COUNT, as the whole select (SELECT VALUE COUNT(1))
+//   - Aggregate: COUNT, SUM, AVG, MIN, MAX, as the whole select (SELECT
+//     VALUE COUNT(1), SELECT MAX(c.x) AS n)
 //   - Refused as not supported, with [ErrInvalidQuery]: JOIN, GROUP BY,
 //     DISTINCT, EXISTS, LIKE (and ESCAPE), ARRAY (subqueries), other
-//     functions and aggregates, user-defined functions, computed property
-//     names, comments
+//     functions, aggregates inside expressions, user-defined functions,
+//     computed property names, comments
 //
 // Paths are c.a.b, c["odd key"] and c.tags[0]. Cosmos's meaning holds:
 // undefined is not null, values of different types never compare, and

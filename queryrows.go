@@ -89,36 +89,39 @@ func (r *queryRun) pageRoom(maxItems int) int {
 	return min(max(n, 1), 64)
 }
 
-// aggregate gives fn the one result of a COUNT, unless OFFSET skips it.
+// aggregate gives fn the one result of an aggregate, unless OFFSET skips
+// it or it is undefined.
 func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
-	n := int64(0)
+	var a query.Aggregation
 	if err := r.rows(func(d *engine.Doc, _ []byte) bool {
-		if r.b.Counts(r.row(d)) {
-			n++
-		}
+		r.b.Accumulate(&a, r.row(d))
 		return true
 	}); err != nil {
 		return r.stopped(err)
 	}
 	if offset == 0 && !r.resume {
-		fn(r.b.AppendAggregate(r.out[:0], n))
+		if res, ok := r.b.AppendAggregate(r.out[:0], &a); ok {
+			fn(res)
+		}
 	}
 	return nil
 }
 
 // single gives fn the one result of a query without FROM, computed from
-// no document, unless its WHERE clause is not true (a COUNT then gives 0),
-// OFFSET skips it, or an earlier page gave it.
+// no document, unless its WHERE clause is not true (an aggregate then
+// aggregates no row), OFFSET skips it, or an earlier page gave it.
 func (r *queryRun) single(offset int, fn func(res []byte) bool) {
 	var row query.Row
 	switch {
 	case offset > 0 || r.resume:
 	case r.b.Aggregate():
-		n := int64(0)
-		if r.b.Match(row) && r.b.Counts(row) {
-			n = 1
+		var a query.Aggregation
+		if r.b.Match(row) {
+			r.b.Accumulate(&a, row)
 		}
-		fn(r.b.AppendAggregate(r.out[:0], n))
+		if res, ok := r.b.AppendAggregate(r.out[:0], &a); ok {
+			fn(res)
+		}
 	case !r.b.Match(row):
 	default:
 		if res, ok := r.b.AppendResult(r.out[:0], row); ok {

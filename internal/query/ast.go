@@ -6,14 +6,15 @@ type Query struct {
 	text   string
 	params []string // the parameters' names, in order of first use
 	sel    selectKind
-	items  []item    // selItems: the items; selValue: the expression; selCount, selCountItem: COUNT's argument, and its name
+	items  []item    // selItems: the items; selValue: the expression; selAgg, selAggItem: the aggregate's argument, and its name
 	top    limitSpec // TOP
 	offset limitSpec // OFFSET
 	limit  limitSpec // LIMIT
 	where  *expr     // nil: none
 	order  []Order
-	arrays int  // how many constant array and object literals the expressions hold
-	noFrom bool // the query has no FROM clause: it reads no document
+	arrays int     // how many constant array and object literals the expressions hold
+	noFrom bool    // the query has no FROM clause: it reads no document
+	agg    aggKind // selAgg, selAggItem: which aggregate
 }
 
 // Params returns the names of the parameters the query uses, without '@',
@@ -27,11 +28,11 @@ func (q *Query) Text() string { return q.text }
 type selectKind uint8
 
 const (
-	selStar      selectKind = iota // SELECT *
-	selValue                       // SELECT VALUE expr
-	selItems                       // SELECT expr [AS name], ...
-	selCount                       // SELECT VALUE COUNT(expr)
-	selCountItem                   // SELECT COUNT(expr) [AS name]
+	selStar    selectKind = iota // SELECT *
+	selValue                     // SELECT VALUE expr
+	selItems                     // SELECT expr [AS name], ...
+	selAgg                       // SELECT VALUE COUNT(expr), or SUM, AVG, MIN, MAX
+	selAggItem                   // SELECT COUNT(expr) [AS name], or SUM...
 )
 
 // item is an expression of a SELECT clause, and the name of its member in

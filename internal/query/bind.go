@@ -143,18 +143,9 @@ func (b *Bound) Reads() bool { return !b.q.noFrom }
 // renders itself.
 func (b *Bound) Star() bool { return b.q.sel == selStar }
 
-// Aggregate reports whether the query is SELECT VALUE COUNT(...) or SELECT
-// COUNT(...) [AS n].
-func (b *Bound) Aggregate() bool { return b.q.sel == selCount || b.q.sel == selCountItem }
-
-// Counts reports, for an aggregate, whether r, a row that matches, counts:
-// whether COUNT's argument is defined for it.
-func (b *Bound) Counts(r Row) bool {
-	if !b.Aggregate() {
-		return false
-	}
-	return b.eval(b.q.items[0].e, &r).Kind != Undefined
-}
+// Aggregate reports whether the query is an aggregate: SELECT VALUE
+// COUNT(...) or SELECT COUNT(...) [AS n], or SUM, AVG, MIN, MAX.
+func (b *Bound) Aggregate() bool { return b.q.sel == selAgg || b.q.sel == selAggItem }
 
 // Top returns the n of TOP n, or -1.
 func (b *Bound) Top() int { return b.top }

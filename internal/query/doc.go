@@ -17,8 +17,9 @@
 //	           [WHERE expr] [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
 //	           [OFFSET count LIMIT count]
 //	count    = integer | @param            (0 to 2147483647)
-//	select   = "*" | VALUE expr | VALUE COUNT "(" expr ")"
-//	         | COUNT "(" expr ")" [[AS] name] | item {"," item}
+//	select   = "*" | VALUE expr | VALUE agg "(" expr ")"
+//	         | agg "(" expr ")" [[AS] name] | item {"," item}
+//	agg      = COUNT | SUM | AVG | MIN | MAX
 //	item     = expr [[AS] name]
 //	expr     = coalesce ["?" expr ":" coalesce]
 //	coalesce = or {"??" or}
@@ -87,16 +88,16 @@
 // (a ? b : c) ? d : e), and ?? is no operand of ?: but in parentheses. --
 // is refused as a comment. An object literal names each member once. TOP
 // and OFFSET ... LIMIT do not go together. ORDER BY does not go with
-// COUNT. Projected members are named by AS, else by the last member name
+// an aggregate. Projected members are named by AS, else by the last member name
 // of their path (the alias alone: by the alias), else $1, $2... among the
 // unnamed items in order.
 //
 // Refused as not supported ([Error].Unsupported): JOIN, GROUP BY, DISTINCT,
 // subqueries, EXISTS, LIKE, user-defined functions (udf.f), the vector
-// function, other aggregates, COUNT inside an expression or beside other
-// items, FROM x IN ..., FROM a path, property names and indexes computed
-// by an expression or a parameter (c[@p], c[c.k]), SELECT * with other
-// items, comments.
+// function, an aggregate inside an expression or beside other items, FROM
+// x IN ..., FROM a path, property names and indexes computed by an
+// expression or a parameter (c[@p], c[c.k]), SELECT * with other items,
+// comments.
 //
 // # Semantics
 //
@@ -127,6 +128,14 @@
 // undefined elements and members, and so does a projection; SELECT VALUE
 // of undefined gives no result. Values read from a document are written as
 // stored; computed ones as encoding/json writes them.
+//
+// Aggregates leave out undefined values. COUNT counts the others; SUM and
+// AVG add numbers, and are undefined when a value is not one; MIN and MAX
+// order null < booleans < numbers < strings (strings by their bytes), and
+// are undefined when a value is an array or an object. SUM of no value is
+// 0, AVG, MIN and MAX of none undefined: SELECT VALUE then gives no result,
+// SELECT SUM(x) AS s gives {}. SUM is the exact sum rounded once, and AVG
+// the exact mean, so that the order of the rows does not change them.
 //
 // # Functions
 //

@@ -84,7 +84,8 @@ var argKinds = map[string]Kind{
 	"ARRAY_CONTAINS_ALL": Array, "ARRAY_CONTAINS_ANY": Array,
 }
 
-// aggregates are Cosmos's aggregate functions this subset does not have.
+// aggregates are the aggregates besides COUNT, which the parser, like
+// COUNT, takes only as the whole SELECT clause.
 var aggregates = map[string]bool{"SUM": true, "AVG": true, "MIN": true, "MAX": true}
 
 // kindTests are the kinds each IS_ function tests for.

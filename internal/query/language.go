@@ -14,6 +14,11 @@ import (
 // slice.
 func Functions() []string { return slices.Sorted(maps.Keys(funcs)) }
 
+// Aggregates returns the names of the aggregates, sorted: COUNT, SUM,
+// AVG, MIN and MAX, each the whole SELECT clause (SELECT VALUE SUM(c.n),
+// SELECT MAX(c.n) AS m).
+func Aggregates() []string { return slices.Sorted(maps.Keys(aggNames)) }
+
 // Operators returns the operators, sorted: comparison, arithmetic,
 // bitwise, string, "?:" and "??". The logical ones (AND, OR, NOT) and IN
 // and BETWEEN are keywords.

@@ -62,9 +62,9 @@ func summary(q *Query) string {
 		s = append(s, "*")
 	case selValue:
 		s = append(s, "value "+dump(q, q.items[0].e))
-	case selCount:
+	case selAgg:
 		s = append(s, "value count "+dump(q, q.items[0].e))
-	case selCountItem:
+	case selAggItem:
 		s = append(s, "count "+dump(q, q.items[0].e)+" as "+q.items[0].name)
 	case selItems:
 		for _, it := range q.items {

@@ -173,7 +173,7 @@ func (p *parser) parseQuery() error {
 		return p.unsupported(p.tok().off, "GROUP BY")
 	}
 	if t := p.tok(); t.isKeyword("ORDER") {
-		if q.sel == selCount || q.sel == selCountItem {
+		if q.sel == selAgg || q.sel == selAggItem {
 			return p.unsupported(t.off, "ORDER BY with an aggregate")
 		}
 		if err := p.parseOrderBy(); err != nil {
@@ -241,7 +241,7 @@ func (p *parser) parseSelect() error {
 		p.advance()
 		if p.aggregateAhead() {
 			arg, err := p.parseAggregate()
-			q.sel, q.items = selCount, []item{{e: arg}}
+			q.sel, q.items = selAgg, []item{{e: arg}}
 			return err
 		}
 		e, err := p.parseExpr()
@@ -260,16 +260,16 @@ func (p *parser) parseSelect() error {
 				return err
 			}
 			if len(q.items) > 0 {
-				return p.unsupported(t.off, "COUNT combined with other items")
+				return p.unsupported(t.off, strings.ToUpper(t.text)+" combined with other items")
 			}
 			name, err := p.parseAlias()
 			if err != nil {
 				return err
 			}
 			if p.tok().is(",") {
-				return p.unsupported(t.off, "COUNT combined with other items")
+				return p.unsupported(t.off, strings.ToUpper(t.text)+" combined with other items")
 			}
-			q.sel, q.items = selCountItem, []item{{e: arg, name: name}}
+			q.sel, q.items = selAggItem, []item{{e: arg, name: name}}
 			return nil
 		}
 		e, err := p.parseExpr()
@@ -311,13 +311,12 @@ func (p *parser) aggregateAhead() bool {
 	return t.kind == tIdent && p.peek(1).is("(") && (name == "COUNT" || aggregates[name])
 }
 
-// parseAggregate parses COUNT(expr), and returns expr; it refuses the
-// other aggregates.
+// parseAggregate parses COUNT(expr), SUM, AVG, MIN or MAX, and returns
+// expr.
 func (p *parser) parseAggregate() (*expr, error) {
 	t := p.tok()
-	if name := strings.ToUpper(t.text); name != "COUNT" {
-		return nil, p.unsupported(t.off, "the aggregate "+name)
-	}
+	name := strings.ToUpper(t.text)
+	p.q.agg = aggNames[name]
 	p.advance()
 	p.advance()
 	if err := p.enter(); err != nil {
@@ -332,7 +331,7 @@ func (p *parser) parseAggregate() (*expr, error) {
 	}
 	p.leave()
 	if t := p.tok(); isOperator(t) || p.comparisonAhead() {
-		return nil, p.unsupported(t.off, "COUNT inside an expression (only SELECT VALUE COUNT(x) and SELECT COUNT(x) [AS n] are)")
+		return nil, p.unsupported(t.off, name+" inside an expression (only SELECT VALUE "+name+"(x) and SELECT "+name+"(x) [AS n] are)")
 	}
 	return arg, nil
 }
@@ -410,7 +409,7 @@ func (p *parser) resolve() error {
 	}
 	q := p.q
 	switch q.sel {
-	case selCountItem:
+	case selAggItem:
 		if q.items[0].name == "" {
 			q.items[0].name = "$1"
 		}

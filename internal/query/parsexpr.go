@@ -282,10 +282,8 @@ func (p *parser) parseCall() (*expr, error) {
 	name := strings.ToUpper(t.text)
 	info, ok := funcs[name]
 	switch {
-	case name == "COUNT":
-		return nil, p.unsupported(t.off, "COUNT inside an expression (only SELECT VALUE COUNT(x) and SELECT COUNT(x) [AS n] are)")
-	case aggregates[name]:
-		return nil, p.unsupported(t.off, "the aggregate "+name)
+	case name == "COUNT" || aggregates[name]:
+		return nil, p.unsupported(t.off, name+" inside an expression (only SELECT VALUE "+name+"(x) and SELECT "+name+"(x) [AS n] are)")
 	case !ok:
 		return nil, p.unsupported(t.off, "the function "+name)
 	}

@@ -41,17 +41,6 @@ func (b *Bound) AppendResult(dst []byte, r Row) ([]byte, bool) {
 	return dst, false
 }
 
-// AppendAggregate appends the result of an aggregate that counted n rows:
-// 5 for SELECT VALUE COUNT(1), {"n":5} for SELECT COUNT(1) AS n, and
-// {"$1":5} without a name.
-func (b *Bound) AppendAggregate(dst []byte, n int64) []byte {
-	if b.q.sel == selCountItem {
-		dst = append(appendString(append(dst, '{'), b.q.items[0].name), ':')
-		return append(strconv.AppendInt(dst, n, 10), '}')
-	}
-	return strconv.AppendInt(dst, n, 10)
-}
-
 // appendVal appends v, a defined value of r, as JSON: the text it was read
 // from, if any.
 func appendVal(dst []byte, v val, r *Row) []byte {

@@ -57,3 +57,34 @@ func rawStrings(rs []json.RawMessage) []string {
 	}
 	return out
 }
+
+// R13: SUM, AVG, MIN and MAX through Query, with or without an index on the
+// WHERE clause's path and in one partition: one result or none, the same
+// either way.
+func TestQueryAggregates(t *testing.T) {
+	plain, _ := newQueryCollection(t)
+	indexed, _ := newQueryCollection(t, "/status", "/total")
+	eu := StringKey("eu")
+	for _, tc := range []struct {
+		text string
+		part *PartitionKey
+		want []string
+	}{
+		{`SELECT VALUE SUM(c.total) FROM c WHERE c.status = "open" AND IS_NUMBER(c.total)`, nil, []string{`23`}},
+		{`SELECT VALUE SUM(c.total) FROM c WHERE c.status = "open"`, nil, nil}, // "12" is no number
+		{`SELECT AVG(c.total) AS a FROM c WHERE c.total > 0`, nil, []string{`{"a":29.7}`}},
+		{`SELECT VALUE MIN(c.total) FROM c`, nil, []string{`null`}},
+		{`SELECT VALUE MAX(c.total) FROM c`, nil, []string{`"12"`}},
+		{`SELECT MAX(c.total) FROM c WHERE c.total < 20`, &eu, []string{`{"$1":10}`}},
+		{`SELECT VALUE MIN(c.user) FROM c`, nil, nil},
+		{`SELECT VALUE AVG(c.total) FROM c WHERE c.status = "none"`, nil, nil},
+		{`SELECT VALUE SUM(c.total) FROM c WHERE c.status = "none"`, nil, []string{`0`}},
+	} {
+		for _, c := range []*Collection{plain, indexed} {
+			page, err := c.Query(bg, SQL{Text: tc.text, Partition: tc.part})
+			require.NoError(t, err, tc.text)
+			require.Empty(t, page.Continuation, tc.text)
+			require.Equal(t, tc.want, rawStrings(page.Results), tc.text)
+		}
+	}
+}

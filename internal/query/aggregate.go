@@ -1,0 +1,135 @@
+package query
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// aggKind is the aggregate of a SELECT clause that is one.
+type aggKind uint8
+
+const (
+	aggCount aggKind = iota
+	aggSum
+	aggAvg
+	aggMin
+	aggMax
+)
+
+// aggNames are the aggregates by upper-case name.
+var aggNames = map[string]aggKind{"COUNT": aggCount, "SUM": aggSum, "AVG": aggAvg, "MIN": aggMin, "MAX": aggMax}
+
+// Aggregation is an aggregate's state over the rows added to it with
+// [Bound.Accumulate]. The zero Aggregation has seen no row.
+type Aggregation struct {
+	n    int64   // COUNT: the defined values; SUM, AVG: the numbers added
+	sum  float64 // SUM, AVG: the sum, and the error of its roundings
+	comp float64
+	bad  bool   // SUM, AVG: a value that is no number; MIN, MAX: an array or an object
+	best Value  // MIN, MAX: the least or greatest value so far; undefined: none yet
+	raw  string // MIN, MAX: best's JSON text, a copy
+}
+
+// Accumulate adds r, a row that matches, to a: its value of the
+// aggregate's argument, which undefined leaves out.
+func (b *Bound) Accumulate(a *Aggregation, r Row) {
+	v := b.eval(b.q.items[0].e, &r)
+	if v.Kind == Undefined {
+		return
+	}
+	switch b.q.agg {
+	case aggCount:
+		a.n++
+	case aggSum, aggAvg:
+		if v.Kind != Number {
+			a.bad = true
+			return
+		}
+		a.n++
+		// Neumaier's summation: the sum as if rounded once, in any order
+		// of the rows (nearly always), as the service's order is not
+		// ttldb's, and AVG the exact mean rounded once.
+		t := a.sum + v.Num
+		if math.Abs(a.sum) >= math.Abs(v.Num) {
+			a.comp += (a.sum - t) + v.Num
+		} else {
+			a.comp += (v.Num - t) + a.sum
+		}
+		a.sum = t
+	default:
+		if v.Kind == Array || v.Kind == Object {
+			a.bad = true
+			return
+		}
+		if c := compareScalars(v.Value, a.best); a.best.Kind == Undefined || b.q.agg == aggMin && c < 0 || b.q.agg == aggMax && c > 0 {
+			a.raw = string(appendVal(nil, v, &r))
+			a.best, _ = FromJSON(a.raw)
+		}
+	}
+}
+
+// compareScalars orders two values of MIN and MAX: null < booleans <
+// numbers < strings, as the documentation has it, then by value within a
+// kind (strings by their bytes).
+func compareScalars(x, y Value) int {
+	if x.Kind != y.Kind {
+		return int(x.Kind) - int(y.Kind)
+	}
+	switch x.Kind {
+	case Bool:
+		return boolInt(x.Bool) - boolInt(y.Bool)
+	case Number:
+		switch {
+		case x.Num < y.Num:
+			return -1
+		case x.Num > y.Num:
+			return 1
+		}
+	case String:
+		return strings.Compare(x.Str, y.Str)
+	}
+	return 0
+}
+
+// AppendAggregate appends the aggregate's result over the rows a holds:
+// for SELECT VALUE the value, for SELECT COUNT(1) AS n an object, {"n":5},
+// {"$1":5} without a name. COUNT of no row is 0, SUM 0; AVG, MIN and MAX
+// of none are undefined, as are SUM and AVG of a value that is no number
+// and MIN and MAX of an array or an object: SELECT VALUE then gives no
+// result (false), and the object leaves the member out.
+func (b *Bound) AppendAggregate(dst []byte, a *Aggregation) ([]byte, bool) {
+	var v []byte
+	switch b.q.agg {
+	case aggCount:
+		v = strconv.AppendInt(nil, a.n, 10)
+	case aggSum:
+		if !a.bad {
+			v = appendNumber(nil, a.sum+a.comp)
+		}
+	case aggAvg:
+		if !a.bad && a.n > 0 {
+			// The mean of the exact sum, rounded once: q, then what the
+			// division left over, exact by a fused multiply-add.
+			n := float64(a.n)
+			q := a.sum / n
+			q += (math.FMA(-q, n, a.sum) + a.comp) / n
+			v = appendNumber(nil, q)
+		}
+	default:
+		if !a.bad && a.best.Kind != Undefined {
+			v = []byte(a.raw)
+		}
+	}
+	if b.q.sel == selAggItem {
+		dst = append(dst, '{')
+		if v != nil {
+			dst = append(append(appendString(dst, b.q.items[0].name), ':'), v...)
+		}
+		return append(dst, '}'), true
+	}
+	if v == nil {
+		return dst, false
+	}
+	return append(dst, v...), true
+}
