@@ -28,6 +28,7 @@ var samplesPassing = []string{
 	"count",
 	"endswith",
 	"from",
+	"from-field",
 	"is-array",
 	"is-bool",
 	"is-defined",

@@ -88,3 +88,42 @@ func TestQueryAggregates(t *testing.T) {
 		}
 	}
 }
+
+// R13: FROM a path gives each document's value there, whether an index
+// serves the WHERE clause or the ORDER BY or none does, and in pages.
+func TestQueryFromPath(t *testing.T) {
+	plain, _ := newQueryCollection(t)
+	indexed, _ := newQueryCollection(t, "/user/name")
+	for _, tc := range []struct {
+		text  string
+		index string
+		want  []string
+	}{
+		{`SELECT * FROM c.user u WHERE u.name = "Ann"`, "/user/name", []string{`{"name":"Ann"}`}},
+		{`SELECT VALUE u.name FROM c.user u ORDER BY u.name DESC`, "/user/name", []string{`"Éva"`, `"Cid"`, `"Bob"`, `"Ann"`}},
+		{`SELECT * FROM c.tags[0] AS t`, "", []string{`"a"`, `"b"`}},
+		{`SELECT VALUE COUNT(1) FROM c.user`, "", []string{`5`}},
+	} {
+		for _, c := range []*Collection{plain, indexed} {
+			var got []json.RawMessage
+			tok := ""
+			for {
+				page, err := c.Query(bg, SQL{Text: tc.text, MaxItems: 1, Continuation: tok})
+				require.NoError(t, err, tc.text)
+				got = append(got, page.Results...)
+				if tok = page.Continuation; tok == "" {
+					break
+				}
+			}
+			require.ElementsMatch(t, tc.want, rawStrings(got), tc.text)
+			if c == indexed {
+				plan, err := c.Explain(bg, SQL{Text: tc.text})
+				require.NoError(t, err)
+				require.Equal(t, tc.index, plan.Index, tc.text)
+			}
+		}
+	}
+	page, err := plain.Query(bg, SQL{Text: `SELECT VALUE u.name FROM c.user u ORDER BY u.name DESC`})
+	require.NoError(t, err)
+	require.Equal(t, []string{`"Éva"`, `"Cid"`, `"Bob"`, `"Ann"`}, rawStrings(page.Results))
+}

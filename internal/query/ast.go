@@ -15,6 +15,7 @@ type Query struct {
 	arrays int     // how many constant array and object literals the expressions hold
 	noFrom bool    // the query has no FROM clause: it reads no document
 	agg    aggKind // selAgg, selAggItem: which aggregate
+	from   Path    // FROM c.a.b: the path of each row's value in its document; nil: the document
 }
 
 // Params returns the names of the parameters the query uses, without '@',

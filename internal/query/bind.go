@@ -139,9 +139,9 @@ func (b *Bound) Match(r Row) bool {
 // without FROM, which has one row, no document, and at most one result.
 func (b *Bound) Reads() bool { return !b.q.noFrom }
 
-// Star reports whether the query is SELECT *, whose results the caller
-// renders itself.
-func (b *Bound) Star() bool { return b.q.sel == selStar }
+// Star reports whether the query is SELECT * of whole documents, whose
+// results the caller renders itself; not FROM a path (FROM c.a).
+func (b *Bound) Star() bool { return b.q.sel == selStar && len(b.q.from) == 0 }
 
 // Aggregate reports whether the query is an aggregate: SELECT VALUE
 // COUNT(...) or SELECT COUNT(...) [AS n], or SUM, AVG, MIN, MAX.

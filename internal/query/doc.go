@@ -13,7 +13,7 @@
 // Keywords and function names are case-insensitive; names (the alias,
 // members, parameters) are not.
 //
-//	query    = SELECT [TOP count] select [FROM name [[AS] alias]]
+//	query    = SELECT [TOP count] select [FROM name {step} [[AS] alias]]
 //	           [WHERE expr] [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
 //	           [OFFSET count LIMIT count]
 //	count    = integer | @param            (0 to 2147483647)
@@ -74,8 +74,11 @@
 //
 // The alias is the last name of the FROM clause (FROM c, FROM root r, FROM
 // c AS x); every path starts from it, and the alias alone is the whole
-// document. A query without FROM has one row and no document: no path, and
-// no SELECT *; it gives at most one result. The binary operators bind as
+// document. FROM a path (FROM c.tags[0] AS t, FROM c.user) makes each
+// document's value there a row, which the alias names (without AS, the
+// path's last member name); a document without one gives no row, and
+// SELECT * gives the value as stored. A query without FROM has one row and
+// no document: no path, and no SELECT *; it gives at most one result. The binary operators bind as
 // in Cosmos's grammar, tightest first: * / %, + -, the shifts (placed as
 // in JavaScript, since Cosmos's published grammar leaves them out), the
 // comparisons, &, ^, |, ||; then AND, OR, ?? and ?:. Where Cosmos DB's
@@ -95,7 +98,7 @@
 // Refused as not supported ([Error].Unsupported): JOIN, GROUP BY, DISTINCT,
 // subqueries, EXISTS, LIKE, user-defined functions (udf.f), the vector
 // function, an aggregate inside an expression or beside other items, FROM
-// x IN ..., FROM a path, property names and indexes computed by an
+// x IN ..., property names and indexes computed by an
 // expression or a parameter (c[@p], c[c.k]), SELECT * with other items,
 // comments.
 //

@@ -273,3 +273,43 @@ func TestMemberAccess(t *testing.T) {
 		require.Equal(t, tc.want, results(bind(t, tc.sql, nil), rows), tc.sql)
 	}
 }
+
+// R13: FROM a path: each document's value there is a row, named by the
+// alias (else the path's last member name); a document without one gives
+// no row; SELECT * gives the value as stored, without system properties.
+func TestFromPath(t *testing.T) {
+	rows := evalRows()
+	for _, tc := range []struct{ sql, want string }{
+		{`SELECT * FROM c.user u WHERE u.name = "Ann"`, `{"name":"Ann","age":30}`},
+		{`SELECT * FROM c.user`, `{"name":"Ann","age":30}` + "\n" + `{"name":"bob"}` + "\n" + `"plain"` + "\n" + `{"name":null}` + "\n" + `{"name":"Éva","tags":["x"]}`},
+		{`SELECT user.name FROM c.user WHERE IS_STRING(user.name)`, `{"name":"Ann"}` + "\n" + `{"name":"bob"}` + "\n" + `{"name":"Éva"}`},
+		{`SELECT VALUE t FROM c.tags[0] AS t`, `"red"` + "\n" + `"blue"` + "\n" + `"red"` + "\n" + `"a"`},
+		{`SELECT t FROM c.tags[0] t WHERE t = "red"`, `{"t":"red"}` + "\n" + `{"t":"red"}`},
+		{`SELECT VALUE o.k FROM c["obj"] AS o`, "1\n-\n1.0\n-\n{\"deep\":[1,2]}"},
+		{`SELECT VALUE d._ts FROM c.obj d`, "-\n-\n-\n-\n-"},
+		{`SELECT VALUE COUNT(1) FROM c.items`, ``},
+		{`SELECT VALUE x.k FROM c.items[0] x`, "1\n2"},
+	} {
+		b := bind(t, tc.sql, nil)
+		require.False(t, b.Star(), tc.sql)
+		got := results(b, rows)
+		if b.Aggregate() {
+			var a Aggregation
+			for _, r := range rows {
+				if b.Match(r) {
+					b.Accumulate(&a, r)
+				}
+			}
+			out, _ := b.AppendAggregate(nil, &a)
+			got = string(out)
+			tc.want = "2" // b and h have items
+		}
+		require.Equal(t, tc.want, got, tc.sql)
+	}
+	b := bind(t, `SELECT * FROM c.user WHERE user.name = "Ann"`, nil)
+	rs, ok := b.Ranges(Path{{Name: "user"}, {Name: "name"}})
+	require.True(t, ok)
+	require.Equal(t, []Range{keyRange(Value{Kind: String, Str: "Ann"})}, rs)
+	require.Equal(t, []Order{{Path: Path{{Name: "items"}, {Index: 0, IsIndex: true}, {Name: "k"}}, Desc: true}},
+		bind(t, `SELECT VALUE x.k FROM c.items[0] x ORDER BY x.k DESC`, nil).OrderBy())
+}

@@ -336,7 +336,7 @@ func (p *parser) parseAggregate() (*expr, error) {
 	return arg, nil
 }
 
-// parseFrom parses FROM name [[AS] alias].
+// parseFrom parses FROM name {step} [[AS] alias].
 func (p *parser) parseFrom() error {
 	p.advance()
 	t := p.tok()
@@ -347,13 +347,15 @@ func (p *parser) parseFrom() error {
 		return p.expected("a container name after FROM")
 	}
 	p.advance()
+	p.alias = t.text
 	switch n := p.tok(); {
 	case n.isKeyword("IN"):
 		return p.unsupported(t.off, "FROM x IN ... (iteration)")
 	case n.is(".") || n.is("["):
-		return p.unsupported(n.off, "FROM a path (a subroot)")
+		if err := p.parseFromPath(); err != nil {
+			return err
+		}
 	}
-	p.alias = t.text
 	if n := p.tok(); n.isKeyword("AS") || n.kind == tIdent && !n.isReserved() {
 		alias, err := p.parseAlias()
 		if err != nil {
@@ -363,6 +365,9 @@ func (p *parser) parseFrom() error {
 	}
 	if n := p.tok(); n.isKeyword("JOIN") {
 		return p.unsupported(n.off, "JOIN")
+	}
+	if p.q.from != nil && p.alias == "" {
+		return p.expected("an alias for the FROM path, as FROM c.tags[0] AS t")
 	}
 	return nil
 }
@@ -434,5 +439,5 @@ func (p *parser) resolve() error {
 			seen[it.name] = true
 		}
 	}
-	return nil
+	return p.applyFrom()
 }

@@ -9,11 +9,19 @@ import (
 // AppendResult appends the result of a projection (SELECT VALUE or items)
 // for r. It returns false, with dst as it was, when there is none: SELECT
 // VALUE of undefined, or an aggregate. For SELECT * it appends the whole
-// document, though the caller renders it itself.
+// document, though the caller renders it itself (see Star), or FROM a path
+// the value there.
 func (b *Bound) AppendResult(dst []byte, r Row) ([]byte, bool) {
 	q := b.q
 	switch q.sel {
 	case selStar:
+		if len(q.from) > 0 { // FROM c.path: the value there
+			v := pathVal(&r, q.from)
+			if v.Kind == Undefined {
+				return dst, false
+			}
+			return appendVal(dst, v, &r), true
+		}
 		return appendDoc(dst, &r), true
 	case selValue:
 		v := b.eval(q.items[0].e, &r)
