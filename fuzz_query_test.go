@@ -30,6 +30,11 @@ func FuzzQuery(f *testing.F) {
 		`SELECT VALUE c.id FROM c WHERE c.total BETWEEN @p AND 100 ORDER BY c.user.name DESC`,
 		`SELECT * FROM c WHERE NOT ARRAY_CONTAINS(c.tags, @p) ORDER BY c.id, c.total DESC`,
 		`SELECT c["odd key"] FROM c WHERE c.flag OR c.total < @p`,
+		`SELECT VALUE {id: c.id, t: c.total * 2, r: [c.region ?? "none", -c.total]} FROM c WHERE c.total + 0 > @p ORDER BY c.total`,
+		`SELECT * FROM c.user u WHERE u.name = @p OR (c.flag ? 1 : 0) = 0 ORDER BY u.name`,
+		`SELECT VALUE SUM(c.total) FROM c WHERE IS_NUMBER(c.total) AND c.status = @p`,
+		`SELECT MAX(c.total) AS m FROM c WHERE c.total != @p`,
+		`SELECT VALUE 1 + @p`,
 	} {
 		f.Add(seed, `"open"`)
 		f.Add(seed, `10`)

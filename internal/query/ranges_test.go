@@ -188,6 +188,9 @@ func TestRangesProperty(t *testing.T) {
 				return "undefined"
 			}
 			v := value()
+			if r.IntN(10) == 0 && !strings.ContainsAny(v, `\`) { // a constant that is an expression
+				return "(" + v + " ?? 0)"
+			}
 			if strings.ContainsAny(v, `\`) { // no lone surrogates in literals
 				name := fmt.Sprintf("p%d", len(params))
 				params[name] = v
@@ -195,7 +198,18 @@ func TestRangesProperty(t *testing.T) {
 			}
 			return v
 		}
-		path := func() string { return paths[r.IntN(len(paths))] }
+		path := func() string {
+			p := paths[r.IntN(len(paths))]
+			switch r.IntN(12) { // an expression of the same value, which is no path
+			case 0:
+				return "[" + p + "][0]"
+			case 1:
+				return "{x: " + p + "}.x"
+			case 2:
+				return "(" + p + " ?? undefined)"
+			}
+			return p
+		}
 		var term func(depth int) string
 		term = func(depth int) string {
 			p := path()
