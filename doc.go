@@ -104,7 +104,8 @@
 // parser's tables):
 //
 //   - Clauses: SELECT, TOP, VALUE, FROM (which a query may leave out:
-//     SELECT VALUE 1), AS, WHERE, ORDER BY, ASC, DESC, OFFSET, LIMIT
+//     SELECT VALUE 1), AS, WHERE, GROUP BY, ORDER BY, ASC, DESC, OFFSET,
+//     LIMIT
 //   - Operators: =, !=, <>, <, <=, >, >=, AND, OR, NOT, IN, BETWEEN, +, -,
 //     *, /, %, ||, &, |, ^, ~, <<, >>, >>>, ?:, ??
 //   - Literals: TRUE, FALSE, NULL, UNDEFINED, numbers, strings in single or
@@ -134,9 +135,9 @@
 //     (spatial) ST_AREA, ST_DISTANCE, ST_INTERSECTS, ST_ISVALID,
 //     ST_ISVALIDDETAILED, ST_WITHIN
 //   - Aggregate: COUNT, SUM, AVG, MIN, MAX, as the whole select (SELECT
-//     VALUE COUNT(1), SELECT MAX(c.x) AS n)
-//   - Refused as not supported, with [ErrInvalidQuery]: JOIN, GROUP BY,
-//     DISTINCT, EXISTS, LIKE (and ESCAPE), ARRAY (subqueries), other
+//     VALUE COUNT(1), SELECT MAX(c.x) AS n), or items beside GROUP BY's
+//     expressions (SELECT c.team, COUNT(1) AS n FROM c GROUP BY c.team)
+//   - Refused as not supported, with [ErrInvalidQuery]: JOIN, DISTINCT, EXISTS, LIKE (and ESCAPE), ARRAY (subqueries), other
 //     functions, aggregates inside expressions, user-defined functions,
 //     computed property names, comments
 //

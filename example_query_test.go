@@ -35,7 +35,7 @@ func ExampleCollection_Query() {
 	page, _ = c.Query(ctx, ttldb.SQL{Text: `SELECT VALUE COUNT(1) FROM c WHERE c.customer = "ann"`})
 	fmt.Println("ann's orders:", string(page.Results[0]))
 
-	_, err = c.Query(ctx, ttldb.SQL{Text: `SELECT * FROM c GROUP BY c.status`})
+	_, err = c.Query(ctx, ttldb.SQL{Text: `SELECT DISTINCT c.status FROM c`})
 	var qe *ttldb.QueryError
 	fmt.Println(errors.As(err, &qe), qe.Unsupported, qe.Column)
 	// Output:
@@ -43,7 +43,7 @@ func ExampleCollection_Query() {
 	// {"id":"o1","total":30}
 	// index: /status <nil>
 	// ann's orders: 2
-	// true true 17
+	// true true 8
 }
 
 func ExampleCollection_OpenQuery() {

@@ -353,7 +353,7 @@ func TestQueryEdgeParseErrors(t *testing.T) {
 		{`SELECT * FROM c OFFSET 1`, 25, false},
 		{`SELECT * FROM c WHERE c.a = 1 -- comment`, 31, true},
 		{`SELECT * FROM c JOIN t IN c.tags`, 17, true},
-		{`SELECT c.a FROM c GROUP BY c.a`, 19, true},
+		{`SELECT c.a FROM c GROUP BY c.a ORDER BY c.a`, 32, true},
 		{`SELECT DISTINCT c.a FROM c`, 8, true},
 		{`SELECT * FROM c WHERE udf.f(c.a)`, 23, true},
 		{`SELECT * FROM c WHERE c.a LIKE 'x%'`, 27, true},

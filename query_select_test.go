@@ -107,7 +107,8 @@ func TestQueryFromPath(t *testing.T) {
 		for _, c := range []*Collection{plain, indexed} {
 			var got []json.RawMessage
 			tok := ""
-			for {
+			for pages := 0; ; pages++ {
+				require.Less(t, pages, 10, "%s: pages without end", tc.text)
 				page, err := c.Query(bg, SQL{Text: tc.text, MaxItems: 1, Continuation: tok})
 				require.NoError(t, err, tc.text)
 				got = append(got, page.Results...)
@@ -126,4 +127,40 @@ func TestQueryFromPath(t *testing.T) {
 	page, err := plain.Query(bg, SQL{Text: `SELECT VALUE u.name FROM c.user u ORDER BY u.name DESC`})
 	require.NoError(t, err)
 	require.Equal(t, []string{`"Éva"`, `"Cid"`, `"Bob"`, `"Ann"`}, rawStrings(page.Results))
+}
+
+// R13: GROUP BY through Query: one result a group, in pages whose tokens
+// resume after the last group given, with OFFSET and LIMIT counting
+// groups, the same with an index serving the WHERE clause or not.
+func TestQueryGroupBy(t *testing.T) {
+	plain, _ := newQueryCollection(t)
+	indexed, _ := newQueryCollection(t, "/status", "/region")
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{`SELECT c.region, COUNT(1) AS n FROM c GROUP BY c.region`,
+			[]string{`{"n":2}`, `{"region":"ap","n":1}`, `{"region":"eu","n":3}`, `{"region":"us","n":2}`}},
+		{`SELECT c.region, SUM(c.total) AS t FROM c WHERE c.status = "open" AND IS_NUMBER(c.total) GROUP BY c.region`,
+			[]string{`{"region":"eu","t":13}`, `{"region":"us","t":10}`}},
+		{`SELECT VALUE COUNT(1) FROM c GROUP BY c.status OFFSET 1 LIMIT 2`, []string{`1`, `1`}},
+		{`SELECT TOP 1 c.status FROM c GROUP BY c.status`, []string{`{}`}},
+	} {
+		for _, c := range []*Collection{plain, indexed} {
+			for _, max := range []int{0, 1} {
+				var got []json.RawMessage
+				tok := ""
+				for pages := 0; ; pages++ {
+					require.Less(t, pages, 10, "%s: pages without end", tc.text)
+					page, err := c.Query(bg, SQL{Text: tc.text, MaxItems: max, Continuation: tok})
+					require.NoError(t, err, tc.text)
+					got = append(got, page.Results...)
+					if tok = page.Continuation; tok == "" {
+						break
+					}
+				}
+				require.Equal(t, tc.want, rawStrings(got), "%s, pages of %d", tc.text, max)
+			}
+		}
+	}
 }

@@ -35,6 +35,9 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 	if b.Aggregate() {
 		return "", r.aggregate(offset, fn)
 	}
+	if b.Grouped() {
+		return r.grouped(offset, remaining, fn)
+	}
 	accepted := 0
 	var lastSort []byte
 	var lastKey string
@@ -105,6 +108,46 @@ func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 		}
 	}
 	return nil
+}
+
+// grouped gives fn the results of a GROUP BY query, one a group, in the
+// order of the groups' keys, after the group the query resumes after,
+// within OFFSET and remaining (-1: no bound); the token resumes after the
+// last group fn took.
+func (r *queryRun) grouped(offset, remaining int, fn func(res []byte) bool) (string, error) {
+	var g query.Groups
+	if err := r.rows(func(d *engine.Doc, _ []byte) bool {
+		r.b.AddToGroup(&g, r.row(d))
+		return true
+	}); err != nil {
+		return "", r.stopped(err)
+	}
+	accepted := 0
+	last := ""
+	for _, key := range g.Keys() {
+		if r.resume && key <= string(r.afterSort) {
+			continue
+		}
+		res, ok := r.b.AppendGroup(r.out[:0], &g, key)
+		switch {
+		case !ok:
+			continue
+		case offset > 0:
+			offset--
+			continue
+		case !fn(res):
+			return r.token(r.emitted+accepted, []byte(last), r.prefix), nil
+		}
+		accepted++
+		last = key
+		if remaining > 0 {
+			remaining--
+		}
+		if remaining == 0 {
+			break
+		}
+	}
+	return "", nil
 }
 
 // single gives fn the one result of a query without FROM, computed from

@@ -198,7 +198,7 @@ func checkQueryErrors(t *testing.T, h Harness) {
 	require.Contains(t, err.Error(), "column 22")
 	for _, sql := range []string{
 		`SELECT * FROM c JOIN t IN c.tags`,
-		`SELECT c.status, COUNT(1) FROM c GROUP BY c.status`,
+		`SELECT c.status, COUNT(1) FROM c GROUP BY c.status ORDER BY c.status`,
 		`SELECT * FROM c WHERE udf.f(c.x)`,
 	} {
 		_, err := c.Query(bg, ttldb.SQL{Text: sql})

@@ -17,6 +17,9 @@ const (
 	aggMax
 )
 
+// aggNameOf are the aggregates' names, by kind.
+var aggNameOf = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX"}
+
 // aggNames are the aggregates by upper-case name.
 var aggNames = map[string]aggKind{"COUNT": aggCount, "SUM": aggSum, "AVG": aggAvg, "MIN": aggMin, "MAX": aggMax}
 
@@ -33,12 +36,15 @@ type Aggregation struct {
 
 // Accumulate adds r, a row that matches, to a: its value of the
 // aggregate's argument, which undefined leaves out.
-func (b *Bound) Accumulate(a *Aggregation, r Row) {
-	v := b.eval(b.q.items[0].e, &r)
+func (b *Bound) Accumulate(a *Aggregation, r Row) { b.accumulate(b.q.agg, b.q.items[0].e, a, &r) }
+
+// accumulate adds the value of e for r to a, an aggregate of kind agg.
+func (b *Bound) accumulate(agg aggKind, e *expr, a *Aggregation, r *Row) {
+	v := b.eval(e, r)
 	if v.Kind == Undefined {
 		return
 	}
-	switch b.q.agg {
+	switch agg {
 	case aggCount:
 		a.n++
 	case aggSum, aggAvg:
@@ -62,8 +68,8 @@ func (b *Bound) Accumulate(a *Aggregation, r Row) {
 			a.bad = true
 			return
 		}
-		if c := compareScalars(v.Value, a.best); a.best.Kind == Undefined || b.q.agg == aggMin && c < 0 || b.q.agg == aggMax && c > 0 {
-			a.raw = string(appendVal(nil, v, &r))
+		if c := compareScalars(v.Value, a.best); a.best.Kind == Undefined || agg == aggMin && c < 0 || agg == aggMax && c > 0 {
+			a.raw = string(appendVal(nil, v, r))
 			a.best, _ = FromJSON(a.raw)
 		}
 	}
@@ -99,8 +105,25 @@ func compareScalars(x, y Value) int {
 // and MIN and MAX of an array or an object: SELECT VALUE then gives no
 // result (false), and the object leaves the member out.
 func (b *Bound) AppendAggregate(dst []byte, a *Aggregation) ([]byte, bool) {
+	v := a.result(b.q.agg)
+	if b.q.sel == selAggItem {
+		dst = append(dst, '{')
+		if v != nil {
+			dst = append(append(appendString(dst, b.q.items[0].name), ':'), v...)
+		}
+		return append(dst, '}'), true
+	}
+	if v == nil {
+		return dst, false
+	}
+	return append(dst, v...), true
+}
+
+// result returns a's value as an aggregate of kind agg, as JSON; nil when
+// it is undefined.
+func (a *Aggregation) result(agg aggKind) []byte {
 	var v []byte
-	switch b.q.agg {
+	switch agg {
 	case aggCount:
 		v = strconv.AppendInt(nil, a.n, 10)
 	case aggSum:
@@ -121,15 +144,5 @@ func (b *Bound) AppendAggregate(dst []byte, a *Aggregation) ([]byte, bool) {
 			v = []byte(a.raw)
 		}
 	}
-	if b.q.sel == selAggItem {
-		dst = append(dst, '{')
-		if v != nil {
-			dst = append(append(appendString(dst, b.q.items[0].name), ':'), v...)
-		}
-		return append(dst, '}'), true
-	}
-	if v == nil {
-		return dst, false
-	}
-	return append(dst, v...), true
+	return v
 }

@@ -16,6 +16,7 @@ type Query struct {
 	noFrom bool    // the query has no FROM clause: it reads no document
 	agg    aggKind // selAgg, selAggItem: which aggregate
 	from   Path    // FROM c.a.b: the path of each row's value in its document; nil: the document
+	group  []*expr // GROUP BY's expressions; nil: none
 }
 
 // Params returns the names of the parameters the query uses, without '@',
@@ -41,6 +42,10 @@ const (
 type item struct {
 	e    *expr
 	name string
+	agg  aggKind // the aggregate, when isAgg: e is its argument
+	aggr bool    // an aggregate: COUNT(e), SUM(e)...
+	off  int     // where the item starts
+	text string  // its text, for errors
 }
 
 // limitSpec is the number of TOP, OFFSET or LIMIT: a literal, or a

@@ -78,6 +78,9 @@ func (q *Query) BindAt(params map[string]string, now time.Time) (*Bound, error) 
 		b.bindArrays(it.e)
 	}
 	b.bindArrays(q.where)
+	for _, e := range q.group {
+		b.bindArrays(e)
+	}
 	b.terms = b.sargable()
 	return b, nil
 }
@@ -145,7 +148,7 @@ func (b *Bound) Star() bool { return b.q.sel == selStar && len(b.q.from) == 0 }
 
 // Aggregate reports whether the query is an aggregate: SELECT VALUE
 // COUNT(...) or SELECT COUNT(...) [AS n], or SUM, AVG, MIN, MAX.
-func (b *Bound) Aggregate() bool { return b.q.sel == selAgg || b.q.sel == selAggItem }
+func (b *Bound) Aggregate() bool { return (b.q.sel == selAgg || b.q.sel == selAggItem) && !b.Grouped() }
 
 // Top returns the n of TOP n, or -1.
 func (b *Bound) Top() int { return b.top }

@@ -14,13 +14,13 @@
 // members, parameters) are not.
 //
 //	query    = SELECT [TOP count] select [FROM name {step} [[AS] alias]]
-//	           [WHERE expr] [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
+//	           [WHERE expr] [GROUP BY expr {"," expr}]
+//	           [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
 //	           [OFFSET count LIMIT count]
 //	count    = integer | @param            (0 to 2147483647)
-//	select   = "*" | VALUE expr | VALUE agg "(" expr ")"
-//	         | agg "(" expr ")" [[AS] name] | item {"," item}
+//	select   = "*" | VALUE expr | VALUE agg "(" expr ")" | item {"," item}
+//	item     = (expr | agg "(" expr ")") [[AS] name]
 //	agg      = COUNT | SUM | AVG | MIN | MAX
-//	item     = expr [[AS] name]
 //	expr     = coalesce ["?" expr ":" coalesce]
 //	coalesce = or {"??" or}
 //	or       = and {OR and}
@@ -95,10 +95,15 @@
 // of their path (the alias alone: by the alias), else $1, $2... among the
 // unnamed items in order.
 //
-// Refused as not supported ([Error].Unsupported): JOIN, GROUP BY, DISTINCT,
+// Without GROUP BY an aggregate is the whole SELECT clause; with it, each
+// item (or the VALUE) is an aggregate or one of GROUP BY's expressions, as
+// written; ORDER BY does not go with GROUP BY.
+//
+// Refused as not supported ([Error].Unsupported): JOIN, DISTINCT,
 // subqueries, EXISTS, LIKE, user-defined functions (udf.f), the vector
-// function, an aggregate inside an expression or beside other items, FROM
-// x IN ..., property names and indexes computed by an
+// function, an aggregate inside an expression, or beside other items
+// without GROUP BY, ORDER BY with GROUP BY, FROM x
+// IN ..., property names and indexes computed by an
 // expression or a parameter (c[@p], c[c.k]), SELECT * with other items,
 // comments.
 //
@@ -139,6 +144,10 @@
 // 0, AVG, MIN and MAX of none undefined: SELECT VALUE then gives no result,
 // SELECT SUM(x) AS s gives {}. SUM is the exact sum rounded once, and AVG
 // the exact mean, so that the order of the rows does not change them.
+// GROUP BY puts the rows with equal values of its expressions in one group
+// (undefined is such a value; 1 and 1.0 are equal; arrays and objects by
+// their text), which gives one result: its items' values, undefined ones
+// left out; the groups come in the order of their values.
 //
 // # Functions
 //

@@ -46,7 +46,8 @@ var keywords = map[string]bool{
 	"ORDER": true, "BY": true, "ASC": true, "DESC": true, "OFFSET": true, "LIMIT": true,
 	"AND": true, "OR": true, "NOT": true, "IN": true, "BETWEEN": true, "TRUE": true,
 	"FALSE": true, "NULL": true, "UNDEFINED": true,
-	"JOIN": false, "GROUP": false, "DISTINCT": false, "EXISTS": false, "LIKE": false,
+	"GROUP": true,
+	"JOIN":  false, "DISTINCT": false, "EXISTS": false, "LIKE": false,
 	"ESCAPE": false, "ARRAY": false,
 }
 

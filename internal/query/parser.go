@@ -170,9 +170,18 @@ func (p *parser) parseQuery() error {
 		next = "AND, OR, ORDER BY, OFFSET or the end of the query"
 	}
 	if p.tok().isKeyword("GROUP") {
-		return p.unsupported(p.tok().off, "GROUP BY")
+		if err := p.parseGroupBy(); err != nil {
+			return err
+		}
+		next = "ORDER BY, OFFSET or the end of the query"
+	}
+	if err := p.checkAggregates(); err != nil {
+		return err
 	}
 	if t := p.tok(); t.isKeyword("ORDER") {
+		if len(q.group) > 0 {
+			return p.unsupported(t.off, "ORDER BY with GROUP BY")
+		}
 		if q.sel == selAgg || q.sel == selAggItem {
 			return p.unsupported(t.off, "ORDER BY with an aggregate")
 		}
@@ -240,12 +249,14 @@ func (p *parser) parseSelect() error {
 	case t.isKeyword("VALUE"):
 		p.advance()
 		if p.aggregateAhead() {
-			arg, err := p.parseAggregate()
-			q.sel, q.items = selAgg, []item{{e: arg}}
+			off := p.tok().off
+			kind, arg, err := p.parseAggregate()
+			q.sel, q.agg, q.items = selAgg, kind, []item{{e: arg, agg: kind, aggr: true, off: off}}
 			return err
 		}
+		off := p.tok().off
 		e, err := p.parseExpr()
-		q.sel, q.items = selValue, []item{{e: e}}
+		q.sel, q.items = selValue, []item{{e: e, off: off, text: strings.TrimSpace(p.text[off:p.tok().off])}}
 		return err
 	}
 	q.sel = selItems
@@ -254,33 +265,27 @@ func (p *parser) parseSelect() error {
 		if t.is("*") {
 			return p.unsupported(t.off, "SELECT * combined with other items")
 		}
+		it := item{off: t.off}
 		if p.aggregateAhead() {
-			arg, err := p.parseAggregate()
+			kind, arg, err := p.parseAggregate()
 			if err != nil {
 				return err
 			}
-			if len(q.items) > 0 {
-				return p.unsupported(t.off, strings.ToUpper(t.text)+" combined with other items")
-			}
-			name, err := p.parseAlias()
+			it.e, it.agg, it.aggr = arg, kind, true
+		} else {
+			e, err := p.parseExpr()
 			if err != nil {
 				return err
 			}
-			if p.tok().is(",") {
-				return p.unsupported(t.off, strings.ToUpper(t.text)+" combined with other items")
-			}
-			q.sel, q.items = selAggItem, []item{{e: arg, name: name}}
-			return nil
+			it.e = e
 		}
-		e, err := p.parseExpr()
-		if err != nil {
-			return err
-		}
+		it.text = strings.TrimSpace(p.text[it.off:p.tok().off])
 		name, err := p.parseAlias()
 		if err != nil {
 			return err
 		}
-		q.items = append(q.items, item{e: e, name: name})
+		it.name = name
+		q.items = append(q.items, it)
 		if !p.tok().is(",") {
 			return nil
 		}
@@ -313,27 +318,26 @@ func (p *parser) aggregateAhead() bool {
 
 // parseAggregate parses COUNT(expr), SUM, AVG, MIN or MAX, and returns
 // expr.
-func (p *parser) parseAggregate() (*expr, error) {
+func (p *parser) parseAggregate() (aggKind, *expr, error) {
 	t := p.tok()
 	name := strings.ToUpper(t.text)
-	p.q.agg = aggNames[name]
 	p.advance()
 	p.advance()
 	if err := p.enter(); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	arg, err := p.parseExpr()
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	if err := p.expect(")"); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	p.leave()
 	if t := p.tok(); isOperator(t) || p.comparisonAhead() {
-		return nil, p.unsupported(t.off, name+" inside an expression (only SELECT VALUE "+name+"(x) and SELECT "+name+"(x) [AS n] are)")
+		return 0, nil, p.unsupported(t.off, name+" inside an expression (only SELECT VALUE "+name+"(x) and SELECT "+name+"(x) [AS n] are)")
 	}
-	return arg, nil
+	return aggNames[name], arg, nil
 }
 
 // parseFrom parses FROM name {step} [[AS] alias].
@@ -425,6 +429,9 @@ func (p *parser) resolve() error {
 			it := &q.items[i]
 			switch {
 			case it.name != "":
+			case it.aggr:
+				unnamed++
+				it.name = fmt.Sprintf("$%d", unnamed)
 			case it.e.kind == xPath && len(it.e.path) == 0:
 				it.name = p.alias
 			case it.e.kind == xPath && !it.e.path[len(it.e.path)-1].IsIndex:
