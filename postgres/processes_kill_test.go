@@ -1,0 +1,206 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ttldb/ttldb"
+)
+
+// batchChild runs transactional batches on partition k<N> until killed:
+// batch b creates b<b>-0 to b<b>-3, upserts "counter" to {"n": b} and,
+// after the first, deletes b<b-1>-3; it prints each batch acknowledged.
+func batchChild(ctx context.Context, cfg procConfig, out *procOut) error {
+	clock := &procClock{}
+	clock.s.Store(procT0)
+	c, err := openChild(ctx, cfg, clock)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	pk := fmt.Sprintf("k%d", cfg.N)
+	for b := 0; ctx.Err() == nil; b++ {
+		batch := ttldb.NewBatch(ttldb.StringKey(pk))
+		for j := range 4 {
+			batch.Create(map[string]any{"id": fmt.Sprintf("b%d-%d", b, j), "pk": pk, "batch": b})
+		}
+		batch.Upsert(map[string]any{"id": "counter", "pk": pk, "n": b})
+		if b > 0 {
+			batch.Delete(fmt.Sprintf("b%d-3", b-1))
+		}
+		docs, err := c.ExecuteBatch(ctx, batch)
+		if err != nil {
+			return fmt.Errorf("batch %d: %w", b, err)
+		}
+		l := procLine{Ev: "batch", N: b}
+		for _, d := range docs[:5] { // the writes' (a delete returns no document)
+			l.LSNs = append(l.LSNs, d.LSN())
+		}
+		out.print(l)
+		out.flush()
+	}
+	return ctx.Err()
+}
+
+// batchOf returns the batch of batchChild that made the change ch, and its
+// process's number.
+func batchOf(t *testing.T, ch ttldb.Change) (n, b int) {
+	t.Helper()
+	v, _ := ch.PartitionKey.Value()
+	pk, _ := v.(string)
+	n, err := strconv.Atoi(strings.TrimPrefix(pk, "k"))
+	if err != nil {
+		t.Fatalf("a change of partition %v: %v", ch.PartitionKey, err)
+	}
+	if ch.ID == "counter" {
+		var body struct{ N int }
+		if err := ch.Document.Decode(&body); err != nil {
+			t.Fatalf("the counter at LSN %d: %v", ch.LSN, err)
+		}
+		return n, body.N
+	}
+	if _, err := fmt.Sscanf(ch.ID, "b%d-", &b); err != nil {
+		t.Fatalf("a change of %q: %v", ch.ID, err)
+	}
+	if ch.Op == ttldb.OpDelete {
+		b++ // batch b deletes b<b-1>-3
+	}
+	return n, b
+}
+
+// Two processes run transactional batches; one is killed (SIGKILL) in the
+// middle of its work, the other a little later. Every batch is in the
+// documents and the feed whole or not at all, every acknowledged one is,
+// the feed has no gap, and what a killed process committed without
+// numbering it the other process's passes, or the parent's write, number.
+func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
+	u := procCollection(t)
+	seed := uint64(time.Now().UnixNano())
+	kids := []*child{
+		startChild(t, procConfig{Role: "batch", URL: u, N: 0, Seed: seed}),
+		startChild(t, procConfig{Role: "batch", URL: u, N: 1, Seed: seed}),
+	}
+	acked := make([]map[int][]uint64, len(kids)) // each process's batches acknowledged, with their LSNs
+	kill := func(n, after int) {
+		for acked[n] = map[int][]uint64{}; len(acked[n]) < after; {
+			l := kids[n].next(t, "batch")
+			acked[n][l.N] = l.LSNs
+		}
+		if err := kids[n].cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		kids[n].finish(t, true) // reads what it printed before: acknowledged too
+		for _, l := range kids[n].all {
+			if l.Ev == "batch" {
+				acked[n][l.N] = l.LSNs
+			}
+		}
+	}
+	kill(0, 3+int(seed%10))
+	kill(1, 3) // (its batches' passes number what process 0 left)
+	t.Logf("seed %d: %d and %d batches acknowledged", seed, len(acked[0]), len(acked[1]))
+
+	c, err := ttldb.Open(t.Context(), u, &ttldb.Options{Name: "shared", ManualSweep: true,
+		Now: func() time.Time { return time.Unix(procT0, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	after, err := c.Upsert(t.Context(), map[string]any{"id": "after", "pk": "parent"}) // its pass numbers what is left
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The feed: gap-free to the parent's write, each batch consecutive and whole.
+	type run struct{ lsns []uint64 }
+	batches := make([]map[int]*run, len(kids))
+	for n := range batches {
+		batches[n] = map[int]*run{}
+	}
+	var lsn uint64
+	for q := (ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, Limit: 1000}); lsn < after.LSN(); {
+		page, err := c.ReadFeed(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range page.Changes {
+			if lsn++; ch.LSN != lsn { // R11
+				t.Fatalf("the feed's change after LSN %d has LSN %d: a gap, or out of order", lsn-1, ch.LSN)
+			}
+			if ch.ID == "after" {
+				continue
+			}
+			n, b := batchOf(t, ch)
+			r := batches[n][b]
+			if r == nil {
+				r = &run{}
+				batches[n][b] = r
+			}
+			r.lsns = append(r.lsns, ch.LSN)
+		}
+		if len(page.Changes) == 0 && !page.More {
+			t.Fatalf("the feed ends at LSN %d, before the parent's write at %d", lsn, after.LSN())
+		}
+		q = ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, Limit: 1000, Continuation: page.Continuation}
+	}
+	for n := range kids { // R14: all or nothing, in the feed and in the documents
+		last := -1
+		for b := 0; batches[n][b] != nil; b++ {
+			last = b
+		}
+		if len(batches[n]) != last+1 {
+			t.Errorf("process %d: batches 0 to %d in the feed, and %d others", n, last, len(batches[n])-last-1)
+		}
+		for b := 0; b <= last; b++ {
+			lsns, want := batches[n][b].lsns, 6
+			if b == 0 {
+				want = 5
+			}
+			if len(lsns) != want || lsns[len(lsns)-1]-lsns[0] != uint64(want-1) {
+				t.Errorf("process %d: batch %d's changes in the feed are at LSNs %v: want %d consecutive", n, b, lsns, want)
+			}
+			if a, ok := acked[n][b]; ok && fmt.Sprint(a) != fmt.Sprint(lsns[:5]) {
+				t.Errorf("process %d: batch %d acknowledged at LSNs %v, in the feed at %v", n, b, a, lsns)
+			}
+		}
+		for b := range acked[n] {
+			if b > last {
+				t.Errorf("process %d: batch %d acknowledged, not in the feed (which has up to %d)", n, b, last)
+			}
+		}
+		checkBatchDocs(t, c, n, last)
+	}
+}
+
+// checkBatchDocs checks that process n's documents are those its batches
+// up to last left, and nothing of batch last+1.
+func checkBatchDocs(t *testing.T, c *ttldb.Collection, n, last int) {
+	t.Helper()
+	pk := ttldb.StringKey(fmt.Sprintf("k%d", n))
+	counter, err := c.Get(t.Context(), pk, "counter")
+	var body struct{ N int }
+	if err == nil {
+		err = counter.Decode(&body)
+	}
+	if err != nil || body.N != last {
+		t.Errorf("process %d: the counter reads %d (%v); its last batch in the feed is %d", n, body.N, err, last)
+	}
+	for b := 0; b <= last+1; b++ {
+		for j := range 4 {
+			id := fmt.Sprintf("b%d-%d", b, j)
+			_, err := c.Get(t.Context(), pk, id)
+			want := b < last && j < 3 || b == last
+			if err != nil && !errors.Is(err, ttldb.ErrNotFound) {
+				t.Fatal(err)
+			}
+			if (err == nil) != want {
+				t.Errorf("process %d: %s is there: %v; want %v (last batch %d)", n, id, err == nil, want, last)
+			}
+		}
+	}
+}
