@@ -79,19 +79,27 @@ func batchOf(t *testing.T, ch ttldb.Change) (n, b int) {
 // the feed has no gap, and what a killed process committed without
 // numbering it the other process's passes, or the parent's write, number.
 func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
-	u := procCollection(t)
+	s, u := procCollection(t)
+	feedTable := s.ident() + ".ttldb_feed_" + fmt.Sprint(s.count(`SELECT no FROM `+s.ident()+`.ttldb_collections WHERE name = 'shared'`))
 	seed := uint64(time.Now().UnixNano())
 	kids := []*child{
 		startChild(t, procConfig{Role: "batch", URL: u, N: 0, Seed: seed}),
 		startChild(t, procConfig{Role: "batch", URL: u, N: 1, Seed: seed}),
 	}
-	acked := make([]map[int][]uint64, len(kids)) // each process's batches acknowledged, with their LSNs
-	kill := func(n, after int) {
-		for acked[n] = map[int][]uint64{}; len(acked[n]) < after; {
+	acked := []map[int][]uint64{{}, {}} // each process's batches acknowledged, with their LSNs
+	// wait reads process n's lines until it has acknowledged k batches
+	// whose first LSN is above lsn.
+	wait := func(n, k int, lsn uint64) {
+		for k > 0 {
 			l := kids[n].next(t, "batch")
 			acked[n][l.N] = l.LSNs
+			if l.LSNs[0] > lsn {
+				k--
+			}
 		}
-		if err := kids[n].cmd.Process.Kill(); err != nil {
+	}
+	kill := func(n int) {
+		if err := kids[n].cmd.Process.Kill(); err != nil { // SIGKILL
 			t.Fatal(err)
 		}
 		kids[n].finish(t, true) // reads what it printed before: acknowledged too
@@ -101,9 +109,21 @@ func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
 			}
 		}
 	}
-	kill(0, 3+int(seed%10))
-	kill(1, 3) // (its batches' passes number what process 0 left)
-	t.Logf("seed %d: %d and %d batches acknowledged", seed, len(acked[0]), len(acked[1]))
+	wait(0, 3+int(seed%10), 0)
+	kill(0)
+	// What process 0 committed and left unnumbered, if the kill came
+	// between a commit and its pass: process 1's passes number it.
+	var lastSeq, lastLSN int64
+	if err := s.admin.QueryRow(t.Context(), `SELECT coalesce(max(seq), 0), coalesce(max(lsn), 0) FROM `+feedTable).Scan(&lastSeq, &lastLSN); err != nil {
+		t.Fatal(err)
+	}
+	left := s.count(`SELECT count(*) FROM ` + feedTable + ` WHERE lsn IS NULL AND body LIKE '%"pk":"k0"%'`)
+	wait(1, 3, uint64(lastLSN))
+	if n := s.count(`SELECT count(*) FROM `+feedTable+` WHERE lsn IS NULL AND seq <= $1`, lastSeq); n != 0 {
+		t.Errorf("%d records committed before process 0 was killed are still unnumbered after 3 batches of process 1", n)
+	}
+	kill(1)
+	t.Logf("seed %d: %d and %d batches acknowledged; process 0 left %d records committed and unnumbered", seed, len(acked[0]), len(acked[1]), left)
 
 	c, err := ttldb.Open(t.Context(), u, &ttldb.Options{Name: "shared", ManualSweep: true,
 		Now: func() time.Time { return time.Unix(procT0, 0) }})
@@ -114,6 +134,10 @@ func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
 	after, err := c.Upsert(t.Context(), map[string]any{"id": "after", "pk": "parent"}) // its pass numbers what is left
 	if err != nil {
 		t.Fatal(err)
+	}
+
+	if n := s.count(`SELECT count(*) FROM ` + feedTable + ` WHERE lsn IS NULL`); n != 0 {
+		t.Errorf("%d records unnumbered after the parent's write", n)
 	}
 
 	// The feed: gap-free to the parent's write, each batch consecutive and whole.

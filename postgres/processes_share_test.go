@@ -19,7 +19,7 @@ const procChildren = 3
 // every process reads the same feed without a gap and in LSN order, and
 // each deleted document (by a write or by expiry) is deleted once in it.
 func TestProcessesSharing(t *testing.T) { // R16, R11, R5
-	u := procCollection(t)
+	_, u := procCollection(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	var kids []*child

@@ -423,8 +423,8 @@ func (ch *child) send(t *testing.T, line string) {
 }
 
 // procCollection makes the collection the children share, TTL on without
-// a default, and returns the URL that opens it.
-func procCollection(t *testing.T) string {
+// a default, and returns its server and the URL that opens it.
+func procCollection(t *testing.T) (*server, string) {
 	t.Helper()
 	s := newServer(t)
 	u := s.schemaURL(t, "postgres")
@@ -436,5 +436,5 @@ func procCollection(t *testing.T) string {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return u
+	return s, u
 }
