@@ -4,17 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ttldb/ttldb"
 )
 
-// batchChild runs transactional batches on partition k<N> until killed:
-// batch b creates b<b>-0 to b<b>-3, upserts "counter" to {"n": b} and,
-// after the first, deletes b<b-1>-3; it prints each batch acknowledged.
+// procLanes is how many goroutines of a batch child run batches, each on
+// a partition of its own: with several, a kill more often finds a batch
+// committed and not yet numbered.
+const procLanes = 3
+
+// batchChild runs transactional batches until killed, in procLanes
+// goroutines, goroutine g on partition k<N>.<g>: its batch b creates
+// b<b>-0 to b<b>-3, upserts "counter" to {"n": b} and, after the first,
+// deletes b<b-1>-3; it prints each batch acknowledged.
 func batchChild(ctx context.Context, cfg procConfig, out *procOut) error {
 	clock := &procClock{}
 	clock.s.Store(procT0)
@@ -23,7 +27,19 @@ func batchChild(ctx context.Context, cfg procConfig, out *procOut) error {
 		return err
 	}
 	defer c.Close()
-	pk := fmt.Sprintf("k%d", cfg.N)
+	errs := make(chan error, procLanes)
+	for g := range procLanes {
+		go func() { errs <- batchLane(ctx, c, fmt.Sprintf("k%d.%d", cfg.N, g), out) }()
+	}
+	for range procLanes {
+		if err := <-errs; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func batchLane(ctx context.Context, c *ttldb.Collection, pk string, out *procOut) error {
 	for b := 0; ctx.Err() == nil; b++ {
 		batch := ttldb.NewBatch(ttldb.StringKey(pk))
 		for j := range 4 {
@@ -35,9 +51,9 @@ func batchChild(ctx context.Context, cfg procConfig, out *procOut) error {
 		}
 		docs, err := c.ExecuteBatch(ctx, batch)
 		if err != nil {
-			return fmt.Errorf("batch %d: %w", b, err)
+			return fmt.Errorf("batch %d of %s: %w", b, pk, err)
 		}
-		l := procLine{Ev: "batch", N: b}
+		l := procLine{Ev: "batch", ID: pk, N: b}
 		for _, d := range docs[:5] { // the writes' (a delete returns no document)
 			l.LSNs = append(l.LSNs, d.LSN())
 		}
@@ -47,22 +63,18 @@ func batchChild(ctx context.Context, cfg procConfig, out *procOut) error {
 	return ctx.Err()
 }
 
-// batchOf returns the batch of batchChild that made the change ch, and its
-// process's number.
-func batchOf(t *testing.T, ch ttldb.Change) (n, b int) {
+// batchOf returns the batch of batchLane that made the change ch, and its
+// partition.
+func batchOf(t *testing.T, ch ttldb.Change) (pk string, b int) {
 	t.Helper()
 	v, _ := ch.PartitionKey.Value()
-	pk, _ := v.(string)
-	n, err := strconv.Atoi(strings.TrimPrefix(pk, "k"))
-	if err != nil {
-		t.Fatalf("a change of partition %v: %v", ch.PartitionKey, err)
-	}
+	pk, _ = v.(string)
 	if ch.ID == "counter" {
 		var body struct{ N int }
 		if err := ch.Document.Decode(&body); err != nil {
 			t.Fatalf("the counter at LSN %d: %v", ch.LSN, err)
 		}
-		return n, body.N
+		return pk, body.N
 	}
 	if _, err := fmt.Sscanf(ch.ID, "b%d-", &b); err != nil {
 		t.Fatalf("a change of %q: %v", ch.ID, err)
@@ -70,7 +82,7 @@ func batchOf(t *testing.T, ch ttldb.Change) (n, b int) {
 	if ch.Op == ttldb.OpDelete {
 		b++ // batch b deletes b<b-1>-3
 	}
-	return n, b
+	return pk, b
 }
 
 // Two processes run transactional batches; one is killed (SIGKILL) in the
@@ -86,13 +98,19 @@ func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
 		startChild(t, procConfig{Role: "batch", URL: u, N: 0, Seed: seed}),
 		startChild(t, procConfig{Role: "batch", URL: u, N: 1, Seed: seed}),
 	}
-	acked := []map[int][]uint64{{}, {}} // each process's batches acknowledged, with their LSNs
+	acked := map[string]map[int][]uint64{} // each partition's batches acknowledged, with their LSNs
+	ack := func(l procLine) {
+		if acked[l.ID] == nil {
+			acked[l.ID] = map[int][]uint64{}
+		}
+		acked[l.ID][l.N] = l.LSNs
+	}
 	// wait reads process n's lines until it has acknowledged k batches
 	// whose first LSN is above lsn.
 	wait := func(n, k int, lsn uint64) {
 		for k > 0 {
 			l := kids[n].next(t, "batch")
-			acked[n][l.N] = l.LSNs
+			ack(l)
 			if l.LSNs[0] > lsn {
 				k--
 			}
@@ -105,7 +123,7 @@ func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
 		kids[n].finish(t, true) // reads what it printed before: acknowledged too
 		for _, l := range kids[n].all {
 			if l.Ev == "batch" {
-				acked[n][l.N] = l.LSNs
+				ack(l)
 			}
 		}
 	}
@@ -117,13 +135,13 @@ func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
 	if err := s.admin.QueryRow(t.Context(), `SELECT coalesce(max(seq), 0), coalesce(max(lsn), 0) FROM `+feedTable).Scan(&lastSeq, &lastLSN); err != nil {
 		t.Fatal(err)
 	}
-	left := s.count(`SELECT count(*) FROM ` + feedTable + ` WHERE lsn IS NULL AND body LIKE '%"pk":"k0"%'`)
+	left := s.count(`SELECT count(*) FROM ` + feedTable + ` WHERE lsn IS NULL AND body LIKE '%"pk":"k0.%'`)
 	wait(1, 3, uint64(lastLSN))
 	if n := s.count(`SELECT count(*) FROM `+feedTable+` WHERE lsn IS NULL AND seq <= $1`, lastSeq); n != 0 {
 		t.Errorf("%d records committed before process 0 was killed are still unnumbered after 3 batches of process 1", n)
 	}
 	kill(1)
-	t.Logf("seed %d: %d and %d batches acknowledged; process 0 left %d records committed and unnumbered", seed, len(acked[0]), len(acked[1]), left)
+	t.Logf("seed %d: %d partitions' batches acknowledged; process 0 left %d records committed and unnumbered", seed, len(acked), left)
 
 	c, err := ttldb.Open(t.Context(), u, &ttldb.Options{Name: "shared", ManualSweep: true,
 		Now: func() time.Time { return time.Unix(procT0, 0) }})
@@ -141,11 +159,7 @@ func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
 	}
 
 	// The feed: gap-free to the parent's write, each batch consecutive and whole.
-	type run struct{ lsns []uint64 }
-	batches := make([]map[int]*run, len(kids))
-	for n := range batches {
-		batches[n] = map[int]*run{}
-	}
+	batches := map[string]map[int][]uint64{} // the LSNs of the changes, by partition and batch
 	var lsn uint64
 	for q := (ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, Limit: 1000}); lsn < after.LSN(); {
 		page, err := c.ReadFeed(t.Context(), q)
@@ -159,13 +173,11 @@ func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
 			if ch.ID == "after" {
 				continue
 			}
-			n, b := batchOf(t, ch)
-			r := batches[n][b]
-			if r == nil {
-				r = &run{}
-				batches[n][b] = r
+			pk, b := batchOf(t, ch)
+			if batches[pk] == nil {
+				batches[pk] = map[int][]uint64{}
 			}
-			r.lsns = append(r.lsns, ch.LSN)
+			batches[pk][b] = append(batches[pk][b], ch.LSN)
 		}
 		if len(page.Changes) == 0 && !page.More {
 			t.Fatalf("the feed ends at LSN %d, before the parent's write at %d", lsn, after.LSN())
@@ -173,46 +185,58 @@ func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
 		q = ttldb.FeedQuery{Mode: ttldb.AllVersionsAndDeletes, Limit: 1000, Continuation: page.Continuation}
 	}
 	for n := range kids { // R14: all or nothing, in the feed and in the documents
-		last := -1
-		for b := 0; batches[n][b] != nil; b++ {
-			last = b
+		for g := range procLanes {
+			checkBatches(t, c, fmt.Sprintf("k%d.%d", n, g), batches, acked)
 		}
-		if len(batches[n]) != last+1 {
-			t.Errorf("process %d: batches 0 to %d in the feed, and %d others", n, last, len(batches[n])-last-1)
-		}
-		for b := 0; b <= last; b++ {
-			lsns, want := batches[n][b].lsns, 6
-			if b == 0 {
-				want = 5
-			}
-			if len(lsns) != want || lsns[len(lsns)-1]-lsns[0] != uint64(want-1) {
-				t.Errorf("process %d: batch %d's changes in the feed are at LSNs %v: want %d consecutive", n, b, lsns, want)
-			}
-			if a, ok := acked[n][b]; ok && fmt.Sprint(a) != fmt.Sprint(lsns[:5]) {
-				t.Errorf("process %d: batch %d acknowledged at LSNs %v, in the feed at %v", n, b, a, lsns)
-			}
-		}
-		for b := range acked[n] {
-			if b > last {
-				t.Errorf("process %d: batch %d acknowledged, not in the feed (which has up to %d)", n, b, last)
-			}
-		}
-		checkBatchDocs(t, c, n, last)
 	}
 }
 
-// checkBatchDocs checks that process n's documents are those its batches
-// up to last left, and nothing of batch last+1.
-func checkBatchDocs(t *testing.T, c *ttldb.Collection, n, last int) {
+// checkBatches checks partition pk's batches in the feed, and its
+// documents, against those acknowledged.
+func checkBatches(t *testing.T, c *ttldb.Collection, pk string, batches, acked map[string]map[int][]uint64) {
 	t.Helper()
-	pk := ttldb.StringKey(fmt.Sprintf("k%d", n))
+	last := -1
+	for b := 0; batches[pk][b] != nil; b++ {
+		last = b
+	}
+	if len(batches[pk]) != last+1 {
+		t.Errorf("%s: batches 0 to %d in the feed, and %d others", pk, last, len(batches[pk])-last-1)
+	}
+	for b := 0; b <= last; b++ {
+		lsns, want := batches[pk][b], 6
+		if b == 0 {
+			want = 5
+		}
+		if len(lsns) != want || lsns[len(lsns)-1]-lsns[0] != uint64(want-1) {
+			t.Errorf("%s: batch %d's changes in the feed are at LSNs %v: want %d consecutive", pk, b, lsns, want)
+		}
+		if a, ok := acked[pk][b]; ok && len(lsns) >= 5 && fmt.Sprint(a) != fmt.Sprint(lsns[:5]) {
+			t.Errorf("%s: batch %d acknowledged at LSNs %v, in the feed at %v", pk, b, a, lsns)
+		}
+	}
+	for b := range acked[pk] {
+		if b > last {
+			t.Errorf("%s: batch %d acknowledged, not in the feed (which has up to %d)", pk, b, last)
+		}
+	}
+	checkBatchDocs(t, c, pk, last)
+}
+
+// checkBatchDocs checks that partition p's documents are those its
+// batches up to last left, and nothing of batch last+1.
+func checkBatchDocs(t *testing.T, c *ttldb.Collection, p string, last int) {
+	t.Helper()
+	pk := ttldb.StringKey(p)
 	counter, err := c.Get(t.Context(), pk, "counter")
 	var body struct{ N int }
 	if err == nil {
 		err = counter.Decode(&body)
 	}
+	if last < 0 && errors.Is(err, ttldb.ErrNotFound) {
+		err, body.N = nil, -1 // no batch: no counter
+	}
 	if err != nil || body.N != last {
-		t.Errorf("process %d: the counter reads %d (%v); its last batch in the feed is %d", n, body.N, err, last)
+		t.Errorf("%s: the counter reads %d (%v); its last batch in the feed is %d", p, body.N, err, last)
 	}
 	for b := 0; b <= last+1; b++ {
 		for j := range 4 {
@@ -223,7 +247,7 @@ func checkBatchDocs(t *testing.T, c *ttldb.Collection, n, last int) {
 				t.Fatal(err)
 			}
 			if (err == nil) != want {
-				t.Errorf("process %d: %s is there: %v; want %v (last batch %d)", n, id, err == nil, want, last)
+				t.Errorf("%s: %s is there: %v; want %v (last batch %d)", p, id, err == nil, want, last)
 			}
 		}
 	}
