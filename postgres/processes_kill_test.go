@@ -91,6 +91,7 @@ func batchOf(t *testing.T, ch ttldb.Change) (pk string, b int) {
 // the feed has no gap, and what a killed process committed without
 // numbering it the other process's passes, or the parent's write, number.
 func TestProcessesKilledMidBatch(t *testing.T) { // R14, R11, R16
+	t.Parallel()
 	s, u := procCollection(t)
 	feedTable := s.ident() + ".ttldb_feed_" + fmt.Sprint(s.count(`SELECT no FROM `+s.ident()+`.ttldb_collections WHERE name = 'shared'`))
 	seed := uint64(time.Now().UnixNano())

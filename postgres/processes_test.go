@@ -5,11 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strings"
@@ -137,128 +134,6 @@ func openChild(ctx context.Context, cfg procConfig, c *procClock) (*ttldb.Collec
 	return ttldb.Open(ctx, cfg.URL, &ttldb.Options{Name: "shared", Now: c.now})
 }
 
-// shareChild writes its own keys (reading each back at once), sweeps, and
-// reads the all-versions feed from the start, in phases the parent starts
-// through stdin: 1 writes at procT0; "advance" moves the clock past every
-// ttl, then it writes more while it sweeps until nothing expired is left;
-// "finish" reads the feed to its end.
-func shareChild(ctx context.Context, cfg procConfig, out *procOut) error {
-	clock := &procClock{}
-	clock.s.Store(procT0)
-	c, err := openChild(ctx, cfg, clock)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	feed := startFeedReader(ctx, c, out)
-	defer feed.stop()
-	stdin := bufio.NewScanner(os.Stdin)
-	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.N)))
-
-	put := func(op, id string, ttl int) error {
-		doc := map[string]any{"id": id, "pk": procPK(id), "by": cfg.N}
-		if ttl != 0 {
-			doc["ttl"] = ttl
-		}
-		var d ttldb.Document
-		var err error
-		if op == "create" {
-			d, err = c.Create(ctx, doc)
-		} else {
-			d, err = c.Upsert(ctx, doc)
-		}
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", op, id, err)
-		}
-		out.print(procLine{Ev: "ack", Op: op, ID: id, LSN: d.LSN(), TTL: ttl > 0})
-		got, err := c.Get(ctx, d.PartitionKey(), id) // R16: read-your-writes
-		if err != nil {
-			return fmt.Errorf("Get %s after %s: %w", id, op, err)
-		}
-		out.print(procLine{Ev: "read", ID: id, LSN: got.LSN(), Found: true})
-		if op == "upsert" && rng.IntN(2) == 0 { // now and then a delete
-			if err := c.Delete(ctx, d.PartitionKey(), id); err != nil {
-				return fmt.Errorf("Delete %s: %w", id, err)
-			}
-			out.print(procLine{Ev: "ack", Op: "delete", ID: id})
-			_, err := c.Get(ctx, d.PartitionKey(), id)
-			if err != nil && !errors.Is(err, ttldb.ErrNotFound) {
-				return fmt.Errorf("Get %s after Delete: %w", id, err)
-			}
-			out.print(procLine{Ev: "read", ID: id, Found: err == nil})
-		}
-		return nil
-	}
-	sweep := func() error {
-		n, err := c.Sweep(ctx)
-		if err != nil {
-			return fmt.Errorf("Sweep: %w", err)
-		}
-		out.print(procLine{Ev: "sweep", N: n})
-		return nil
-	}
-	phase := func(n int, want string) error {
-		out.print(procLine{Ev: "phase", N: n})
-		out.flush()
-		if !stdin.Scan() || stdin.Text() != want {
-			return fmt.Errorf("phase %d: waited for %q on stdin, read %q (%v)", n, want, stdin.Text(), stdin.Err())
-		}
-		return nil
-	}
-
-	for i := range 12 { // R5, R11: writes, some to expire, some deleted
-		id := fmt.Sprintf("c%d-%d", cfg.N, i)
-		switch i % 3 {
-		case 0:
-			err = put("create", id+"e", procTTL)
-		case 1:
-			err = put("upsert", id+"u", 0)
-		case 2:
-			if err = put("create", id+"p", 0); err == nil {
-				err = put("upsert", id+"p", -1)
-			}
-		}
-		if err == nil && i%4 == 0 {
-			err = sweep()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := phase(1, "advance"); err != nil {
-		return err
-	}
-	clock.s.Store(procT0 + procAdvance)
-	for i := 0; ; i++ { // R5: sweep until nothing expired is left, writing meanwhile
-		if i < 6 {
-			if err := put("upsert", fmt.Sprintf("c%d-q%d", cfg.N, i), 0); err != nil {
-				return err
-			}
-		}
-		if err := sweep(); err != nil {
-			return err
-		}
-		st, err := c.Stats(ctx)
-		if err != nil {
-			return fmt.Errorf("Stats: %w", err)
-		}
-		if st.Expired == 0 && i >= 6 {
-			break
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%d expired documents left after %d sweeps: %w", st.Expired, i, ctx.Err())
-		}
-	}
-	if err := phase(2, "finish"); err != nil {
-		return err
-	}
-	fs, err := c.FeedStats(ctx) // nothing changes any more: the feed's end
-	if err != nil {
-		return fmt.Errorf("FeedStats: %w", err)
-	}
-	return feed.waitFor(ctx, fs.LastLSN)
-}
-
 // feedReader reads the all-versions feed from the start in a goroutine of
 // its own, printing each change (R11).
 type feedReader struct {
@@ -316,14 +191,6 @@ func (f *feedReader) waitFor(ctx context.Context, lsn uint64) error {
 }
 
 func (f *feedReader) stop() { f.cancel(); <-f.done }
-
-// procPK is the partition key of document id: one of three, which every
-// process writes to.
-func procPK(id string) string {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return fmt.Sprintf("t%d", h.Sum32()%3)
-}
 
 // child is a child process the parent started.
 type child struct {
