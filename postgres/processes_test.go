@@ -237,7 +237,12 @@ func startChild(t *testing.T, cfg procConfig) *child {
 			ch.lines <- l
 		}
 	}()
-	t.Cleanup(func() { _ = ch.cmd.Process.Kill(); _ = ch.cmd.Wait() })
+	t.Cleanup(func() { // a test that failed early: end the child and the reader
+		_ = ch.cmd.Process.Kill()
+		for range ch.lines {
+		}
+		_ = ch.cmd.Wait()
+	})
 	return ch
 }
 
