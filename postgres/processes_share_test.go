@@ -38,8 +38,11 @@ func procPK(id string) string {
 // feed from the start, all at once, on one collection; the clock they share
 // moves past every ttl between two phases. Every acknowledged write is in
 // the feed and the final state, each read follows its process's own write,
-// every process reads the same feed without a gap and in LSN order, and
-// each deleted document (by a write or by expiry) is deleted once in it.
+// after the clock moves each process reads the others' documents as their
+// writes left them (the expired hidden at once, R4), every process reads
+// the same feed without a gap and in LSN order, each deleted document (by a
+// write or by expiry) is deleted once in it, and the Sweep calls of all
+// the processes deleted no more documents than expired.
 func TestProcessesSharing(t *testing.T) { // R16, R11, R5
 	t.Parallel()
 	_, u := procCollection(t)

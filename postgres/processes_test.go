@@ -54,13 +54,13 @@ type procConfig struct {
 	Role string // "share" or "batch"
 	URL  string // the collection's server, with its search_path
 	N    int    // the child's number, which names its keys
-	Seed uint64
+	Seed uint64 // the sharing child's draws (which documents it deletes)
 }
 
 // procLine is one line a child prints.
 type procLine struct {
-	Ev    string   // "ack", "read", "feed", "sweep", "phase", "batch", "error"
-	ID    string   `json:",omitempty"`
+	Ev    string   // "ack", "read", "xread" (another's document), "feed", "sweep", "phase", "batch", "error"
+	ID    string   `json:",omitempty"` // the document's; batch: the partition's
 	Op    string   `json:",omitempty"` // ack: create, upsert, delete; feed: the change's op
 	LSN   uint64   `json:",omitempty"`
 	Found bool     `json:",omitempty"` // read: the Get found a document
