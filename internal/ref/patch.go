@@ -106,6 +106,10 @@ func RefPatch(body, pkPath string, ops []RefPatchOp) RefPatchResult {
 	case e.ScanErr:
 		res.Faults = []Fault{InvalidDocument}
 		res.Reason = "the result is not valid UTF-8, or too deep"
+		if e.BigInput { // and over R10's size too: either may be reported
+			res.Faults = append(res.Faults, TooLarge)
+			res.Reason += ", and too large"
+		}
 	case len(e.Faults) > 0:
 		for _, s := range Faults {
 			if e.Faults[s] {
