@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -108,43 +107,34 @@ func (e *Engine) Batch(ctx context.Context, steps []engine.Step) ([]*engine.Doc,
 	case steps[0].Fault != nil: // refused before any round trip
 		return nil, &engine.StepError{Index: 0, Err: steps[0].Fault}
 	}
-	lost := 0
-	for range maxAttempts {
-		b, err := e.batchTx(ctx, steps)
-		if committed, known := e.resolve(ctx, err); known { // a lost COMMIT (failure.go)
-			if !committed {
-				continue
-			}
-			err = nil
-		}
-		switch {
-		case errors.Is(err, errRetry), e.again(ctx, err, &lost): // failure.go
-			continue
-		case errors.Is(err, errUnsequenced):
-			if _, err := e.sequence(ctx, 0); err != nil {
-				return nil, err
-			}
-			continue
-		case err != nil:
-			return nil, err
-		case b.last == 0: // nothing written
-			return b.docs, nil
-		case e.skipPass.Load():
-			return nil, errSkipped
-		}
-		lsn, err := e.passAfterCommit(ctx, "ExecuteBatch", b.last)
+	var b *batched
+	_, err := e.commitFirst(ctx, "ExecuteBatch", "the documents changed", func() (int64, error) {
+		var err error
+		b, err = e.batchTx(ctx, steps)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		base := e.Settings().ETagBase
-		for i, seq := range b.seqs {
-			if seq != 0 && b.docs[i] != nil {
-				b.docs[i].Tag = base + uint64(lsn-(b.last-seq))
-			}
-		}
+		return b.last, nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case b.last == 0: // nothing written
 		return b.docs, nil
+	case e.skipPass.Load():
+		return nil, errSkipped
 	}
-	return nil, e.serverError("ExecuteBatch", errors.New("the documents changed under 100 attempts in a row"))
+	lsn, err := e.passAfterCommit(ctx, "ExecuteBatch", b.last)
+	if err != nil {
+		return nil, err
+	}
+	base := e.Settings().ETagBase
+	for i, seq := range b.seqs {
+		if seq != 0 && b.docs[i] != nil {
+			b.docs[i].Tag = base + uint64(lsn-(b.last-seq))
+		}
+	}
+	return b.docs, nil
 }
 
 // batched is what a batch's first transaction did: a Doc per step, the

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/ttldb/ttldb/engine"
@@ -108,9 +109,38 @@ func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine
 	case w.Op <= engine.Upsert && w.Doc.Key() != string(key):
 		return nil, errorf(engine.ErrInvalidOption, "a %v of key %q with a Doc of key %q: the key is Doc.Key", w.Op, key, w.Doc.Key())
 	}
+	var d *engine.Doc
+	seq, err := e.commitFirst(ctx, w.Op.String(), "the document changed", func() (seq int64, err error) {
+		d, seq, err = e.writeTx(ctx, key, &w)
+		return seq, err
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case e.skipPass.Load():
+		return nil, errSkipped
+	}
+	lsn, err := e.passAfterCommit(ctx, w.Op.String(), seq)
+	if err != nil {
+		return nil, err
+	}
+	if d != nil {
+		d.Tag = e.Settings().ETagBase + uint64(lsn)
+	}
+	return d, nil
+}
+
+// commitFirst runs tx, a write's or a batch's first transaction, until it
+// commits, and returns the seq of its last record: again when its row
+// changed under it (errRetry), when it met a version another writer left
+// unnumbered (after a pass, errUnsequenced), and when a lost connection
+// stopped it before its COMMIT; a COMMIT whose answer was lost is
+// resolved (failure.go). op names the call, and changed what made the
+// last of maxAttempts attempts fail.
+func (e *Engine) commitFirst(ctx context.Context, op, changed string, tx func() (int64, error)) (int64, error) {
 	lost := 0
 	for range maxAttempts {
-		d, seq, err := e.writeTx(ctx, key, &w)
+		seq, err := tx()
 		if committed, known := e.resolve(ctx, err); known { // a lost COMMIT (failure.go)
 			if !committed {
 				continue
@@ -122,24 +152,13 @@ func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine
 			continue
 		case errors.Is(err, errUnsequenced):
 			if _, err := e.sequence(ctx, 0); err != nil {
-				return nil, err
+				return 0, err
 			}
 			continue
-		case err != nil:
-			return nil, err
-		case e.skipPass.Load():
-			return nil, errSkipped
 		}
-		lsn, err := e.passAfterCommit(ctx, w.Op.String(), seq)
-		if err != nil {
-			return nil, err
-		}
-		if d != nil {
-			d.Tag = e.Settings().ETagBase + uint64(lsn)
-		}
-		return d, nil
+		return seq, err
 	}
-	return nil, e.serverError(w.Op.String(), errors.New("the document changed under 100 attempts in a row"))
+	return 0, e.serverError(op, fmt.Errorf("%s under %d attempts in a row", changed, maxAttempts))
 }
 
 // writeTx is a write's first transaction: it returns the document stored
