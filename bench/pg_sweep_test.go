@@ -106,7 +106,7 @@ func (m *sweepFigures) report(b *testing.B) {
 func expDocs() func(dst []byte, i int) []byte {
 	d := newGroupDocs()
 	d.tmpl = bytes.Replace(d.tmpl, []byte(`"id":"key:`), []byte(`"id":"exp:`), 1) // the same length: idAt holds
-	d.tmpl = bytes.Replace(d.tmpl, []byte(`"ttl":3600`), []byte(`"ttl":1`), 1)  // after the digits
+	d.tmpl = bytes.Replace(d.tmpl, []byte(`"ttl":3600`), []byte(`"ttl":1`), 1)    // after the digits
 	return func(dst []byte, i int) []byte {
 		n := len(dst)
 		dst = append(dst, d.tmpl...)
