@@ -78,10 +78,10 @@ func BenchmarkPGSweep(b *testing.B) {
 
 // sweepFigures adds up the rounds of one sub-benchmark.
 type sweepFigures struct {
-	swept             int
-	sweep             time.Duration
-	base, during      durations
-	baseDur, duringAt time.Duration
+	swept        int
+	sweep        time.Duration
+	base, during durations
+	baseDur      time.Duration
 }
 
 // report reports the figures of the rounds (BenchmarkPGSweep).

@@ -2,7 +2,9 @@
 // in-process one, issue 29) in one process and writes its medians, ops/s
 // and the ratios PostgreSQL ÷ in-process as a section of BENCHMARKS.md,
 // one per setting of the server's fsync (cmd/report keeps the sections
-// when it rewrites the file).
+// when it rewrites the file). After it, it runs BenchmarkPGSweep,
+// BenchmarkPGFeedLag and BenchmarkPGQuery (measures.go), whose tables
+// follow BenchmarkPG's in the section.
 //
 // Run it from the bench directory, with a server:
 //
@@ -56,14 +58,14 @@ func main() {
 		log.Fatal("the output has no pg figures (the server's line is missing): was TTLDB_BENCH_PG set?")
 	}
 	key := "postgres fsync=" + r.fsync
-	doc := benchrun.PutSection(benchrun.ReadFile(*md), key, benchrun.Section(key, render(r)))
+	doc := benchrun.PutSection(benchrun.ReadFile(*md), key, benchrun.Section(key, render(r)+renderMeasures(r)))
 	if err := os.WriteFile(*md, []byte(doc), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	log.Printf("wrote the section %q of %s", key, *md)
 }
 
-// run runs BenchmarkPG and returns its output, with a header of the run's
+// run runs BenchmarkPG, then the measures (runMeasures), and returns their output, with a header of the run's
 // facts, also saved to -raw.
 func run() string {
 	url := os.Getenv("TTLDB_BENCH_PG")
@@ -87,6 +89,9 @@ func run() string {
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		log.Fatalf("go test: %v", err)
+	}
+	if err := runMeasures(url, &out); err != nil { // measures.go
+		log.Fatal(err)
 	}
 	fmt.Fprintf(&out, "# pgreport end: %s\n", time.Now().UTC().Format(time.RFC3339))
 	fmt.Fprintf(&out, "# pgreport load-after: %s\n", strings.TrimSpace(benchrun.ReadFile("/proc/loadavg")))
