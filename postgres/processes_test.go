@@ -51,7 +51,7 @@ const procBound = 60 * time.Second
 
 // procConfig tells a child what to do.
 type procConfig struct {
-	Role string // "share" or "batch"
+	Role string // "share", "batch" or "restart"
 	URL  string // the collection's server, with its search_path
 	N    int    // the child's number, which names its keys
 	Seed uint64 // the sharing child's draws (which documents it deletes)
@@ -59,7 +59,7 @@ type procConfig struct {
 
 // procLine is one line a child prints.
 type procLine struct {
-	Ev    string   // "ack", "read", "xread" (another's document), "feed", "sweep", "phase", "batch", "error"
+	Ev    string   // "ack", "read", "xread" (another's document), "feed", "sweep", "phase", "batch", "werr" (a write failed), "drained", "error"
 	ID    string   `json:",omitempty"` // the document's; batch: the partition's
 	Op    string   `json:",omitempty"` // ack: create, upsert, delete; feed: the change's op
 	LSN   uint64   `json:",omitempty"`
@@ -91,6 +91,8 @@ func TestSharingProcess(t *testing.T) { // R16
 		err = shareChild(ctx, cfg, out)
 	case "batch":
 		err = batchChild(ctx, cfg, out)
+	case "restart":
+		err = restartChild(ctx, cfg, out) // processes_restart_test.go
 	default:
 		err = fmt.Errorf("unknown role %q", cfg.Role)
 	}
