@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/ttldb/ttldb"
+)
+
+var loadCmd = &command{
+	name:    "load",
+	summary: "write NDJSON documents from stdin (upsert); _ts is restamped",
+	usage: `[flags] DIR|URL < in.ndjson
+
+Writes the documents of stdin, one JSON object a line (blank lines are
+skipped), as 'ttldb dump' and Cosmos DB's export tools write them. Each
+replaces the document with its key (upsert; --create refuses to).
+
+_ts is restamped: every document gets the time of the load as its _ts, and
+a new _etag, as any write does (R4, R6). So a document's TTL counts again
+from the load: a document that had 10 minutes left when it was dumped
+lives its whole ttl (or the DefaultTTL) again from the load. ttldb's API
+has no way to write a document with a _ts of the past, so there is no
+--keep-ts. The system properties of the input (_ts, _etag, and Cosmos DB's
+_rid, _self, _attachments) are not stored.
+
+A directory that does not exist becomes a new collection with
+--collection and --partition-key. A progress line with the rate goes to
+stderr when stderr is a terminal, or with --progress. Interrupted (Ctrl-C),
+it stops after the document it is writing; those before it are stored.`,
+	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
+		var t target
+		t.flags(fs, true)
+		force := fs.Bool("progress", false, "show progress on stderr even when it is not a terminal")
+		create := fs.Bool("create", false, "refuse to replace a live document with the same key: stop at the first such line (ErrConflict)")
+		return func(ctx context.Context, e env, args []string) (err error) {
+			if err := needArgs(args, 1, 1, "DIR|URL"); err != nil {
+				return err
+			}
+			c, err := t.open(ctx, args[0], ttldb.Options{})
+			if err != nil {
+				return err
+			}
+			defer closeInto(c, &err)
+			write := c.UpsertJSON
+			if *create {
+				write = func(ctx context.Context, doc []byte, _ ...ttldb.WriteOption) (ttldb.Document, error) {
+					return c.CreateJSON(ctx, doc)
+				}
+			}
+			p := newProgress(e.stderr, *force, "loaded")
+			n, err := load(ctx, e.stdin, func(line []byte) error {
+				_, err := write(ctx, line)
+				return err
+			}, p)
+			p.done()
+			if err != nil {
+				return fmt.Errorf("%w (%d documents loaded before it)", err, n)
+			}
+			fmt.Fprintf(e.stderr, "loaded %d documents\n", n)
+			return nil
+		}
+	},
+}
+
+// chunk is what load's reader hands over: lines, or the error that ended
+// the input.
+type chunk struct {
+	lines [][]byte
+	first int // the number of the first line, from 1
+	err   error
+}
+
+// load writes each line of r with write, and returns how many it wrote.
+// A goroutine reads r, so that an interrupt is seen while the input waits.
+func load(ctx context.Context, r io.Reader, write func([]byte) error, p *progress) (int, error) {
+	ch := make(chan chunk, 4)
+	stop := make(chan struct{})
+	defer close(stop)
+	go readLines(r, ch, stop)
+	n := 0
+	for {
+		var c chunk
+		select {
+		case <-ctx.Done():
+			return n, ctx.Err()
+		case c = <-ch:
+		}
+		for i, line := range c.lines {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+			no := c.first + i
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			doc, err := withoutCosmos(line)
+			if err != nil {
+				return n, fmt.Errorf("stdin line %d: %v: %.80q", no, err, line)
+			}
+			if err := write(doc); err != nil {
+				return n, fmt.Errorf("stdin line %d: %w", no, err)
+			}
+			n++
+			p.add(1)
+		}
+		if c.err == io.EOF {
+			return n, nil
+		}
+		if c.err != nil {
+			return n, fmt.Errorf("reading stdin: %w", c.err)
+		}
+	}
+}
+
+// readLines sends r's lines to ch, 256 at a time, and then the error that
+// ended them (io.EOF at the end), until stop is closed.
+func readLines(r io.Reader, ch chan<- chunk, stop <-chan struct{}) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	c := chunk{first: 1}
+	send := func() bool {
+		select {
+		case ch <- c:
+			c = chunk{first: c.first + len(c.lines)}
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			c.lines = append(c.lines, line)
+		}
+		if err != nil {
+			c.err = err
+			send()
+			return
+		}
+		if len(c.lines) == 256 && !send() {
+			return
+		}
+	}
+}
+
+// cosmosOnly are Cosmos DB's system properties that ttldb does not have;
+// an export's documents carry them, and load drops them. (_ts and _etag
+// the engine replaces on every write.)
+var cosmosOnly = []string{`"_rid"`, `"_self"`, `"_attachments"`}
+
+// withoutCosmos returns the document without Cosmos DB's system
+// properties, in the order of its other members; the line itself when it
+// has none of them.
+func withoutCosmos(line []byte) ([]byte, error) {
+	found := false
+	for _, k := range cosmosOnly {
+		if bytes.Contains(line, []byte(k)) {
+			found = true
+		}
+	}
+	if !found {
+		return line, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	out := []byte{'{'}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := tok.(string)
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, err
+		}
+		if k == "_rid" || k == "_self" || k == "_attachments" {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		kj, _ := json.Marshal(k)
+		out = append(append(append(out, kj...), ':'), v...)
+	}
+	return append(out, '}'), nil
+}
