@@ -97,7 +97,8 @@ func table(ctx context.Context, w io.Writer, c *ttldb.Collection, q ttldb.SQL) e
 		}
 		rows = append(rows, row)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
 	for i, k := range cols {
 		fmt.Fprint(tw, cell(k), sep(i, len(cols)))
 	}
@@ -112,6 +113,11 @@ func table(ctx context.Context, w io.Writer, c *ttldb.Collection, q ttldb.SQL) e
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for line := range strings.Lines(buf.String()) {
+		if _, err := fmt.Fprintln(w, strings.TrimRight(line, " \n")); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintf(w, "(%d results)\n", len(rows))
 	return err

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/ttldb/ttldb"
+)
+
+// R17 (and R3, R4): stats shows the settings, the live and the expired
+// documents not yet swept, when the live ones expire, the feed's position
+// and what it keeps, and the directory's files, as at --now.
+func TestStats(t *testing.T) {
+	clk := &clock{now: t0}
+	dir, c := collection(t, clk, ttldb.TTLSeconds(3600),
+		`{"id":"gone","tenant":"a","ttl":10}`, // expired at t0+10s
+	)
+	clk.add(100 * time.Second)
+	for _, d := range []string{
+		`{"id":"m","tenant":"a","ttl":30}`,        // within the minute
+		`{"id":"m60","tenant":"a","ttl":60}`,      // at the minute's end: within it
+		`{"id":"w7","tenant":"b","ttl":604800}`,   // at the week's end: within it
+		`{"id":"h","tenant":"a"}`,                 // DefaultTTL, 3600: within the hour
+		`{"id":"d","tenant":"b","ttl":7200}`,      // within the day
+		`{"id":"w","tenant":"b","ttl":259200}`,    // 3 days: within the week
+		`{"id":"l","tenant":"b","ttl":2592000}`,   // 30 days: later
+		`{"id":"n1","tenant":"c","ttl":-1}`,       // never
+		`{"id":"n2","tenant":"c","ttl":-1,"x":1}`, // never
+	} {
+		if _, err := c.UpsertJSON(context.Background(), []byte(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustClose(t, c)
+	r := ttl(t, "", "stats", "--now", clk.Now().Format(time.RFC3339), dir)
+	r.want(t, 0, nil, nil)
+	for _, line := range []string{
+		`collection +sessions`,
+		`partition key +/tenant`,
+		`default ttl +3600 s \(1h0m0s after`,
+		`indexing +consistent`,
+		`live +9\n`,
+		`expired, not yet swept +1\n`,
+		`live documents expire, from +2025-03-01T12:01:40Z`,
+		`within the next minute +2\n`,
+		`within the next hour +1\n`,
+		`within the next day +1\n`,
+		`within the next week +2\n`,
+		`later +1\n`,
+		`never +2\n`,
+		`feed last LSN +10\n`,
+		`feed history kept +LSN \d+ to 10: \d+ records, \d+ B`,
+		`files +` + regexp.QuoteMeta(dir),
+		`  LOCK +0 B`,
+		`  log-\d+ +\d`,
+		`  total +\d`,
+	} {
+		if !regexp.MustCompile(line).MatchString(r.stdout) {
+			t.Errorf("stats lacks %q:\n%s", line, r.stdout)
+		}
+	}
+	// stats deletes nothing: the expired document is still there to count.
+	again := ttl(t, "", "stats", "--now", clk.Now().Format(time.RFC3339), dir)
+	if !regexp.MustCompile(`expired, not yet swept +1\n`).MatchString(again.stdout) {
+		t.Errorf("a second stats:\n%s", again.stdout)
+	}
+}
+
+// R17, R12: a directory another process has open is refused, for reading
+// and for writing, with ErrLocked's message and the directory named; once
+// it is closed, the same command works.
+func TestLockedDirectory(t *testing.T) {
+	clk := &clock{now: t0}
+	dir, c := collection(t, clk, ttldb.TTLOff(), `{"id":"a","tenant":"t"}`)
+	for _, args := range [][]string{
+		{"stats", dir},
+		{"put", dir, `{"id":"b","tenant":"t"}`},
+		{"load", dir},
+		{"delete", dir, "t", "a"},
+	} {
+		ttl(t, "", args...).want(t, 1, nil, []string{dir + ": in use by another process", "directory in use"})
+	}
+	mustClose(t, c)
+	ttl(t, "", "stats", dir).want(t, 0, []string{"live", "1"}, nil)
+	ttl(t, "", "put", dir, `{"id":"b","tenant":"t"}`).want(t, 0, []string{`"id":"b"`}, nil)
+}
