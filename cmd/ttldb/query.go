@@ -119,7 +119,11 @@ func table(ctx context.Context, w io.Writer, c *ttldb.Collection, q ttldb.SQL) e
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "(%d results)\n", len(rows))
+	plural := "s"
+	if len(rows) == 1 {
+		plural = ""
+	}
+	_, err := fmt.Fprintf(w, "(%d result%s)\n", len(rows), plural)
 	return err
 }
 

@@ -34,6 +34,7 @@ func TestQuery(t *testing.T) {
 	ttl(t, "", "query", "--format", "table", dir, "SELECT VALUE c.n FROM c").
 		want(t, 0, []string{"value", "(3 results)"}, nil)
 
+	ttl(t, "", "query", "--format", "table", dir, "SELECT c.id FROM c WHERE c.n = 1").want(t, 0, []string{"a\n(1 result)\n"}, nil)
 	ttl(t, "", "query", dir, "SELEC * FROM c").want(t, 1, nil, []string{`query "SELEC * FROM c"`, "invalid query"})
 	ttl(t, "", "query", dir, "SELECT * FROM c WHERE c.n = @n").want(t, 1, nil, []string{"@n"})
 	ttl(t, "", "query", "--param", "@n=notjson", dir, "SELECT * FROM c").want(t, 2, nil, []string{`"notjson" is not JSON`})
