@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,11 @@ func TestDumpLoad(t *testing.T) {
 	into := filepath.Join(t.TempDir(), "into")
 	load := ttl(t, dump.stdout, "load", "--progress", "--collection", "copy", "--partition-key", "/tenant", into)
 	load.want(t, 0, nil, []string{fmt.Sprintf("loaded %d documents\n", n), "documents/s"})
+	// R12: the load ends with a snapshot, which the next open reads rather
+	// than a log of every document.
+	if snap, log := sizes(t, into, "snap-*"), sizes(t, into, "log-*"); snap <= log {
+		t.Errorf("after the load, snapshots of %d bytes and logs of %d: not compacted", snap, log)
+	}
 
 	again := ttl(t, "", "dump", into)
 	again.want(t, 0, nil, nil)
@@ -172,4 +178,22 @@ func TestLoadInterrupt(t *testing.T) {
 	if live < 1024 || live > 2048 {
 		t.Errorf("%d documents stored, want 1024 to 2048:\n%s", live, s.stdout)
 	}
+}
+
+// sizes returns the total size of dir's files that match pattern.
+func sizes(t *testing.T, dir, pattern string) int64 {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, f := range m {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += st.Size()
+	}
+	return n
 }

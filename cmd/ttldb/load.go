@@ -33,7 +33,9 @@ _rid, _self, _attachments) are not stored.
 A directory that does not exist becomes a new collection with
 --collection and --partition-key. A progress line with the rate goes to
 stderr when stderr is a terminal, or with --progress. Interrupted (Ctrl-C),
-it stops after the document it is writing; those before it are stored.`,
+it stops after the document it is writing; those before it are stored. A
+load into a directory ends by compacting it (a snapshot of every document),
+so that the next open is quick.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
 		var t target
 		t.flags(fs, true)
@@ -62,6 +64,12 @@ it stops after the document it is writing; those before it are stored.`,
 			p.done()
 			if err != nil {
 				return fmt.Errorf("%w (%d documents loaded before it)", err, n)
+			}
+			// A snapshot, so that the next open reads it rather than
+			// replaying a log of every document loaded (1,000,000: 2 s
+			// rather than 6 here); PostgreSQL's engine does nothing.
+			if err := c.Compact(ctx); err != nil {
+				return fmt.Errorf("%d documents loaded; compacting after them: %w", n, err)
 			}
 			fmt.Fprintf(e.stderr, "loaded %d documents\n", n)
 			return nil
