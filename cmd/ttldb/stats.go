@@ -29,7 +29,7 @@ is off while ttldb has the collection open.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
 		var t target
 		t.flags(fs, false)
-		now := fs.String("now", "", "count expiry as at this `instant` (RFC 3339, such as 2026-11-27T10:00:00Z) instead of the clock's now")
+		now := fs.String("now", "", "count expiry as at this `instant` (RFC 3339, such as 2026-11-27T10:00:00Z) instead of the clock's now; not later than the clock's now, since a collection records its clock and never goes back: a later one would expire the application's documents early. An instant before the clock the directory last recorded counts, for the live and expired counts, as that one")
 		return func(ctx context.Context, e env, args []string) error {
 			if err := needArgs(args, 1, 1, "DIR|URL"); err != nil {
 				return err
@@ -40,6 +40,9 @@ is off while ttldb has the collection open.`,
 				var err error
 				if at, err = time.Parse(time.RFC3339, *now); err != nil {
 					return usagef("--now %q: not an RFC 3339 instant such as 2026-11-27T10:00:00Z", *now)
+				}
+				if at.After(time.Now()) {
+					return usagef("--now %q is later than the clock's now: the collection would record it as its clock, and the application's documents would then expire early (R4: a collection's now never goes back)", *now)
 				}
 				opts.Now = func() time.Time { return at }
 			}

@@ -68,6 +68,23 @@ func TestStats(t *testing.T) {
 	}
 }
 
+// R17, R4: stats --now refuses an instant later than the clock's: the
+// open would record it as the collection's clock, which never goes back,
+// and the application's documents would expire early.
+func TestStatsNowNotLater(t *testing.T) {
+	clk := &clock{now: t0}
+	dir, c := collection(t, clk, ttldb.TTLSeconds(60), `{"id":"a","tenant":"t"}`)
+	mustClose(t, c)
+	later := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	ttl(t, "", "stats", "--now", later, dir).want(t, 2, nil, []string{`--now "` + later + `" is later than the clock's now`})
+	// The document is there for a test clock at t0: nothing was recorded.
+	r := ttl(t, "", "stats", "--now", t0.Format(time.RFC3339), dir)
+	r.want(t, 0, []string{"within the next minute"}, nil)
+	if !regexp.MustCompile(`live +1\n`).MatchString(r.stdout) {
+		t.Errorf("the document expired:\n%s", r.stdout)
+	}
+}
+
 // R17, R12: a directory another process has open is refused, for reading
 // and for writing, with ErrLocked's message and the directory named; once
 // it is closed, the same command works.
