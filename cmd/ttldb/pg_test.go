@@ -57,8 +57,13 @@ func pgURL(t *testing.T) string {
 
 // R17, R16: a postgres:// URL needs --collection, which the message says,
 // before any connection is tried.
+// A URL's password never appears in a message.
 func TestPostgresNeedsCollection(t *testing.T) {
-	ttl(t, "", "stats", "postgres://nobody@127.0.0.1:1/none").want(t, 1, nil, []string{"postgres://nobody@127.0.0.1:1/none", "Options.Name"})
+	r := ttl(t, "", "stats", "postgres://nobody:hunter2@127.0.0.1:1/none")
+	r.want(t, 1, nil, []string{"postgres://nobody:xxxxx@127.0.0.1:1/none", "Options.Name"})
+	if strings.Contains(r.stderr, "hunter2") {
+		t.Errorf("the password is in the message: %s", r.stderr)
+	}
 }
 
 // R17, R16: every command works on a PostgreSQL collection, named by its

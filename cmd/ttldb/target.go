@@ -68,7 +68,7 @@ func (t *target) open(ctx context.Context, arg string, opts ttldb.Options) (*ttl
 	case errors.Is(err, ttldb.ErrLocked):
 		return nil, fmt.Errorf("%s: in use by another process (or another open collection), which holds its lock; ttldb cannot open it while that process runs, not even to read (there is no read-only open yet): %w", arg, err)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", arg, err)
+		return nil, fmt.Errorf("%s: %w", shown(arg), err)
 	}
 	return c, nil
 }
@@ -101,6 +101,16 @@ func targetURL(arg string) (u, dir string, err error) {
 		return "", "", fmt.Errorf("%s: %v", arg, err)
 	}
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), abs, nil
+}
+
+// shown is arg as a message shows it: a URL without its password.
+func shown(arg string) string {
+	if u, err := url.Parse(arg); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+	}
+	return arg
 }
 
 // closeInto closes c and keeps the first error in *err.
