@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -29,6 +29,7 @@ is off while ttldb has the collection open.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
 		var t target
 		t.flags(fs, false)
+		format := fs.String("format", "text", "`text` (for a person) or json (for a program: DefaultTTL null for off, -1, or seconds; the feed null when off)")
 		now := fs.String("now", "", "count expiry as at this `instant` (RFC 3339, such as 2026-11-27T10:00:00Z) instead of the clock's now; not later than the clock's now, since a collection records its clock and never goes back: a later one would expire the application's documents early. An instant before the clock the directory last recorded counts, for the live and expired counts, as that one")
 		return func(ctx context.Context, e env, args []string) error {
 			if err := needArgs(args, 1, 1, "DIR|URL"); err != nil {
@@ -46,7 +47,10 @@ is off while ttldb has the collection open.`,
 				}
 				opts.Now = func() time.Time { return at }
 			}
-			return stats(ctx, e.stdout, &t, args[0], opts, at)
+			if *format != "text" && *format != "json" {
+				return usagef("--format %q: want text or json", *format)
+			}
+			return stats(ctx, e.stdout, &t, args[0], opts, at, *format == "json")
 		}
 	},
 }
@@ -63,20 +67,76 @@ var buckets = []struct {
 	{"next week", 7 * 24 * time.Hour},
 }
 
-func stats(ctx context.Context, w io.Writer, t *target, arg string, opts ttldb.Options, now time.Time) (err error) {
+// report is what stats shows; --format json writes it as it is.
+type report struct {
+	Collection   string   `json:"collection"`
+	PartitionKey string   `json:"partitionKeyPath"`
+	DefaultTTL   *int64   `json:"defaultTtl"` // null: off; -1; or seconds, as Cosmos DB writes it
+	Indexing     string   `json:"indexingMode"`
+	Indexes      []string `json:"indexes"`
+	Live         int      `json:"live"`
+	Expired      int      `json:"expiredNotSwept"`
+	From         string   `json:"expiryFrom"`
+	Expiry       []bucket `json:"expiry"`
+	Feed         *feed    `json:"feed"` // null when the feed is off
+	Files        []file   `json:"files,omitempty"`
+	Dir          string   `json:"dir,omitempty"`
+
+	ttl ttldb.DefaultTTL
+}
+
+type bucket struct {
+	Within string `json:"within"` // "1m0s"...; "later", "never"
+	Count  int    `json:"count"`
+}
+
+type feed struct {
+	LastLSN uint64 `json:"lastLsn"`
+	Oldest  uint64 `json:"oldestLsn"` // lastLsn+1 when it keeps none
+	Records int64  `json:"records"`
+	Bytes   int64  `json:"bytes"`
+}
+
+type file struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
+	Dir  bool   `json:"dir,omitempty"`
+}
+
+func stats(ctx context.Context, w io.Writer, t *target, arg string, opts ttldb.Options, now time.Time, asJSON bool) (err error) {
 	c, err := t.open(ctx, arg, opts)
 	if err != nil {
 		return err
 	}
 	defer closeInto(c, &err)
-	st, err := c.Stats(ctx)
+	r, err := gather(ctx, c, now)
 	if err != nil {
 		return err
+	}
+	if _, dir, _ := targetURL(arg); dir != "" {
+		if r.Files, err = files(dir); err != nil {
+			return err
+		}
+		r.Dir = dir
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	return r.print(w)
+}
+
+// gather reads the collection's report.
+func gather(ctx context.Context, c *ttldb.Collection, now time.Time) (*report, error) {
+	st, err := c.Stats(ctx)
+	if err != nil {
+		return nil, err
 	}
 	hist := make([]int, len(buckets)+2) // the buckets, later, never
 	for d, err := range c.All(ctx, ttldb.Query{}) {
 		if err != nil {
-			return err
+			return nil, err
 		}
 		at, ok := c.ExpiresAt(d)
 		if !ok {
@@ -89,40 +149,72 @@ func stats(ctx context.Context, w io.Writer, t *target, arg string, opts ttldb.O
 		}
 		hist[i]++
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "collection\t%s\n", c.Name())
-	fmt.Fprintf(tw, "partition key\t%s\n", c.PartitionKeyPath())
-	fmt.Fprintf(tw, "default ttl\t%s\n", describeTTL(c.DefaultTTL()))
-	fmt.Fprintf(tw, "indexing\t%v\n", c.IndexingMode())
-	if ix := c.Indexes(); len(ix) > 0 {
-		fmt.Fprintf(tw, "indexes\t%v\n", ix)
+	r := &report{
+		Collection: c.Name(), PartitionKey: c.PartitionKeyPath(), ttl: c.DefaultTTL(),
+		Indexing: c.IndexingMode().String(), Indexes: c.Indexes(),
+		Live: st.Live, Expired: st.Expired, From: now.UTC().Format(time.RFC3339),
 	}
-	fmt.Fprintf(tw, "live\t%d\n", st.Live)
-	fmt.Fprintf(tw, "expired, not yet swept\t%d\n", st.Expired)
-	fmt.Fprintf(tw, "live documents expire, from\t%s\n", now.UTC().Format(time.RFC3339))
+	if n, on := r.ttl.Seconds(); on {
+		r.DefaultTTL = &n
+	}
+	if r.Indexes == nil {
+		r.Indexes = []string{}
+	}
 	for i, b := range buckets {
-		fmt.Fprintf(tw, "  within the %s\t%d\n", b.label, hist[i])
+		r.Expiry = append(r.Expiry, bucket{b.within.String(), hist[i]})
 	}
-	fmt.Fprintf(tw, "  later\t%d\n", hist[len(buckets)])
-	fmt.Fprintf(tw, "  never\t%d\n", hist[len(buckets)+1])
+	r.Expiry = append(r.Expiry, bucket{"later", hist[len(buckets)]}, bucket{"never", hist[len(buckets)+1]})
 	fs, err := c.FeedStats(ctx)
 	switch {
-	case errors.Is(err, ttldb.ErrInvalidOption):
-		fmt.Fprintf(tw, "feed\toff\n")
+	case errors.Is(err, ttldb.ErrInvalidOption): // the feed is off
 	case err != nil:
-		return err
+		return nil, err
 	default:
-		fmt.Fprintf(tw, "feed last LSN\t%d\n", fs.LastLSN)
-		kept := "none"
-		if fs.Oldest <= fs.LastLSN {
-			kept = fmt.Sprintf("LSN %d to %d", fs.Oldest, fs.LastLSN)
-		}
-		fmt.Fprintf(tw, "feed history kept\t%s: %d records, %s\n", kept, fs.Records, size(fs.Bytes))
+		r.Feed = &feed{fs.LastLSN, fs.Oldest, fs.Records, fs.Bytes}
 	}
-	if _, dir, _ := targetURL(arg); dir != "" {
-		if err := files(tw, dir); err != nil {
-			return err
+	return r, nil
+}
+
+// print writes the report for a person.
+func (r *report) print(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "collection\t%s\n", r.Collection)
+	fmt.Fprintf(tw, "partition key\t%s\n", r.PartitionKey)
+	fmt.Fprintf(tw, "default ttl\t%s\n", describeTTL(r.ttl))
+	fmt.Fprintf(tw, "indexing\t%v\n", r.Indexing)
+	if len(r.Indexes) > 0 {
+		fmt.Fprintf(tw, "indexes\t%v\n", r.Indexes)
+	}
+	fmt.Fprintf(tw, "live\t%d\n", r.Live)
+	fmt.Fprintf(tw, "expired, not yet swept\t%d\n", r.Expired)
+	fmt.Fprintf(tw, "live documents expire, from\t%s\n", r.From)
+	for i, b := range buckets {
+		fmt.Fprintf(tw, "  within the %s\t%d\n", b.label, r.Expiry[i].Count)
+	}
+	fmt.Fprintf(tw, "  later\t%d\n", r.Expiry[len(buckets)].Count)
+	fmt.Fprintf(tw, "  never\t%d\n", r.Expiry[len(buckets)+1].Count)
+	if f := r.Feed; f == nil {
+		fmt.Fprintf(tw, "feed\toff\n")
+	} else {
+		fmt.Fprintf(tw, "feed last LSN\t%d\n", f.LastLSN)
+		kept := "none"
+		if f.Oldest <= f.LastLSN {
+			kept = fmt.Sprintf("LSN %d to %d", f.Oldest, f.LastLSN)
 		}
+		fmt.Fprintf(tw, "feed history kept\t%s: %d records, %s\n", kept, f.Records, size(f.Bytes))
+	}
+	if r.Dir != "" {
+		var total int64
+		fmt.Fprintf(tw, "files\t%s\n", r.Dir)
+		for _, f := range r.Files {
+			if f.Dir {
+				fmt.Fprintf(tw, "  %s/\tdirectory\n", f.Name)
+				continue
+			}
+			total += f.Size
+			fmt.Fprintf(tw, "  %s\t%s\n", f.Name, size(f.Size))
+		}
+		fmt.Fprintf(tw, "  total\t%s\n", size(total))
 	}
 	return tw.Flush()
 }
@@ -140,27 +232,20 @@ func describeTTL(d ttldb.DefaultTTL) string {
 }
 
 // files lists a directory's files and their sizes.
-func files(w io.Writer, dir string) error {
+func files(dir string) ([]file, error) {
 	es, err := os.ReadDir(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var total int64
-	fmt.Fprintf(w, "files\t%s\n", dir)
+	fs := []file{}
 	for _, e := range es {
 		info, err := e.Info()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if info.IsDir() {
-			fmt.Fprintf(w, "  %s\tdirectory\n", filepath.Join(e.Name())+"/")
-			continue
-		}
-		total += info.Size()
-		fmt.Fprintf(w, "  %s\t%s\n", e.Name(), size(info.Size()))
+		fs = append(fs, file{Name: e.Name(), Size: info.Size(), Dir: info.IsDir()})
 	}
-	fmt.Fprintf(w, "  total\t%s\n", size(total))
-	return nil
+	return fs, nil
 }
 
 // size writes n bytes for a person, with the exact count.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
@@ -61,6 +63,36 @@ func TestStats(t *testing.T) {
 			t.Errorf("stats lacks %q:\n%s", line, r.stdout)
 		}
 	}
+	// The same, for a program.
+	j := ttl(t, "", "stats", "--format", "json", "--now", clk.Now().Format(time.RFC3339), dir)
+	j.want(t, 0, nil, nil)
+	var rep struct {
+		Collection, PartitionKeyPath string
+		DefaultTTL                   *int64 `json:"defaultTtl"`
+		Live, ExpiredNotSwept        int
+		Expiry                       []struct {
+			Within string
+			Count  int
+		}
+		Feed  *struct{ LastLSN, OldestLSN uint64 }
+		Files []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
+		t.Fatalf("stats --format json: %v\n%s", err, j.stdout)
+	}
+	var counts []string
+	for _, b := range rep.Expiry {
+		counts = append(counts, fmt.Sprintf("%s:%d", b.Within, b.Count))
+	}
+	lock := false
+	for _, f := range rep.Files {
+		lock = lock || f.Name == "LOCK"
+	}
+	if got := fmt.Sprintf("%s %s %v %d %d %v %+v %v", rep.Collection, rep.PartitionKeyPath, *rep.DefaultTTL, rep.Live, rep.ExpiredNotSwept, counts, *rep.Feed, lock); got != "sessions /tenant 3600 9 1 [1m0s:2 1h0m0s:1 24h0m0s:1 168h0m0s:2 later:1 never:2] {LastLSN:10 OldestLSN:1} true" {
+		t.Errorf("stats --format json gives %s:\n%s", got, j.stdout)
+	}
+	ttl(t, "", "stats", "--format", "yaml", dir).want(t, 2, nil, []string{`--format "yaml"`})
+
 	// stats deletes nothing: the expired document is still there to count.
 	again := ttl(t, "", "stats", "--now", clk.Now().Format(time.RFC3339), dir)
 	if !regexp.MustCompile(`expired, not yet swept +1\n`).MatchString(again.stdout) {
