@@ -36,7 +36,7 @@ _rid, _self, _attachments) are not stored.
 A directory that does not exist becomes a new collection with
 --collection and --partition-key. A progress line with the rate goes to
 stderr when stderr is a terminal, or with --progress. Interrupted (Ctrl-C),
-it stops after the document it is writing; those before it are stored. A
+it stops after the batch it is writing; the documents before are stored. A
 load into a directory ends by compacting it (a snapshot of every document),
 so that the next open is quick.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {

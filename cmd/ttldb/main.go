@@ -11,7 +11,7 @@
 //
 // Exit codes: 0 success; 1 an error (stderr names the argument at fault);
 // 2 bad usage (unknown command or flag, missing or extra arguments).
-// Interrupt (Ctrl-C) stops a command at its next document and closes the
+// Interrupt (Ctrl-C) stops a command after the document (or batch) at hand and closes the
 // collection cleanly, exiting 1.
 //
 // See README.md for the commands and the conventions.

@@ -30,7 +30,7 @@ func (t *target) flags(fs *flag.FlagSet, write bool) {
 		map[bool]string{true: " (required to make a new directory's collection)", false: ""}[write])
 	if write {
 		fs.StringVar(&t.pkPath, "partition-key", "", "the partition-key `path` (such as /tenant) of a collection to make; empty opens an existing one with its stored path")
-		fs.Int64Var(&t.defaultTTL, "default-ttl", 0, "the DefaultTTL of a collection to make, in `seconds` (-1: only documents with their own ttl expire; 0: off); an existing collection keeps its own")
+		fs.Int64Var(&t.defaultTTL, "default-ttl", 0, "the DefaultTTL of a collection to make, in `seconds` (-1: only documents with their own ttl expire; 0: off); for an existing collection, 0 or its own")
 	}
 }
 
