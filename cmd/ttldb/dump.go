@@ -32,6 +32,7 @@ terminal, or with --progress.`,
 			}
 			defer closeInto(c, &err)
 			p := newProgress(e.stderr, *force, "dumped")
+			defer p.done() // before an error's message, which run writes
 			w := bufio.NewWriterSize(e.stdout, 1<<16)
 			var buf []byte
 			for d, err := range c.All(ctx, ttldb.Query{}) {
@@ -44,7 +45,6 @@ terminal, or with --progress.`,
 				}
 				p.add(1)
 			}
-			p.done()
 			return w.Flush()
 		}
 	},
