@@ -106,8 +106,9 @@
 //   - Clauses: SELECT, TOP, VALUE, FROM (which a query may leave out:
 //     SELECT VALUE 1), AS, WHERE, GROUP BY, ORDER BY, ASC, DESC, OFFSET,
 //     LIMIT
-//   - Operators: =, !=, <>, <, <=, >, >=, AND, OR, NOT, IN, BETWEEN, +, -,
-//     *, /, %, ||, &, |, ^, ~, <<, >>, >>>, ?:, ??
+//   - Operators: =, !=, <>, <, <=, >, >=, AND, OR, NOT, IN, BETWEEN,
+//     LIKE (with %, _, [a-f], [^a-f] and ESCAPE), +, -, *, /, %, ||, &,
+//     |, ^, ~, <<, >>, >>>, ?:, ??
 //   - Literals: TRUE, FALSE, NULL, UNDEFINED, numbers, strings in single or
 //     double quotes, arrays and objects of any expressions ({name: c.name}),
 //     @parameters
@@ -137,7 +138,7 @@
 //   - Aggregate: COUNT, SUM, AVG, MIN, MAX, as the whole select (SELECT
 //     VALUE COUNT(1), SELECT MAX(c.x) AS n), or items beside GROUP BY's
 //     expressions (SELECT c.team, COUNT(1) AS n FROM c GROUP BY c.team)
-//   - Refused as not supported, with [ErrInvalidQuery]: JOIN, DISTINCT, EXISTS, LIKE (and ESCAPE), ARRAY (subqueries), other
+//   - Refused as not supported, with [ErrInvalidQuery]: JOIN, DISTINCT, EXISTS, ARRAY (subqueries), other
 //     functions, aggregates inside expressions, user-defined functions,
 //     computed property names, comments
 //

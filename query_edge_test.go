@@ -356,7 +356,7 @@ func TestQueryEdgeParseErrors(t *testing.T) {
 		{`SELECT c.a FROM c GROUP BY c.a ORDER BY c.a`, 32, true},
 		{`SELECT DISTINCT c.a FROM c`, 8, true},
 		{`SELECT * FROM c WHERE udf.f(c.a)`, 23, true},
-		{`SELECT * FROM c WHERE c.a LIKE 'x%'`, 27, true},
+		{`SELECT * FROM c WHERE c.a LIKE 'x%' ESCAPE 'ab'`, 44, false},
 		{`SELECT * FROM c WHERE c.a IN (SELECT VALUE 1 FROM d)`, 31, true},
 		{`SELECT * FROM c WHERE c[c.k] = 1`, 25, true},
 		{`SELECT * FROM c WHERE c.a = 'x' || 'y'`, 33, false},

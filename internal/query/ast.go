@@ -13,6 +13,7 @@ type Query struct {
 	where  *expr     // nil: none
 	order  []Order
 	arrays int     // how many constant array and object literals the expressions hold
+	likes  int     // how many LIKEs with a constant pattern and escape the expressions hold
 	noFrom bool    // the query has no FROM clause: it reads no document
 	agg    aggKind // selAgg, selAggItem: which aggregate
 	from   Path    // FROM c.a.b: the path of each row's value in its document; nil: the document
@@ -84,6 +85,7 @@ const (
 	xCond                     // args[0] ? args[1] : args[2]
 	xCoalesce                 // args[0] ?? args[1] ?? ...
 	xMember                   // args[0] followed by the steps of path: a property or an index of any expression
+	xLike                     // args[0] [NOT] LIKE args[1] [ESCAPE args[2]]; idx numbers a constant pattern (and escape) among the query's, or -1
 )
 
 // cmpOp is a comparison operator.
@@ -119,7 +121,7 @@ type expr struct {
 	kind exprKind
 	off  int    // where it starts in the text
 	op   cmpOp  // xCmp
-	not  bool   // xIn, xBetween: NOT IN, NOT BETWEEN
+	not  bool   // xIn, xBetween, xLike: NOT IN, NOT BETWEEN, NOT LIKE
 	fn   funcID // xCall
 	lit  val    // xLit
 	idx  int    // xParam: the parameter's index; xArray, xObject: the constant literal's, or -1
@@ -145,10 +147,10 @@ func (e *expr) isConst() bool {
 	return false
 }
 
-// isComparison reports whether e is a comparison, IN or BETWEEN not in
+// isComparison reports whether e is a comparison, IN, BETWEEN or LIKE not in
 // parentheses.
 func (e *expr) isComparison() bool {
-	return !e.paren && (e.kind == xCmp || e.kind == xIn || e.kind == xBetween)
+	return !e.paren && (e.kind == xCmp || e.kind == xIn || e.kind == xBetween || e.kind == xLike)
 }
 
 // isPath reports whether e is a property path below the alias.

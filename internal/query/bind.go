@@ -13,8 +13,9 @@ import (
 // immutable, and safe for concurrent use.
 type Bound struct {
 	q      *Query
-	params []val // by index
-	arrays []val // the array literals' values, by index
+	params []val          // by index
+	arrays []val          // the array literals' values, by index
+	likes  []*likePattern // the constant LIKE patterns, compiled, by index
 	top    int
 	offset int
 	limit  int
@@ -37,7 +38,7 @@ func (q *Query) Bind(params map[string]string) (*Bound, error) {
 // the caller takes from the collection's clock. Its errors and cost are
 // Bind's.
 func (q *Query) BindAt(params map[string]string, now time.Time) (*Bound, error) {
-	b := &Bound{q: q, params: make([]val, len(q.params)), arrays: make([]val, q.arrays), now: now}
+	b := &Bound{q: q, params: make([]val, len(q.params)), arrays: make([]val, q.arrays), likes: make([]*likePattern, q.likes), now: now}
 	for i, name := range q.params {
 		text, ok := params[name]
 		if !ok {
@@ -102,7 +103,7 @@ func (b *Bound) count(clause string, s limitSpec, none int) (int, error) {
 }
 
 // bindArrays works out the values of the constant array and object
-// literals in e, innermost first.
+// literals in e, innermost first, and compiles its constant LIKE patterns.
 func (b *Bound) bindArrays(e *expr) {
 	if e == nil {
 		return
@@ -112,6 +113,9 @@ func (b *Bound) bindArrays(e *expr) {
 	}
 	if e.isConst() && (e.kind == xArray || e.kind == xObject) {
 		b.arrays[e.idx] = b.compose(e, nil)
+	}
+	if e.kind == xLike && e.idx >= 0 {
+		b.likes[e.idx] = b.compileLikeOf(e, nil)
 	}
 }
 

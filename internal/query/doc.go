@@ -32,7 +32,8 @@
 //	bitand   = cmp {"&" cmp}
 //	cmp      = shift [cmpop shift
 //	                  | [NOT] IN "(" expr {"," expr} ")"
-//	                  | [NOT] BETWEEN shift AND shift]
+//	                  | [NOT] BETWEEN shift AND shift
+//	                  | [NOT] LIKE shift [ESCAPE shift]]
 //	cmpop    = "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
 //	shift    = sum {("<<" | ">>" | ">>>") sum}
 //	sum      = product {("+" | "-") product}

@@ -73,6 +73,8 @@ func (b *Bound) eval(e *expr, r *Row) val {
 		return negate(res, e.not)
 	case xCall:
 		return b.call(e, r)
+	case xLike:
+		return b.like(e, r)
 	}
 	return b.evalOp(e, r)
 }

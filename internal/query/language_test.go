@@ -27,6 +27,7 @@ func TestLanguageTables(t *testing.T) { // R13
 		"BETWEEN": `SELECT * FROM c WHERE c.a BETWEEN 1 AND 2`, "TRUE": `SELECT * FROM c WHERE c.a = true`,
 		"FALSE": `SELECT * FROM c WHERE c.a = false`, "NULL": `SELECT * FROM c WHERE c.a = null`,
 		"UNDEFINED": `SELECT * FROM c WHERE c.a = undefined`, "GROUP": `SELECT c.a FROM c GROUP BY c.a`,
+		"LIKE": `SELECT * FROM c WHERE c.a LIKE 'x%'`, "ESCAPE": `SELECT * FROM c WHERE c.a LIKE 'x!%' ESCAPE '!'`,
 	}
 	for _, kw := range Keywords() {
 		sql, ok := uses[kw]
@@ -37,7 +38,6 @@ func TestLanguageTables(t *testing.T) { // R13
 	refused := map[string]string{
 		"JOIN":     `SELECT * FROM c JOIN t IN c.tags`,
 		"DISTINCT": `SELECT DISTINCT c.a FROM c`, "EXISTS": `SELECT * FROM c WHERE EXISTS(SELECT VALUE 1 FROM c)`,
-		"LIKE": `SELECT * FROM c WHERE c.a LIKE 'x%'`, "ESCAPE": `SELECT * FROM c WHERE c.a LIKE 'x!%' ESCAPE '!'`,
 		"ARRAY": `SELECT ARRAY(SELECT VALUE 1 FROM c) FROM c`,
 	}
 	for _, kw := range RefusedKeywords() {

@@ -79,8 +79,6 @@ func (p *parser) parseNot() (*expr, error) {
 	}
 	p.leave()
 	switch n := p.tok(); {
-	case n.isKeyword("LIKE") || n.isKeyword("NOT") && p.peek(1).isKeyword("LIKE"):
-		return nil, p.unsupported(n.off, "LIKE")
 	case p.comparisonAhead():
 		return nil, p.fail(t.off, "NOT before a comparison is ambiguous (Cosmos DB reads NOT a = b as (NOT a) = b): write NOT (a = b), or (NOT a) = b")
 	case isOperator(n) && n.text != "?" && n.text != "??":
@@ -111,9 +109,6 @@ func (p *parser) parseCmp() (*expr, error) {
 	if err != nil || !p.comparisonAhead() {
 		return a, err
 	}
-	if t := p.tok(); t.isKeyword("LIKE") || t.isKeyword("NOT") && p.peek(1).isKeyword("LIKE") {
-		return nil, p.unsupported(p.tok().off, "LIKE")
-	}
 	e := &expr{off: a.off, args: []*expr{a}}
 	t := p.tok()
 	if t.isKeyword("NOT") {
@@ -143,6 +138,10 @@ func (p *parser) parseCmp() (*expr, error) {
 			return nil, err
 		}
 		e.args = append(e.args, lo, hi)
+	case t.isKeyword("LIKE"):
+		if err := p.parseLike(e); err != nil {
+			return nil, err
+		}
 	default:
 		e.kind, e.op = xCmp, cmpOps[t.text]
 		b, err := p.parseBinary(levelShift)

@@ -128,6 +128,11 @@ func (b *Bound) constrain(e *expr) (Path, []Range, bool) {
 			return x.path, nil, true
 		}
 		return x.path, []Range{{From: AppendKey(nil, l), To: PrefixEnd(AppendKey(nil, h))}}, true
+	case xLike:
+		if e.not || !e.args[0].isPath() || e.idx < 0 {
+			return nil, nil, false
+		}
+		return e.args[0].path, b.likeRanges(e), true
 	case xCall:
 		if len(e.args) == 0 || !e.args[0].isPath() {
 			return nil, nil, false

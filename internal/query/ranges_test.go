@@ -69,6 +69,17 @@ func TestRangesForms(t *testing.T) {
 		{`ENDSWITH(c.a, "x")`, []Range{kind(String)}},
 		{`CONTAINS(c.a, "x", true)`, []Range{kind(String)}},
 		{`STARTSWITH("abc", c.a)`, nil},
+		{`c.a LIKE "ab%"`, []Range{{From: sp, To: PrefixEnd(sp)}}},
+		{`c.a LIKE "ab_x"`, []Range{{From: sp, To: PrefixEnd(sp)}}},
+		{`c.a LIKE "ab[c-d]"`, []Range{{From: sp, To: PrefixEnd(sp)}}},
+		{`c.a LIKE "a!b%" ESCAPE "!"`, []Range{{From: sp, To: PrefixEnd(sp)}}},
+		{`c.a LIKE "ab"`, []Range{{From: sp, To: PrefixEnd(sp)}}},
+		{`c.a LIKE "%ab"`, []Range{kind(String)}},
+		{`c.a LIKE 1`, []Range{}},
+		{`c.a LIKE "ab!" ESCAPE "!"`, []Range{}},
+		{`c.a LIKE c.b`, nil},
+		{`c.a NOT LIKE "ab%"`, nil},
+		{`"ab" LIKE c.a`, nil},
 		{`IS_DEFINED(c.a)`, []Range{{From: key("null")}}},
 		{`IS_NULL(c.a)`, []Range{point("null")}},
 		{`IS_BOOL(c.a)`, []Range{kind(Bool)}},
@@ -249,6 +260,10 @@ func TestRangesProperty(t *testing.T) {
 					return "(" + term(depth+1) + " AND " + term(depth+1) + ")"
 				}
 			case 9:
+				if r.IntN(2) == 0 {
+					pats := []string{`"a%"`, `"a_"`, `"%"`, `"_"`, `"[a-b]%"`, `"a!%" ESCAPE "!"`, `"é%"`, `""`, `"A%"`}
+					return fmt.Sprintf("%s %sLIKE %s", p, []string{"", "NOT "}[r.IntN(3)/2], pats[r.IntN(len(pats))])
+				}
 				return p
 			case 10:
 				return fmt.Sprintf("%s = %s", p, path())
