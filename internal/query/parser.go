@@ -409,6 +409,9 @@ func (p *parser) parseOrderBy() error {
 // SELECT clause's items.
 func (p *parser) resolve() error {
 	for _, e := range p.paths {
+		if nonFinite(e, p.alias, p.q.noFrom) {
+			continue
+		}
 		if p.q.noFrom {
 			return p.fail(e.off, "identifier %s is not defined: the query has no FROM clause", e.root)
 		}

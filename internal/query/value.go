@@ -208,3 +208,24 @@ func IsKey(b []byte) bool {
 	}
 	return len(b) == 1 && b[0] >= keyUndefined && b[0] <= keyObject
 }
+
+// nonFinite turns e, a path whose name names no alias (none when noFrom),
+// into the literal it spells, if it is NaN or Infinity (as JavaScript
+// spells them, case and all: the samples' StringToNumber and ToString
+// scripts use them without FROM), and reports whether it did.
+func nonFinite(e *expr, alias string, noFrom bool) bool {
+	if len(e.path) > 0 || !noFrom && e.root == alias {
+		return false
+	}
+	var f float64
+	switch e.root {
+	case "NaN":
+		f = math.NaN()
+	case "Infinity":
+		f = math.Inf(1)
+	default:
+		return false
+	}
+	*e = expr{kind: xLit, off: e.off, lit: val{Value: Value{Kind: Number, Num: f}}}
+	return true
+}
