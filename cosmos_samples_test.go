@@ -41,6 +41,7 @@ var samplesPassing = []string{
 	"cos",
 	"cot",
 	"count",
+	"count-expression",
 	"datetimeadd",
 	"datetimebin",
 	"datetimediff",

@@ -105,21 +105,32 @@ func TestDropIndexDuringBuildFreesThePath(t *testing.T) {
 	require.NoError(t, modeErr, "SetIndexingMode(none) with no index left")
 }
 
-// R13 (errors): an operator after COUNT(...) in the SELECT clause is
-// refused as not supported, COUNT inside an expression (docs/SPEC.md:
-// "Refused as not supported, with an error that says so"). (It was once
-// reported there as a syntax error, "expected FROM, found "+"".)
-func TestArithmeticAfterCountIsUnsupported(t *testing.T) {
-	for _, text := range []string{
-		`SELECT VALUE COUNT(1) + 1 FROM c`,
-		`SELECT COUNT(1) * 2 AS n FROM c`,
-		`SELECT COUNT(c.a) - 1 FROM c`,
+// R13: an operator after COUNT(...) in the SELECT clause applies to the
+// aggregate's value (it was once refused as not supported, and before that
+// reported as a syntax error, "expected FROM, found "+""); a path outside
+// the aggregate, without GROUP BY, is refused as the service refuses it.
+func TestArithmeticAfterCount(t *testing.T) {
+	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	seedCollection(t, c, "docs", `[{"id":"1","pk":"a","a":1},{"id":"2","pk":"a","a":2},{"id":"3","pk":"b"}]`)
+	for text, want := range map[string]string{
+		`SELECT VALUE COUNT(1) + 1 FROM c`: `4`,
+		`SELECT COUNT(1) * 2 AS n FROM c`:  `{"n":6}`,
+		`SELECT COUNT(c.a) - 1 FROM c`:     `{"$1":1}`,
+		`SELECT VALUE COUNT(1) * 2`:        `2`, // no FROM: one row, no document
 	} {
-		_, err := Prepare(text)
-		var qe *QueryError
-		require.ErrorAs(t, err, &qe, text)
-		require.True(t, qe.Unsupported, "%s: %v", text, err)
+		var got []string
+		for res, err := range c.QueryAll(bg, SQL{Text: text}) {
+			require.NoError(t, err, text)
+			got = append(got, string(res))
+		}
+		require.Equal(t, []string{want}, got, text)
 	}
+	_, err := Prepare(`SELECT c.id, COUNT(1) AS n FROM c`)
+	var qe *QueryError
+	require.ErrorAs(t, err, &qe)
+	require.ErrorIs(t, err, ErrInvalidQuery)
+	require.False(t, qe.Unsupported, "%v", err)
+	require.Contains(t, err.Error(), "outside an aggregate")
 }
 
 // ---------------------------------------------------------------------------

@@ -23,9 +23,14 @@ var aggNameOf = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX"}
 // aggNames are the aggregates by upper-case name.
 var aggNames = map[string]aggKind{"COUNT": aggCount, "SUM": aggSum, "AVG": aggAvg, "MIN": aggMin, "MAX": aggMax}
 
-// Aggregation is an aggregate's state over the rows added to it with
-// [Bound.Accumulate]. The zero Aggregation has seen no row.
+// Aggregation is the state of a query's aggregates over the rows added to
+// it with [Bound.Accumulate]. The zero Aggregation has seen no row.
 type Aggregation struct {
+	s []aggState // by the aggregates' idx
+}
+
+// aggState is one aggregate's state over the rows added to it.
+type aggState struct {
 	n    int64   // COUNT: the defined values; SUM, AVG: the numbers added
 	sum  float64 // SUM, AVG: the sum, and the error of its roundings
 	comp float64
@@ -34,12 +39,23 @@ type Aggregation struct {
 	raw  string // MIN, MAX: best's JSON text, a copy
 }
 
-// Accumulate adds r, a row that matches, to a: its value of the
-// aggregate's argument, which undefined leaves out.
-func (b *Bound) Accumulate(a *Aggregation, r Row) { b.accumulate(b.q.agg, b.q.items[0].e, a, &r) }
+// Accumulate adds r, a row that matches, to a: its value of each
+// aggregate's argument, which undefined leaves out. Its cost is that of
+// evaluating the arguments; it allocates on the first row only.
+func (b *Bound) Accumulate(a *Aggregation, r Row) { b.accumulateAll(a, &r) }
+
+// accumulateAll adds r to each aggregate of a.
+func (b *Bound) accumulateAll(a *Aggregation, r *Row) {
+	if a.s == nil {
+		a.s = make([]aggState, len(b.q.aggs))
+	}
+	for i, e := range b.q.aggs {
+		b.accumulate(e.agg, e.args[0], &a.s[i], r)
+	}
+}
 
 // accumulate adds the value of e for r to a, an aggregate of kind agg.
-func (b *Bound) accumulate(agg aggKind, e *expr, a *Aggregation, r *Row) {
+func (b *Bound) accumulate(agg aggKind, e *expr, a *aggState, r *Row) {
 	v := b.eval(e, r)
 	if v.Kind == Undefined {
 		return
@@ -98,30 +114,35 @@ func compareScalars(x, y Value) int {
 	return 0
 }
 
-// AppendAggregate appends the aggregate's result over the rows a holds:
-// for SELECT VALUE the value, for SELECT COUNT(1) AS n an object, {"n":5},
-// {"$1":5} without a name. COUNT of no row is 0, SUM 0; AVG, MIN and MAX
-// of none are undefined, as are SUM and AVG of a value that is no number
-// and MIN and MAX of an array or an object: SELECT VALUE then gives no
-// result (false), and the object leaves the member out.
+// AppendAggregate appends the one result of a query with aggregates and
+// no GROUP BY over the rows a holds: the SELECT clause with each aggregate
+// its value. COUNT of no row is 0, SUM 0; AVG, MIN and MAX of none are
+// undefined, as are SUM and AVG of a value that is no number and MIN and
+// MAX of an array or an object: an object leaves the member out, and
+// SELECT VALUE of undefined gives no result (false).
 func (b *Bound) AppendAggregate(dst []byte, a *Aggregation) ([]byte, bool) {
-	v := a.result(b.q.agg)
-	if b.q.sel == selAggItem {
-		dst = append(dst, '{')
-		if v != nil {
-			dst = append(append(appendString(dst, b.q.items[0].name), ':'), v...)
+	return b.AppendResult(dst, Row{aggs: b.aggValues(a)})
+}
+
+// aggValues returns the values of a's aggregates, by idx.
+func (b *Bound) aggValues(a *Aggregation) []val {
+	vs := make([]val, len(b.q.aggs))
+	for i, e := range b.q.aggs {
+		var st aggState
+		if i < len(a.s) {
+			st = a.s[i]
 		}
-		return append(dst, '}'), true
+		if raw := st.result(e.agg); raw != nil {
+			v, _ := FromJSON(string(raw))
+			vs[i] = val{Value: v, raw: string(raw)}
+		}
 	}
-	if v == nil {
-		return dst, false
-	}
-	return append(dst, v...), true
+	return vs
 }
 
 // result returns a's value as an aggregate of kind agg, as JSON; nil when
 // it is undefined.
-func (a *Aggregation) result(agg aggKind) []byte {
+func (a *aggState) result(agg aggKind) []byte {
 	var v []byte
 	switch agg {
 	case aggCount:

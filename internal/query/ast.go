@@ -6,7 +6,7 @@ type Query struct {
 	text   string
 	params []string // the parameters' names, in order of first use
 	sel    selectKind
-	items  []item    // selItems: the items; selValue: the expression; selAgg, selAggItem: the aggregate's argument, and its name
+	items  []item    // selItems: the items; selValue: the expression
 	top    limitSpec // TOP
 	offset limitSpec // OFFSET
 	limit  limitSpec // LIMIT
@@ -15,7 +15,7 @@ type Query struct {
 	arrays int     // how many constant array and object literals the expressions hold
 	likes  int     // how many LIKEs with a constant pattern and escape the expressions hold
 	noFrom bool    // the query has no FROM clause: it reads no document
-	agg    aggKind // selAgg, selAggItem: which aggregate
+	aggs   []*expr // the aggregates of the SELECT clause (xAgg), by idx
 	from   Path    // FROM c.a.b: the path of each row's value in its document; nil: the document
 	group  []*expr // GROUP BY's expressions; nil: none
 }
@@ -31,11 +31,9 @@ func (q *Query) Text() string { return q.text }
 type selectKind uint8
 
 const (
-	selStar    selectKind = iota // SELECT *
-	selValue                     // SELECT VALUE expr
-	selItems                     // SELECT expr [AS name], ...
-	selAgg                       // SELECT VALUE COUNT(expr), or SUM, AVG, MIN, MAX
-	selAggItem                   // SELECT COUNT(expr) [AS name], or SUM...
+	selStar  selectKind = iota // SELECT *
+	selValue                   // SELECT VALUE expr
+	selItems                   // SELECT expr [AS name], ...
 )
 
 // item is an expression of a SELECT clause, and the name of its member in
@@ -43,10 +41,8 @@ const (
 type item struct {
 	e    *expr
 	name string
-	agg  aggKind // the aggregate, when isAgg: e is its argument
-	aggr bool    // an aggregate: COUNT(e), SUM(e)...
-	off  int     // where the item starts
-	text string  // its text, for errors
+	off  int    // where the item starts
+	text string // its text, for errors
 }
 
 // limitSpec is the number of TOP, OFFSET or LIMIT: a literal, or a
@@ -85,6 +81,8 @@ const (
 	xCond                     // args[0] ? args[1] : args[2]
 	xCoalesce                 // args[0] ?? args[1] ?? ...
 	xMember                   // args[0] followed by the steps of path: a property or an index of any expression
+	xAgg                      // an aggregate of args[0] over the rows: agg; idx numbers it among the query's
+	xGroupRef                 // the value of GROUP BY's expression idx for the group
 	xLike                     // args[0] [NOT] LIKE args[1] [ESCAPE args[2]]; idx numbers a constant pattern (and escape) among the query's, or -1
 )
 
@@ -133,6 +131,7 @@ type expr struct {
 	uop   byte     // xUnary: '-', '+' or '~'
 	names []string // xObject: the members' names, one per argument
 	paren bool     // it was written in parentheses
+	agg   aggKind  // xAgg: COUNT, SUM...
 }
 
 // isConst reports whether e's value is the same for every row: a literal,

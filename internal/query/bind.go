@@ -152,7 +152,7 @@ func (b *Bound) Star() bool { return b.q.sel == selStar && len(b.q.from) == 0 }
 
 // Aggregate reports whether the query is an aggregate: SELECT VALUE
 // COUNT(...) or SELECT COUNT(...) [AS n], or SUM, AVG, MIN, MAX.
-func (b *Bound) Aggregate() bool { return (b.q.sel == selAgg || b.q.sel == selAggItem) && !b.Grouped() }
+func (b *Bound) Aggregate() bool { return len(b.q.aggs) > 0 && !b.Grouped() }
 
 // Top returns the n of TOP n, or -1.
 func (b *Bound) Top() int { return b.top }

@@ -75,6 +75,16 @@ func (b *Bound) eval(e *expr, r *Row) val {
 		return b.call(e, r)
 	case xLike:
 		return b.like(e, r)
+	case xAgg:
+		if e.idx < len(r.aggs) {
+			return r.aggs[e.idx]
+		}
+		return undef
+	case xGroupRef:
+		if e.idx < len(r.keys) {
+			return r.keys[e.idx]
+		}
+		return undef
 	}
 	return b.evalOp(e, r)
 }

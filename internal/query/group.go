@@ -14,37 +14,6 @@ func (p *parser) parseGroupBy() error {
 	return err
 }
 
-// checkAggregates checks the aggregates among the SELECT clause's items:
-// without GROUP BY an aggregate is the whole clause; with it, each item is
-// an aggregate or one of GROUP BY's expressions.
-func (p *parser) checkAggregates() error {
-	q := p.q
-	if len(q.group) == 0 {
-		if q.sel != selItems {
-			return nil
-		}
-		for _, it := range q.items {
-			switch {
-			case !it.aggr:
-			case len(q.items) > 1:
-				return p.unsupported(it.off, aggNameOf[it.agg]+" combined with other items without GROUP BY")
-			default:
-				q.sel, q.agg = selAggItem, it.agg
-			}
-		}
-		return nil
-	}
-	if q.sel == selStar {
-		return p.fail(q.group[0].off, "SELECT * does not go with GROUP BY: select the GROUP BY expressions and aggregates")
-	}
-	for _, it := range q.items {
-		if !it.aggr && !slices.ContainsFunc(q.group, func(g *expr) bool { return sameExpr(g, it.e) }) {
-			return p.fail(it.off, "%s is neither an expression of GROUP BY nor an aggregate", describe(token{kind: tIdent, text: it.text}))
-		}
-	}
-	return nil
-}
-
 // sameExpr reports whether a and b are the same expression, as written
 // (parentheses aside).
 func sameExpr(a, b *expr) bool {
@@ -73,15 +42,16 @@ type Groups struct {
 	key []byte
 }
 
-// group is a group's values of the items that are no aggregates (copies),
-// and its aggregates' states.
+// group is a group's values of GROUP BY's expressions (copies), and its
+// aggregates' states.
 type group struct {
-	vals []val
-	aggs []Aggregation
+	keys []val
+	aggs Aggregation
 }
 
 // AddToGroup adds r, a row that matches, to its group in g: the one of its
-// values of GROUP BY's expressions.
+// values of GROUP BY's expressions. Its cost is that of evaluating them and
+// the aggregates' arguments; a new group allocates.
 func (b *Bound) AddToGroup(g *Groups, r Row) {
 	g.key = g.key[:0]
 	for _, e := range b.q.group {
@@ -92,21 +62,17 @@ func (b *Bound) AddToGroup(g *Groups, r Row) {
 		if g.m == nil {
 			g.m = map[string]*group{}
 		}
-		gr = &group{vals: make([]val, len(b.q.items)), aggs: make([]Aggregation, len(b.q.items))}
-		for i, it := range b.q.items {
-			if v := b.eval(it.e, &r); !it.aggr && v.Kind != Undefined {
+		gr = &group{keys: make([]val, len(b.q.group))}
+		for i, e := range b.q.group {
+			if v := b.eval(e, &r); v.Kind != Undefined {
 				raw := string(appendVal(nil, v, &r))
 				x, _ := FromJSON(raw)
-				gr.vals[i] = val{Value: x, raw: raw}
+				gr.keys[i] = val{Value: x, raw: raw}
 			}
 		}
 		g.m[string(g.key)] = gr
 	}
-	for i, it := range b.q.items {
-		if it.aggr {
-			b.accumulate(it.agg, it.e, &gr.aggs[i], &r)
-		}
-	}
+	b.accumulateAll(&gr.aggs, &r)
 }
 
 // appendGroupKey appends a key of v that no other value's shares: its
@@ -129,42 +95,14 @@ func (g *Groups) Keys() []string {
 	return keys
 }
 
-// AppendGroup appends the result of g's group of key: for SELECT VALUE its
-// value, false when undefined; else an object of its items, without the
-// undefined ones.
+// AppendGroup appends the result of g's group of key: the SELECT clause
+// with GROUP BY's expressions and the aggregates the group's values; for
+// SELECT VALUE false when undefined, else an object without the undefined
+// members.
 func (b *Bound) AppendGroup(dst []byte, g *Groups, key string) ([]byte, bool) {
 	gr := g.m[key]
 	if gr == nil {
 		return dst, false
 	}
-	item := func(i int) []byte {
-		if b.q.items[i].aggr {
-			return gr.aggs[i].result(b.q.items[i].agg)
-		}
-		if gr.vals[i].Kind == Undefined {
-			return nil
-		}
-		return []byte(gr.vals[i].raw)
-	}
-	if b.q.sel != selItems {
-		v := item(0)
-		if v == nil {
-			return dst, false
-		}
-		return append(dst, v...), true
-	}
-	dst = append(dst, '{')
-	first := true
-	for i, it := range b.q.items {
-		v := item(i)
-		if v == nil {
-			continue
-		}
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = append(append(appendString(dst, it.name), ':'), v...)
-	}
-	return append(dst, '}'), true
+	return b.AppendResult(dst, Row{keys: gr.keys, aggs: b.aggValues(&gr.aggs)})
 }

@@ -47,6 +47,10 @@ func dump(q *Query, e *expr) string {
 		return "(" + dump(q, e.args[0]) + map[bool]string{true: " NOT", false: ""}[e.not] + " BETWEEN " + dump(q, e.args[1]) + " AND " + dump(q, e.args[2]) + ")"
 	case xCall:
 		return e.fn.name + "(" + list(e.args) + ")"
+	case xAgg:
+		return aggNameOf[e.agg] + "(" + list(e.args) + ")"
+	case xLike:
+		return "(" + dump(q, e.args[0]) + map[bool]string{true: " NOT", false: ""}[e.not] + " LIKE " + list(e.args[1:]) + ")"
 	}
 	return "?"
 }
@@ -62,10 +66,6 @@ func summary(q *Query) string {
 		s = append(s, "*")
 	case selValue:
 		s = append(s, "value "+dump(q, q.items[0].e))
-	case selAgg:
-		s = append(s, "value count "+dump(q, q.items[0].e))
-	case selAggItem:
-		s = append(s, "count "+dump(q, q.items[0].e)+" as "+q.items[0].name)
 	case selItems:
 		for _, it := range q.items {
 			s = append(s, it.name+": "+dump(q, it.e))
@@ -91,7 +91,7 @@ func TestParseValid(t *testing.T) {
 	for _, tc := range []struct{ sql, want string }{
 		{`SELECT * FROM c WHERE c.status = @s AND c.total >= @min ORDER BY c.total DESC OFFSET 0 LIMIT 20`,
 			`* | where ((c.status = @s) AND (c.total >= @min)) | order c.total true | offset 0/-1 limit 20/-1 | params s,min`},
-		{`SELECT VALUE COUNT(1) FROM c WHERE IS_DEFINED(c.email)`, `value count 1 | where IS_DEFINED(c.email)`},
+		{`SELECT VALUE COUNT(1) FROM c WHERE IS_DEFINED(c.email)`, `value COUNT(1) | where IS_DEFINED(c.email)`},
 		{`SELECT c.id, c.user.name FROM c WHERE STARTSWITH(c.id, "ord-") AND c.region IN ("eu", "us")`,
 			`id: c.id | name: c.user.name | where (STARTSWITH(c.id, "ord-") AND (c.region IN ("eu", "us")))`},
 		{`SELECT TOP 5 * FROM c`, `top 5/-1 | *`},
@@ -117,8 +117,8 @@ func TestParseValid(t *testing.T) {
 		{`SELECT r.id FROM root r WHERE r.a < 1 AND r.b <= 2 AND r.c > 3 AND r.d >= 4`,
 			`id: r.id | where ((r.a < 1) AND (r.b <= 2) AND (r.c > 3) AND (r.d >= 4))`},
 		{`SELECT x.id FROM c AS x ORDER BY x.a, x.b ASC, x.c DESC`, `id: x.id | order c.a false | order c.b false | order c.c true`},
-		{`SELECT COUNT(c.x) AS n FROM c`, `count c.x as n`},
-		{`SELECT count(1) FROM c`, `count 1 as $1`},
+		{`SELECT COUNT(c.x) AS n FROM c`, `n: COUNT(c.x)`},
+		{`SELECT count(1) FROM c`, `$1: COUNT(1)`},
 		{`SELECT * FROM c WHERE c.s = "\'\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00" AND c.t = 'it\'s'`,
 			`* | where ((c.s = "'\"\\/\b\f\n\r\té😀") AND (c.t = "it's"))`},
 		{`SELECT * FROM c WHERE c.value = 1 AND c.select = 2`, `* | where ((c.value = 1) AND (c.select = 2))`},

@@ -43,6 +43,7 @@ type parser struct {
 	paths  []*expr        // every path, to check against the alias
 	q      *Query
 	alias  string
+	aggAt  aggPlace // whether an aggregate may stand at the current token
 }
 
 // fill reads tokens until toks holds the one n places after the current
@@ -145,9 +146,11 @@ func (p *parser) parseQuery() error {
 	if p.tok().isKeyword("DISTINCT") {
 		return p.unsupported(p.tok().off, "DISTINCT")
 	}
+	p.aggAt = aggHere
 	if err := p.parseSelect(); err != nil {
 		return err
 	}
+	p.aggAt = aggNot
 	next := "FROM, WHERE, ORDER BY, OFFSET or the end of the query"
 	if p.tok().isKeyword("FROM") {
 		if err := p.parseFrom(); err != nil {
@@ -175,14 +178,11 @@ func (p *parser) parseQuery() error {
 		}
 		next = "ORDER BY, OFFSET or the end of the query"
 	}
-	if err := p.checkAggregates(); err != nil {
-		return err
-	}
 	if t := p.tok(); t.isKeyword("ORDER") {
 		if len(q.group) > 0 {
 			return p.unsupported(t.off, "ORDER BY with GROUP BY")
 		}
-		if q.sel == selAgg || q.sel == selAggItem {
+		if len(q.aggs) > 0 {
 			return p.unsupported(t.off, "ORDER BY with an aggregate")
 		}
 		if err := p.parseOrderBy(); err != nil {
@@ -213,7 +213,10 @@ func (p *parser) parseQuery() error {
 	if p.tok().kind != tEOF {
 		return p.expected(next)
 	}
-	return p.resolve()
+	if err := p.resolve(); err != nil {
+		return err
+	}
+	return p.checkAggregates()
 }
 
 // parseCount parses the number of TOP, OFFSET or LIMIT: a non-negative
@@ -248,12 +251,6 @@ func (p *parser) parseSelect() error {
 		return nil
 	case t.isKeyword("VALUE"):
 		p.advance()
-		if p.aggregateAhead() {
-			off := p.tok().off
-			kind, arg, err := p.parseAggregate()
-			q.sel, q.agg, q.items = selAgg, kind, []item{{e: arg, agg: kind, aggr: true, off: off}}
-			return err
-		}
 		off := p.tok().off
 		e, err := p.parseExpr()
 		q.sel, q.items = selValue, []item{{e: e, off: off, text: strings.TrimSpace(p.text[off:p.tok().off])}}
@@ -266,19 +263,11 @@ func (p *parser) parseSelect() error {
 			return p.unsupported(t.off, "SELECT * combined with other items")
 		}
 		it := item{off: t.off}
-		if p.aggregateAhead() {
-			kind, arg, err := p.parseAggregate()
-			if err != nil {
-				return err
-			}
-			it.e, it.agg, it.aggr = arg, kind, true
-		} else {
-			e, err := p.parseExpr()
-			if err != nil {
-				return err
-			}
-			it.e = e
+		e, err := p.parseExpr()
+		if err != nil {
+			return err
 		}
+		it.e = e
 		it.text = strings.TrimSpace(p.text[it.off:p.tok().off])
 		name, err := p.parseAlias()
 		if err != nil {
@@ -306,38 +295,6 @@ func (p *parser) parseAlias() (string, error) {
 	}
 	p.advance()
 	return t.text, nil
-}
-
-// aggregateAhead reports whether an aggregate function's call starts at
-// the current token.
-func (p *parser) aggregateAhead() bool {
-	t := p.tok()
-	name := strings.ToUpper(t.text)
-	return t.kind == tIdent && p.peek(1).is("(") && (name == "COUNT" || aggregates[name])
-}
-
-// parseAggregate parses COUNT(expr), SUM, AVG, MIN or MAX, and returns
-// expr.
-func (p *parser) parseAggregate() (aggKind, *expr, error) {
-	t := p.tok()
-	name := strings.ToUpper(t.text)
-	p.advance()
-	p.advance()
-	if err := p.enter(); err != nil {
-		return 0, nil, err
-	}
-	arg, err := p.parseExpr()
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := p.expect(")"); err != nil {
-		return 0, nil, err
-	}
-	p.leave()
-	if t := p.tok(); isOperator(t) || p.comparisonAhead() {
-		return 0, nil, p.unsupported(t.off, name+" inside an expression (only SELECT VALUE "+name+"(x) and SELECT "+name+"(x) [AS n] are)")
-	}
-	return aggNames[name], arg, nil
 }
 
 // parseFrom parses FROM name {step} [[AS] alias].
@@ -421,10 +378,6 @@ func (p *parser) resolve() error {
 	}
 	q := p.q
 	switch q.sel {
-	case selAggItem:
-		if q.items[0].name == "" {
-			q.items[0].name = "$1"
-		}
 	case selItems:
 		unnamed := 0
 		seen := map[string]bool{}
@@ -432,9 +385,6 @@ func (p *parser) resolve() error {
 			it := &q.items[i]
 			switch {
 			case it.name != "":
-			case it.aggr:
-				unnamed++
-				it.name = fmt.Sprintf("$%d", unnamed)
 			case it.e.kind == xPath && len(it.e.path) == 0:
 				it.name = p.alias
 			case it.e.kind == xPath && !it.e.path[len(it.e.path)-1].IsIndex:

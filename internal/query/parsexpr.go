@@ -282,7 +282,7 @@ func (p *parser) parseCall() (*expr, error) {
 	info, ok := funcs[name]
 	switch {
 	case name == "COUNT" || aggregates[name]:
-		return nil, p.unsupported(t.off, name+" inside an expression (only SELECT VALUE "+name+"(x) and SELECT "+name+"(x) [AS n] are)")
+		return p.parseAggregate()
 	case !ok:
 		return nil, p.unsupported(t.off, "the function "+name)
 	}

@@ -114,6 +114,8 @@ type Row struct {
 	Body string // without _ts and _etag
 	TS   int64
 	ETag string
+	aggs []val // a group's aggregates' values, by idx, and its values of
+	keys []val // GROUP BY's expressions: what xAgg and xGroupRef read
 }
 
 // Lookup returns the raw JSON value at p, and false when p leads nowhere

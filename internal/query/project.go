@@ -13,6 +13,9 @@ import (
 // the value there.
 func (b *Bound) AppendResult(dst []byte, r Row) ([]byte, bool) {
 	q := b.q
+	if r.aggs == nil && (len(q.aggs) > 0 || len(q.group) > 0) {
+		return dst, false // a result of all the rows, or of a group's
+	}
 	switch q.sel {
 	case selStar:
 		if len(q.from) > 0 { // FROM c.path: the value there

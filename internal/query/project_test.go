@@ -82,7 +82,8 @@ func TestProject(t *testing.T) {
 	}
 }
 
-// SELECT * and aggregates: what the caller is told, and their output.
+// R13: SELECT * and aggregates (inside any expression of the SELECT
+// clause too): what the caller is told, and their output.
 func TestStarAndAggregate(t *testing.T) {
 	rows := evalRows()
 	b := bind(t, `SELECT * FROM c WHERE c.id = "a"`, nil)
@@ -119,6 +120,18 @@ func TestStarAndAggregate(t *testing.T) {
 		{`SELECT VALUE MIN(c.n) FROM c WHERE c.id IN ("b", "h")`, `-0.0`}, // as stored
 		{`SELECT VALUE MIN(c.arr) FROM c`, `-`},
 		{`SELECT VALUE MAX(c.missing) FROM c`, `-`},
+		// Aggregates inside expressions (the sample count-expression:
+		// SELECT VALUE {countScalar: COUNT(1), countExpression: COUNT(2 + 3)}).
+		{`SELECT VALUE {countScalar: COUNT(1), countExpression: COUNT(2 + 3)} FROM c`, `{"countScalar":10,"countExpression":10}`},
+		{`SELECT VALUE COUNT(1) * 2 FROM c`, `20`},
+		{`SELECT {n: COUNT(1), s: SUM(c.n)} AS r FROM c WHERE IS_NUMBER(c.n)`, `{"r":{"n":8,"s":104.5}}`},
+		{`SELECT VALUE ROUND(AVG(c.n)) FROM c WHERE c.id IN ("a", "c", "g")`, `-1`},
+		{`SELECT VALUE [MIN(c.n), MAX(c.n), 1] FROM c WHERE IS_NUMBER(c.n)`, `[-2.5,1e2,1]`},
+		{`SELECT COUNT(1) AS n, SUM(c.n) / COUNT(c.n) AS mean, "k" AS k FROM c WHERE IS_NUMBER(c.n)`, `{"n":8,"mean":13.0625,"k":"k"}`},
+		{`SELECT VALUE AVG(c.n) * 2 FROM c WHERE c.id = "zz"`, `-`}, // undefined * 2
+		{`SELECT VALUE IS_DEFINED(AVG(c.n)) FROM c WHERE c.id = "zz"`, `false`},
+		{`SELECT VALUE COUNT(1) + @p FROM c`, `-`}, // 10 + null
+		{`SELECT VALUE COUNT(1) = 10 ? "ten" : "other" FROM c`, `"ten"`},
 	} {
 		q, err := Parse(tc.sql)
 		require.NoError(t, err, tc.sql)
