@@ -134,13 +134,13 @@
 //     DATETIMEFROMPARTS, DATETIMEPART, DATETIMETOTICKS,
 //     DATETIMETOTIMESTAMP, TICKSTODATETIME, TIMESTAMPTODATETIME,
 //     (spatial) ST_AREA, ST_DISTANCE, ST_INTERSECTS, ST_ISVALID,
-//     ST_ISVALIDDETAILED, ST_WITHIN
-//   - Aggregate: COUNT, SUM, AVG, MIN, MAX, as the whole select (SELECT
-//     VALUE COUNT(1), SELECT MAX(c.x) AS n), or items beside GROUP BY's
-//     expressions (SELECT c.team, COUNT(1) AS n FROM c GROUP BY c.team)
-//   - Refused as not supported, with [ErrInvalidQuery]: JOIN, DISTINCT, EXISTS, ARRAY (subqueries), other
-//     functions, aggregates inside expressions, user-defined functions,
-//     computed property names, comments
+//     ST_ISVALIDDETAILED, ST_WITHIN, (vectors) VECTORDISTANCE
+//   - Aggregate: COUNT, SUM, AVG, MIN, MAX, in any expression of the
+//     SELECT clause (SELECT VALUE {n: COUNT(1), s: SUM(c.x)}), beside constants and, with GROUP BY, its expressions
+//     (SELECT c.team, COUNT(1) AS n FROM c GROUP BY c.team)
+//   - Refused as not supported, with [ErrInvalidQuery]: JOIN, DISTINCT,
+//     EXISTS, ARRAY (subqueries), other functions, user-defined
+//     functions, computed property names, comments
 //
 // Paths are c.a.b, c["odd key"] and c.tags[0]. Cosmos's meaning holds:
 // undefined is not null, values of different types never compare, and

@@ -71,7 +71,7 @@
 //	         | DATETIMEDIFF | DATETIMEFROMPARTS | DATETIMEPART | DATETIMETOTICKS
 //	         | DATETIMETOTIMESTAMP | TICKSTODATETIME | TIMESTAMPTODATETIME
 //	         | ST_AREA | ST_DISTANCE | ST_INTERSECTS | ST_ISVALID
-//	         | ST_ISVALIDDETAILED | ST_WITHIN
+//	         | ST_ISVALIDDETAILED | ST_WITHIN | VECTORDISTANCE
 //
 // The alias is the last name of the FROM clause (FROM c, FROM root r, FROM
 // c AS x); every path starts from it, and the alias alone is the whole

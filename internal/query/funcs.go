@@ -11,7 +11,7 @@ import (
 type funcDef struct {
 	name     string
 	min, max int                                // the arguments it takes; max -1: any number from min
-	impl     func(b *Bound, e *expr, r Row) val // the value of the call e for r; nil for COUNT, which the parser takes apart
+	impl     func(b *Bound, e *expr, r Row) val // the value of the call e for r; nil for COUNT, an aggregate, which the parser takes apart
 }
 
 // funcID is a system function, as a call names it.
@@ -56,14 +56,14 @@ var (
 	fCount         = &funcDef{"COUNT", 1, 1, nil}
 )
 
-// funcs are the functions the language has, by upper-case name. COUNT is
-// the aggregate, which the parser takes only as the whole SELECT clause.
+// funcs are the functions the language has, by upper-case name. COUNT,
+// listed here, and SUM, AVG, MIN and MAX are aggregates (aggexpr.go).
 var funcs = func() map[string]*funcDef {
 	m := map[string]*funcDef{}
 	for _, family := range [][]*funcDef{
 		{fIsDefined, fIsNull, fIsBool, fIsNumber, fIsString, fIsArray, fIsObject, fIsPrimitive,
 			fStartsWith, fEndsWith, fContains, fArrayContains, fCount},
-		typeFuncs, mathFuncs, intFuncs, stringFuncs, convertFuncs, arrayFuncs, dateTimeFuncs, spatialFuncs,
+		typeFuncs, mathFuncs, intFuncs, stringFuncs, convertFuncs, arrayFuncs, dateTimeFuncs, spatialFuncs, vectorFuncs,
 	} {
 		for _, f := range family {
 			if m[f.name] != nil {
@@ -85,7 +85,7 @@ var argKinds = map[string]Kind{
 }
 
 // aggregates are the aggregates besides COUNT, which the parser, like
-// COUNT, takes only as the whole SELECT clause.
+// COUNT, takes in any expression of the SELECT clause.
 var aggregates = map[string]bool{"SUM": true, "AVG": true, "MIN": true, "MAX": true}
 
 // kindTests are the kinds each IS_ function tests for.

@@ -15,8 +15,8 @@ import (
 func Functions() []string { return slices.Sorted(maps.Keys(funcs)) }
 
 // Aggregates returns the names of the aggregates, sorted: COUNT, SUM,
-// AVG, MIN and MAX, each the whole SELECT clause (SELECT VALUE SUM(c.n),
-// SELECT MAX(c.n) AS m).
+// AVG, MIN and MAX, in any expression of the SELECT clause (SELECT VALUE
+// SUM(c.n) / COUNT(1), SELECT MAX(c.n) AS m).
 func Aggregates() []string { return slices.Sorted(maps.Keys(aggNames)) }
 
 // Operators returns the operators, sorted: comparison, arithmetic,

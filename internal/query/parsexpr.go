@@ -305,6 +305,9 @@ func (p *parser) parseCall() (*expr, error) {
 	if n := len(e.args); !info.takes(n) {
 		return nil, p.fail(t.off, "%s takes %s, not %d", name, info.arity(), n)
 	}
+	if name == "VECTORDISTANCE" {
+		return e, p.checkVectorDistance(e)
+	}
 	return e, nil
 }
 
