@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -270,6 +271,12 @@ func (c *mCond) eval(d jv) (tri, bool) {
 			return tUndef, false
 		}
 		return triOf(strings.HasPrefix(x.s, c.vals[0].s)), false
+	case "like": // the pattern, % and _ only, as a regular expression
+		if x.kind != jStr {
+			return tUndef, false
+		}
+		re := strings.NewReplacer("%", ".*", "_", ".").Replace(regexp.QuoteMeta(c.vals[0].s))
+		return triOf(regexp.MustCompile(`^(?s:` + re + `)$`).MatchString(x.s)), false
 	case "in":
 		t := tFalse
 		for _, v := range c.vals {

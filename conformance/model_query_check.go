@@ -47,6 +47,10 @@ func (h *modelHarness) answer(q *mSQL) ([]jv, bool) {
 	}
 	if q.sel == selCount {
 		n := jv{kind: jNum, n: float64(len(rows)), raw: strconv.Itoa(len(rows))}
+		if q.countTimes > 0 {
+			k := len(rows) * q.countTimes
+			n = jv{kind: jNum, n: float64(k), raw: strconv.Itoa(k)}
+		}
 		if q.countName != "" {
 			n = jv{kind: jObj, obj: []jMember{{q.countName, n}}, raw: `{"` + q.countName + `":` + n.raw + "}"}
 		}

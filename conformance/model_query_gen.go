@@ -25,7 +25,7 @@ const (
 	selID    = iota // SELECT VALUE c.id
 	selValue        // SELECT VALUE <path>: no result where it is undefined
 	selStar         // SELECT *: the document, _ts and _etag included
-	selCount        // SELECT VALUE COUNT(1), SELECT COUNT(1) [AS n]
+	selCount        // SELECT VALUE COUNT(1), SELECT COUNT(1) [AS n], and COUNT(1) inside an expression
 )
 
 type mOrder struct {
@@ -44,6 +44,7 @@ type mSQL struct {
 	sel              int
 	selPath          []qStep
 	countName        string // the member COUNT(1) is named by, "" for VALUE
+	countTimes       int    // SELECT VALUE COUNT(1) * countTimes; 0: none
 	where            *mCond
 	order            []mOrder
 	top, offset, lim int             // TOP top, OFFSET offset LIMIT lim; -1: none
@@ -291,9 +292,17 @@ func (g *sqlGen) cond(depth int, scalar bool) (*mCond, string) {
 	case n < 88:
 		c.op = "defined"
 		return c, "IS_DEFINED(" + ps + ")"
-	case n < 93 || scalar:
+	case n < 90 || scalar:
 		c.op = "null"
 		return c, "IS_NULL(" + ps + ")"
+	case n < 97:
+		c.op = "like"
+		pat := likePattern(r, g.value(p, func(v jv) bool { return v.kind == jStr }).s)
+		c.vals = []jv{{kind: jStr, s: pat, raw: jsonString(pat)}}
+		if r.IntN(3) == 0 {
+			return c, ps + " LIKE " + strconv.Quote(pat) // a literal: served by the index when it has a prefix
+		}
+		return c, ps + " LIKE " + g.param(c.vals[0], false)
 	default:
 		c.op = "starts"
 		v := g.value(p, func(v jv) bool { return v.kind == jStr })
@@ -304,6 +313,36 @@ func (g *sqlGen) cond(depth int, scalar bool) (*mCond, string) {
 		return c, "STARTSWITH(" + ps + ", " + g.param(v, true) + ")"
 	}
 	return c, ps + " " + c.op + " " + g.param(c.vals[0], true)
+}
+
+// likePattern draws a LIKE pattern that s often matches: s with some
+// characters made _, runs of them %, and wildcards of s's own made _;
+// sometimes with a q put in, which s may not have there.
+func likePattern(r interface{ IntN(int) int }, s string) string {
+	var b strings.Builder
+	q := -1
+	if r.IntN(4) == 0 {
+		q = r.IntN(len(s) + 1)
+	}
+	for i, c := range s {
+		if i == q {
+			b.WriteByte('q')
+		}
+		switch n := r.IntN(8); {
+		case c == '%' || c == '_' || c == '[' || n == 0:
+			b.WriteByte('_')
+		case n == 1:
+			if !strings.HasSuffix(b.String(), "%") {
+				b.WriteByte('%')
+			}
+		default:
+			b.WriteRune(c)
+		}
+	}
+	if r.IntN(3) == 0 {
+		b.WriteByte('%')
+	}
+	return b.String()
 }
 
 // genSQL draws a query step: a SELECT clause, maybe WHERE, ORDER BY, TOP
@@ -345,9 +384,16 @@ func (h *modelHarness) genSQL() modelStep {
 	case selStar:
 		text += "*"
 	case selCount:
-		q.countName = pick(r, []string{"", "$1", "n"})
-		text += map[string]string{"": "VALUE "}[q.countName] + "COUNT(1)" +
-			map[string]string{"n": " AS n"}[q.countName]
+		switch q.countName = pick(r, []string{"", "$1", "n", "", "n"}); {
+		case r.IntN(4) > 0:
+			text += map[string]string{"": "VALUE "}[q.countName] + "COUNT(1)" +
+				map[string]string{"n": " AS n"}[q.countName]
+		case q.countName == "n": // an aggregate inside an object literal
+			text += "VALUE {n: COUNT(1)}"
+		default: // an aggregate inside arithmetic
+			q.countName, q.countTimes = "", 2+r.IntN(3)
+			text += fmt.Sprintf("VALUE COUNT(1) * %d", q.countTimes)
+		}
 	}
 	text += " FROM c"
 	if r.IntN(20) < 13 {

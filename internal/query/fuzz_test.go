@@ -35,6 +35,10 @@ var fuzzSeeds = []string{
 	`SELECT VALUE {a: c.n * 2 + 1, "b": [c.s || "x", -c.n, ~c.n], c: (c.n ?? 0) > 1 ? c.n % 3 : c.n << 2 >>> 1}`,
 	`SELECT {x: 1}.x AS one, [1, @p][1] FROM c WHERE c.n & 1 | 2 ^ 3 AND (c.obj).k = {k: 1}.k`,
 	`SELECT VALUE 1 - -1 / 0 WHERE true`,
+	`SELECT VALUE c.id FROM c WHERE c.s LIKE "a%b_[c-d][^e]" AND c.t NOT LIKE @p ESCAPE "!" AND (c.u LIKE c.s) = true`,
+	`SELECT VALUE {n: COUNT(1), s: SUM(c.n) / COUNT(c.n), m: ROUND(AVG(c.n)), x: [MIN(c.s), MAX(c.s)]} FROM c WHERE c.s LIKE "%"`,
+	`SELECT c.b, COUNT(1) * 2 AS twice, MAX(c.n) ?? 0 AS top FROM c GROUP BY c.b`,
+	`SELECT VALUE [NaN, -Infinity, ToString(Infinity), VectorDistance(c.arr, [1, 2], false, {distanceFunction: "euclidean"})] FROM c`,
 }
 
 // fuzzValues are the values every parameter takes in turn.
@@ -114,6 +118,17 @@ func runBound(t *testing.T, text string, b *Bound, rows []Row, extraPaths []Path
 			}
 			continue
 		}
+		if b.Grouped() {
+			var g Groups
+			b.AddToGroup(&g, r)
+			b.AddToGroup(&g, r)
+			for _, k := range g.Keys() {
+				if out, ok := b.AppendGroup(nil, &g, k); ok && !json.Valid(out) {
+					t.Fatalf("%q: group %s", text, out)
+				}
+			}
+			continue
+		}
 		if out, ok := b.AppendResult(nil, r); ok && !json.Valid(out) {
 			t.Fatalf("%q: row %s gives %s, no JSON", text, r.Body, out)
 		}
@@ -121,8 +136,8 @@ func runBound(t *testing.T, text string, b *Bound, rows []Row, extraPaths []Path
 }
 
 // checkAccounting checks that the syntax tree of q has a node for every
-// logical and comparison operator of its text, so that none was dropped or
-// read as another.
+// logical and comparison operator (LIKE and ESCAPE included) of its text,
+// so that none was dropped or read as another.
 func checkAccounting(t *testing.T, text string, q *Query) {
 	tokens := map[string]int{}
 	toks := lex(text)
@@ -160,8 +175,13 @@ func checkAccounting(t *testing.T, text string, q *Query) {
 			nodes["AND"]++
 		case xParam:
 			nodes["param"]++
+		case xLike:
+			nodes["LIKE"]++
+			nodes["ESCAPE"] += len(e.args) - 2
+		case xGroupRef: // an item's copy of GROUP BY's expression
+			walk(q.group[e.idx])
 		}
-		if e.not && (e.kind == xIn || e.kind == xBetween) {
+		if e.not && (e.kind == xIn || e.kind == xBetween || e.kind == xLike) {
 			nodes["NOT"]++
 		}
 		for _, a := range e.args {
@@ -172,12 +192,15 @@ func checkAccounting(t *testing.T, text string, q *Query) {
 		walk(it.e)
 	}
 	walk(q.where)
+	for _, g := range q.group {
+		walk(g)
+	}
 	for _, l := range []limitSpec{q.top, q.offset, q.limit} {
 		if l.set && l.param >= 0 {
 			nodes["param"]++
 		}
 	}
-	for _, k := range []string{"NOT", "AND", "OR", "cmp", "IN", "BETWEEN", "param"} {
+	for _, k := range []string{"NOT", "AND", "OR", "cmp", "IN", "BETWEEN", "LIKE", "ESCAPE", "param"} {
 		if tokens[k] != nodes[k] {
 			t.Fatalf("%q: %d %s in the text, %d in the tree", text, tokens[k], k, nodes[k])
 		}
