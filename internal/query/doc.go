@@ -18,9 +18,8 @@
 //	           [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
 //	           [OFFSET count LIMIT count]
 //	count    = integer | @param            (0 to 2147483647)
-//	select   = "*" | VALUE expr | VALUE agg "(" expr ")" | item {"," item}
-//	item     = (expr | agg "(" expr ")") [[AS] name]
-//	agg      = COUNT | SUM | AVG | MIN | MAX
+//	select   = "*" | VALUE expr | item {"," item}
+//	item     = expr [[AS] name]
 //	expr     = coalesce ["?" expr ":" coalesce]
 //	coalesce = or {"??" or}
 //	or       = and {OR and}
@@ -40,9 +39,11 @@
 //	product  = unary {("*" | "/" | "%") unary}
 //	unary    = ("-" | "+" | "~") unary | primary {step}
 //	primary  = number | string | TRUE | FALSE | NULL | UNDEFINED | @param
+//	         | NaN | Infinity | agg "(" expr ")"   (agg: in the select only)
 //	         | path | function "(" [expr {"," expr}] ")" | "(" expr ")"
 //	         | "[" [expr {"," expr}] "]" | "{" [member {"," member}] "}"
 //	member   = (name | string) ":" expr
+//	agg      = COUNT | SUM | AVG | MIN | MAX
 //	path     = alias {step}
 //	step     = "." name | "[" integer "]" | "[" string "]"
 //	number   = (digits ["." [digits]] | "." digits) [("e"|"E") ["+"|"-"] digits]
@@ -96,17 +97,26 @@
 // of their path (the alias alone: by the alias), else $1, $2... among the
 // unnamed items in order.
 //
-// Without GROUP BY an aggregate is the whole SELECT clause; with it, each
-// item (or the VALUE) is an aggregate or one of GROUP BY's expressions, as
-// written; ORDER BY does not go with GROUP BY.
+// An aggregate stands in any expression of the SELECT clause (SELECT
+// VALUE COUNT(1) * 2, SELECT {n: COUNT(1), s: SUM(c.x)}), never in another
+// clause nor inside another aggregate's argument (aggexpr.go). Outside the
+// aggregates' arguments an item reads a row only through GROUP BY's
+// expressions, as written (parentheses aside), which it may use in any
+// expression (SELECT VALUE {team: c.team, n: COUNT(1)} ... GROUP BY
+// c.team); without GROUP BY not at all, the query giving one result of
+// all its rows: SELECT c.id, COUNT(1) FROM c is refused, naming c.id, as
+// the service refuses it. ORDER BY goes with neither GROUP BY nor an
+// aggregate.
+//
+// NaN and Infinity are literals (the samples tostring and stringtonumber
+// use them), spelled as JavaScript does, where no alias has that name.
 //
 // Refused as not supported ([Error].Unsupported): JOIN, DISTINCT,
-// subqueries, EXISTS, LIKE, user-defined functions (udf.f), the vector
-// function, an aggregate inside an expression, or beside other items
-// without GROUP BY, ORDER BY with GROUP BY, FROM x
-// IN ..., property names and indexes computed by an
-// expression or a parameter (c[@p], c[c.k]), SELECT * with other items,
-// comments.
+// subqueries, EXISTS, user-defined functions (udf.f), DOCUMENTID (it reads
+// the service's internal _rid, which ttldb has not), ORDER BY with GROUP
+// BY or an aggregate, FROM x IN ..., property names and indexes computed
+// by an expression or a parameter (c[@p], c[c.k]), SELECT * with other
+// items, comments.
 //
 // # Semantics
 //
@@ -118,7 +128,14 @@
 // element and objects member by member in any order. NOT, AND and OR are
 // three-valued (false AND undefined is false, true OR undefined is true),
 // and WHERE keeps a row only when its condition is exactly true. x IN (a,
-// b) is x = a OR x = b; x BETWEEN lo AND hi is x >= lo AND x <= hi.
+// b) is x = a OR x = b; x BETWEEN lo AND hi is x >= lo AND x <= hi. x
+// LIKE p (like.go) is the Learn page's: % any string, _ any one
+// character, [a-f] or [abc] one of the range or set, [^...] one outside
+// it, a wildcard in brackets ([%], [_], [[]) or after the ESCAPE character
+// an ordinary one; characters are code points compared exactly (LIKE is
+// case-sensitive), and LIKE is undefined unless x and p are strings and
+// the escape a string of one character. An index serves the literal
+// prefix of a constant pattern, as it serves STARTSWITH.
 // Functions given arguments of the wrong kinds are undefined (null
 // included), as are those of the sample corpus's examples that the service
 // leaves out of its results. Arithmetic
@@ -155,8 +172,9 @@
 // Each system function is a funcDef (funcs.go): its name, how many
 // arguments it takes, and its implementation, listed by family in
 // funcs_type.go, funcs_math.go, funcs_int.go, funcs_string.go,
-// funcs_regex.go, funcs_convert.go, funcs_array.go, funcs_datetime.go and
-// funcs_spatial.go (its geometry in spatial_sphere.go). Their meaning is the
+// funcs_regex.go, funcs_convert.go, funcs_array.go, funcs_datetime.go,
+// funcs_spatial.go (its geometry in spatial_sphere.go) and
+// funcs_vector.go. Their meaning is the
 // Learn reference's, and where it is silent that of Microsoft's sample
 // corpus (Azure-Samples/cosmos-db-nosql-query-samples, the service's
 // answers to its queries), which the tests hold as facts, naming the
@@ -226,4 +244,13 @@
 //     authalic sphere (the reference's example agrees within 1e-10), 0 for
 //     points and lines. Their cost is the product of the two geometries'
 //     numbers of edges.
+//   - VECTORDISTANCE takes two arrays of numbers, an optional brute-force
+//     boolean (a literal must be one) and optional options, an object
+//     literal of the members the reference documents, checked at Parse
+//     (distanceFunction cosine, dotproduct or euclidean, in any case;
+//     dataType; the search multipliers; filterPriority). Cosine is the
+//     default (the service takes it from the container's vector policy,
+//     which ttldb has not), in float64 (the service in the dataType,
+//     float32 by default). Vectors that are no flat arrays of numbers, of
+//     different lengths, or a zero vector's cosine give undefined.
 package query
