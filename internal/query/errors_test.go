@@ -217,7 +217,7 @@ func TestParseUnsupported(t *testing.T) {
 		{`SELECT * FROM c WHERE udf.f(c.x)`, 22, `a user-defined function (udf.f) is not supported`},
 		{`SELECT VALUE UDF.tax(c.x) FROM c`, 13, `user-defined function`},
 		{`SELECT * FROM c WHERE FOO(c.x)`, 22, `the function FOO is not supported`},
-		{`SELECT * FROM c WHERE DocumentId(c) = 1`, 22, `the function DOCUMENTID is not supported`},
+		{`SELECT * FROM c WHERE DocumentId(c) = 1`, 22, `DOCUMENTID (it reads the service's internal _rid, which ttldb does not keep) is not supported`},
 		{`SELECT * FROM c WHERE IntPow(c.x, 2) = 1`, 22, `the function INTPOW is not supported`}, // the service has none
 		{`SELECT VALUE COUNT(1) FROM c ORDER BY c.a`, 29, `ORDER BY with an aggregate is not supported`},
 		{`SELECT c.a FROM c GROUP BY c.a ORDER BY c.a`, 31, `ORDER BY with GROUP BY is not supported`},

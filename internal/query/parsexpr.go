@@ -283,6 +283,8 @@ func (p *parser) parseCall() (*expr, error) {
 	switch {
 	case name == "COUNT" || aggregates[name]:
 		return p.parseAggregate()
+	case name == "DOCUMENTID":
+		return nil, p.unsupported(t.off, "DOCUMENTID (it reads the service's internal _rid, which ttldb does not keep)")
 	case !ok:
 		return nil, p.unsupported(t.off, "the function "+name)
 	}
