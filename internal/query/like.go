@@ -39,11 +39,12 @@ type likeElem struct {
 type likePattern struct {
 	elems  []likeElem
 	prefix string // the characters every match starts with, before the first wildcard
+	pre    []byte // prefix, while compileLike builds it
 }
 
 // compileLike compiles pat, with esc its escape character (0: none).
 func compileLike(pat string, esc rune) *likePattern {
-	p := &likePattern{}
+	p := &likePattern{elems: make([]likeElem, 0, len(pat))}
 	literal := true // no wildcard yet: characters go to the prefix
 	rs := []rune(pat)
 	for i := 0; i < len(rs); i++ {
@@ -80,6 +81,7 @@ func compileLike(pat string, esc rune) *likePattern {
 			p.add(likeElem{kind: likeChar, c: r}, &literal)
 		}
 	}
+	p.prefix, p.pre = string(p.pre), nil
 	return p
 }
 
@@ -87,7 +89,7 @@ func compileLike(pat string, esc rune) *likePattern {
 func (p *likePattern) add(el likeElem, literal *bool) {
 	p.elems = append(p.elems, el)
 	if *literal {
-		p.prefix += string(el.c)
+		p.pre = utf8.AppendRune(p.pre, el.c)
 	}
 }
 
