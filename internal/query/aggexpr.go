@@ -60,6 +60,11 @@ func (p *parser) checkAggregates() error {
 	if q.sel == selStar {
 		return p.fail(q.group[0].off, "SELECT * does not go with GROUP BY: select the GROUP BY expressions and aggregates")
 	}
+	for _, g := range q.group {
+		if !readsRow(g) {
+			return p.fail(g.off, "GROUP BY's expression reads no property of the row: each must read one (the Learn page), as GROUP BY c.team")
+		}
+	}
 	for _, it := range q.items {
 		if bad := p.groupRefs(it.e); bad != nil {
 			what := describe(token{kind: tIdent, text: it.text})
@@ -73,6 +78,19 @@ func (p *parser) checkAggregates() error {
 		}
 	}
 	return nil
+}
+
+// readsRow reports whether e reads a path of the row.
+func readsRow(e *expr) bool {
+	if e.kind == xPath {
+		return true
+	}
+	for _, a := range e.args {
+		if readsRow(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // groupRefs turns each subexpression of e that is one of GROUP BY's into

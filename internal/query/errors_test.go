@@ -126,6 +126,8 @@ func TestParseErrors(t *testing.T) {
 		{`SELECT * FROM c GROUP BY c.status`, 25, `SELECT * does not go with GROUP BY`},
 		{`SELECT c.a FROM c GROUP BY c.b`, 7, `"c.a" is neither an expression of GROUP BY nor an aggregate`},
 		{`SELECT VALUE c.b + 1 FROM c GROUP BY c.a`, 13, `the path c.b in "c.b + 1" is neither an expression of GROUP BY nor an aggregate`},
+		{`SELECT COUNT(1) FROM c GROUP BY 1`, 32, `GROUP BY's expression reads no property of the row`},
+		{`SELECT COUNT(1) FROM c GROUP BY c.a, LOWER("X")`, 37, `GROUP BY's expression reads no property of the row`},
 		{`SELECT c.id, MAX(c.x) FROM c`, 7, `"c.id" is outside an aggregate: with an aggregate and no GROUP BY`},
 		{`SELECT COUNT(1), c.id FROM c`, 17, `"c.id" is outside an aggregate`},
 		{`SELECT VALUE {n: COUNT(1), id: c.id} FROM c`, 31, `the path c.id in "{n: COUNT(1), id: c.id}" is outside an aggregate`},
