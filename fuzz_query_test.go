@@ -35,6 +35,10 @@ func FuzzQuery(f *testing.F) {
 		`SELECT VALUE SUM(c.total) FROM c WHERE IS_NUMBER(c.total) AND c.status = @p`,
 		`SELECT MAX(c.total) AS m FROM c WHERE c.total != @p`,
 		`SELECT VALUE 1 + @p`,
+		`SELECT VALUE c.id FROM c WHERE c.status LIKE "op%" OR c.user.name LIKE @p`,
+		`SELECT VALUE c.id FROM c WHERE c.region LIKE @p ESCAPE "!" AND c.id NOT LIKE "%_x" ORDER BY c.region`,
+		`SELECT VALUE {n: COUNT(1), s: SUM(c.total) * 2, m: ROUND(AVG(c.total))} FROM c WHERE c.status LIKE "[a-o]%"`,
+		`SELECT c.region, COUNT(1) + 1 AS n, MAX(c.total) ?? @p AS top FROM c GROUP BY c.region`,
 	} {
 		f.Add(seed, `"open"`)
 		f.Add(seed, `10`)
