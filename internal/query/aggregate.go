@@ -121,7 +121,7 @@ func compareScalars(x, y Value) int {
 // MAX of an array or an object: an object leaves the member out, and
 // SELECT VALUE of undefined gives no result (false).
 func (b *Bound) AppendAggregate(dst []byte, a *Aggregation) ([]byte, bool) {
-	return b.AppendResult(dst, Row{aggs: b.aggValues(a)})
+	return b.AppendResult(dst, Row{agg: &aggRow{aggs: b.aggValues(a)}})
 }
 
 // aggValues returns the values of a's aggregates, by idx.

@@ -76,13 +76,13 @@ func (b *Bound) eval(e *expr, r *Row) val {
 	case xLike:
 		return b.like(e, r)
 	case xAgg:
-		if e.idx < len(r.aggs) {
-			return r.aggs[e.idx]
+		if r.agg != nil && e.idx < len(r.agg.aggs) {
+			return r.agg.aggs[e.idx]
 		}
 		return undef
 	case xGroupRef:
-		if e.idx < len(r.keys) {
-			return r.keys[e.idx]
+		if r.agg != nil && e.idx < len(r.agg.keys) {
+			return r.agg.keys[e.idx]
 		}
 		return undef
 	}

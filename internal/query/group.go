@@ -104,5 +104,5 @@ func (b *Bound) AppendGroup(dst []byte, g *Groups, key string) ([]byte, bool) {
 	if gr == nil {
 		return dst, false
 	}
-	return b.AppendResult(dst, Row{keys: gr.keys, aggs: b.aggValues(&gr.aggs)})
+	return b.AppendResult(dst, Row{agg: &aggRow{keys: gr.keys, aggs: b.aggValues(&gr.aggs)}})
 }

@@ -114,8 +114,14 @@ type Row struct {
 	Body string // without _ts and _etag
 	TS   int64
 	ETag string
-	aggs []val // a group's aggregates' values, by idx, and its values of
-	keys []val // GROUP BY's expressions: what xAgg and xGroupRef read
+	agg  *aggRow // the result of all the rows or of a group: what xAgg and xGroupRef read; nil for a row
+}
+
+// aggRow is what the SELECT clause of a query with aggregates or GROUP BY
+// reads: the aggregates' values, by idx, and the group's values of GROUP
+// BY's expressions.
+type aggRow struct {
+	aggs, keys []val
 }
 
 // Lookup returns the raw JSON value at p, and false when p leads nowhere

@@ -13,7 +13,7 @@ import (
 // the value there.
 func (b *Bound) AppendResult(dst []byte, r Row) ([]byte, bool) {
 	q := b.q
-	if r.aggs == nil && (len(q.aggs) > 0 || len(q.group) > 0) {
+	if r.agg == nil && (len(q.aggs) > 0 || len(q.group) > 0) {
 		return dst, false // a result of all the rows, or of a group's
 	}
 	switch q.sel {
