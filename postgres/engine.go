@@ -31,6 +31,8 @@ type Engine struct {
 	lastNow  atomic.Int64          // the largest "now" the server gave this handle
 	closed   atomic.Bool
 
+	passes *passer // one pass of the sequencer at a time, serving every call that waits (passes.go)
+
 	// skipPass, set by a test, makes a write commit and return errSkipped
 	// without its pass: a writer that died between the two.
 	skipPass atomic.Bool

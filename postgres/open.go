@@ -61,7 +61,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{pool: pool, clock: o.Now, sweepBatch: o.SweepBatch}
+	e := &Engine{pool: pool, clock: o.Now, sweepBatch: o.SweepBatch, passes: newPasser()}
 	e.lastNow.Store(-maxClock) // no now seen yet
 	st, schema, err := openTx(ctx, pool, name, w, e.clockParam())
 	if err != nil {

@@ -1,11 +1,6 @@
 package postgres
 
-import (
-	"context"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/ttldb/ttldb/engine"
-)
+import "github.com/ttldb/ttldb/engine"
 
 // The feed's retention (R11, R15). The collection's row holds the bounds,
 // keep_records, keep_bytes and keep_age (0: no bound), and feed, whether
@@ -50,22 +45,3 @@ o AS (SELECT CASE WHEN NOT c.feed THEN c.lsn + 1 ELSE greatest(
 		WHERE f.lsn IS NOT NULL AND coalesce(f.at, f.ts) > c.now - c.keep_age
 		ORDER BY f.lsn LIMIT 1), c.lsn + 1) ELSE 0 END) END AS oldest FROM c, l)
 DELETE FROM {s}.ttldb_feed_{n} f USING o WHERE f.lsn IS NOT NULL AND f.lsn < o.oldest`
-
-// notifySQL wakes the watchers of every process (watch.go) when the
-// transaction commits.
-const notifySQL = `SELECT pg_notify($1, '')`
-
-// afterPass trims the feed and queues the pass's NOTIFY, in tx, the
-// pass's transaction, which holds the sequencer's lock and has numbered
-// records. It costs a round trip: the two statements are sent together.
-//
-// Errors: the server's.
-func (e *Engine) afterPass(ctx context.Context, tx pgx.Tx) error {
-	var b pgx.Batch
-	b.Queue(e.sql(trimSQL), e.no, e.clockParam(), recordOverhead)
-	b.Queue(notifySQL, e.channel())
-	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-		return e.serverError("trimming the change feed", err)
-	}
-	return nil
-}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,15 +10,15 @@ import (
 )
 
 // The sequencer gives out LSNs (R11; DESIGN.md, "LSNs"). A write commits
-// its records with a seq and no LSN, then runs a pass: in a second
-// transaction it takes the collection's advisory lock and, unless its
-// record was numbered meanwhile by another's pass, numbers every committed
-// record without an LSN, in seq order, from the collection's counter. One
-// pass numbers the records of every write that committed before it, so
-// that concurrent writers share its commit, as they share the flush of
-// their first ones.
+// its records with a seq and no LSN, then waits for a pass (passes.go):
+// in a transaction of its own, which takes the collection's advisory
+// lock, a pass numbers every committed record without an LSN, in seq
+// order, from the collection's counter. One pass numbers the records of
+// every write that committed before it, in any process, so that
+// concurrent writers share its commit, as they share the flush of their
+// first ones; in a process, one pass at a time serves every call waiting.
 //
-// Never take the advisory lock while holding a document's row lock: a pass
+// Never wait for a pass while holding a document's row lock: a pass
 // waits for the row locks of the documents it numbers.
 
 // seqLockSQL takes the collection's sequencer lock until the transaction
@@ -30,8 +29,13 @@ const seqLockSQL = `SELECT ` + syncOn + `, pg_advisory_xact_lock(hashtextextende
 
 // passSQL numbers every committed record without an LSN, in seq order, and
 // the documents whose current version is one of them; it raises the
-// counter by as many, and the high-water mark of now. It returns the last
-// LSN given out, and the LSN it gave the record of seq $3 (NULL for none).
+// counter by as many, and the high-water mark of now, and, when it
+// numbered any, queues the pass's one NOTIFY on channel $5 (watch.go),
+// sent when the transaction commits. It returns the last LSN given out,
+// and the LSNs of the records of seqs $3, in their order: given by this
+// pass, or by an earlier one (of any process), read from the feed, or,
+// for a record the feed's retention deleted since, from its document if
+// that still holds its version (0 for none).
 // $1 is the collection's number, $2 the handle's clock, $4 what a record
 // counts beyond its key and body (recordOverhead): each record's cum is
 // the bytes of the records up to it (feed.go). It first locks
@@ -52,79 +56,63 @@ c AS (
 n AS (SELECT p.seq, c.base + row_number() OVER (ORDER BY p.seq) AS lsn,
 	coalesce((SELECT f.cum FROM {s}.ttldb_feed_{n} f WHERE f.lsn = c.base), 0) + sum(p.size) OVER (ORDER BY p.seq) AS cum FROM p, c),
 f AS (UPDATE {s}.ttldb_feed_{n} f SET lsn = n.lsn, cum = n.cum FROM n WHERE f.seq = n.seq RETURNING 1),
-d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq AND d.h IN (SELECT h FROM l) RETURNING 1)
+d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq AND d.h IN (SELECT h FROM l) RETURNING 1),
+w AS (SELECT pg_notify($5, '') FROM c)
 SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHERE no = $1)),
-	(SELECT count(*) FROM f), (SELECT count(*) FROM d), (SELECT lsn FROM n WHERE seq = $3)`
+	(SELECT count(*) FROM f), (SELECT count(*) FROM d), (SELECT count(*) FROM w),
+	coalesce((SELECT array_agg(coalesce(n.lsn, g.lsn, (SELECT e.lsn FROM {s}.ttldb_docs_{n} e WHERE e.seq = m.seq), 0) ORDER BY m.o)
+		FROM unnest($3::bigint[]) WITH ORDINALITY AS m(seq, o)
+		LEFT JOIN n ON n.seq = m.seq LEFT JOIN {s}.ttldb_feed_{n} g ON g.seq = m.seq), '{}')`
 
-// sequence runs a pass, unless the record of seq mine (0 for none) has an
-// LSN by the time it holds the lock, and returns mine's LSN (0 for none).
-// It costs a transaction of four or five round trips, holding the
-// collection's sequencer lock, and waits for the lock and for the row
-// locks of writes in progress on the documents it numbers.
+// pass runs one pass for the calls registered in the handle's passer,
+// and serves them (passes.go). It is one round trip: the sequencer's
+// lock, passSQL and the feed's retention (trimSQL, retention.go), sent
+// together as one implicit transaction (a pgx batch outside a
+// transaction), which commits synchronously (syncOn) after the last; it
+// holds the lock from its first statement to its commit, without a round
+// trip between. It waits for the lock and for the row locks of writes in
+// progress on the documents it numbers.
 //
-// A pass whose connection is lost starts again (failure.go): it changes
-// nothing until its commit, and one that committed left mine numbered,
-// which the next finds.
+// A pass whose connection is lost changes nothing until its commit, and
+// one that committed left the records numbered, which the next finds
+// (passSQL reads their LSNs from the feed): so it may start again
+// (failure.go).
 //
-// Errors: ErrCorrupt for a record mine that is gone or still has no LSN;
-// ctx's; the server's.
-func (e *Engine) sequence(ctx context.Context, mine int64) (lsn int64, err error) {
-	err = e.retry(ctx, func() error {
-		lsn, err = e.sequenceOnce(ctx, mine)
+// Errors: the server's, naming the collection.
+func (e *Engine) pass(ctx context.Context) error {
+	ws := e.passes.waiting()
+	seqs := make([]int64, 0, len(ws))
+	for _, w := range ws {
+		if w.seq != 0 {
+			seqs = append(seqs, w.seq)
+		}
+	}
+	clock := e.clockParam()
+	var b pgx.Batch
+	b.Queue(seqLockSQL, e.schema, e.no)
+	b.Queue(e.sql(passSQL), e.no, clock, seqs, recordOverhead, e.channel())
+	b.Queue(e.sql(trimSQL), e.no, clock, recordOverhead)
+	br := e.pool.SendBatch(ctx, &b)
+	var last, feed, docs, notified int64
+	var lsns []int64
+	_, err := br.Exec()
+	if err != nil {
+		err = e.serverError("taking the sequencer's lock", err)
+	} else if err = br.QueryRow().Scan(&last, &feed, &docs, &notified, &lsns); err != nil {
+		err = e.serverError("numbering the writes", err)
+	} else if _, err = br.Exec(); err != nil {
+		err = e.serverError("trimming the change feed", err)
+	}
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = e.serverError("committing the LSNs", cerr)
+	}
+	if err != nil {
 		return err
-	})
-	return lsn, err
-}
-
-// sequenceOnce is one attempt of sequence.
-func (e *Engine) sequenceOnce(ctx context.Context, mine int64) (int64, error) {
-	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	if err != nil {
-		return 0, e.serverError("sequencing", err)
 	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, seqLockSQL, e.schema, e.no); err != nil {
-		return 0, e.serverError("taking the sequencer's lock", err)
-	}
-	var lsn *int64
-	if mine != 0 {
-		if lsn, err = e.lsnOf(ctx, tx, mine); err != nil || lsn != nil {
-			return deref(lsn), err // numbered by another's pass
-		}
-	}
-	var last, feed, docs int64
-	if err := tx.QueryRow(ctx, e.sql(passSQL), e.no, e.clockParam(), mine, recordOverhead).Scan(&last, &feed, &docs, &lsn); err != nil {
-		return 0, e.serverError("numbering the writes", err)
-	}
-	if mine != 0 && lsn == nil {
-		return 0, e.corrupt("the write's record of seq %d has no LSN after a pass", mine)
-	}
-	if feed > 0 { // the feed's retention, and one NOTIFY for the pass (feed.go)
-		if err := e.afterPass(ctx, tx); err != nil {
-			return 0, err
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return 0, e.serverError("committing the LSNs", err)
-	}
+	e.passes.runs.Add(1)
 	e.seen(last, 0)
-	return deref(lsn), nil
-}
-
-// lsnOf returns the LSN of the feed's record seq, nil for none yet.
-func (e *Engine) lsnOf(ctx context.Context, tx pgx.Tx, seq int64) (*int64, error) {
-	var lsn *int64
-	err := tx.QueryRow(ctx, e.sql(`SELECT lsn FROM {s}.ttldb_feed_{n} WHERE seq = $1`), seq).Scan(&lsn)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, e.corrupt("the write's record of seq %d is gone from the feed before it was numbered", seq)
-	}
-	if err != nil {
-		return nil, e.serverError("reading a write's LSN", err)
-	}
-	if lsn != nil {
-		e.seen(*lsn, 0)
-	}
-	return lsn, nil
+	e.serve(ws, seqs, lsns)
+	return nil
 }
 
 // corrupt returns ErrCorrupt with a message about the collection.
