@@ -40,6 +40,10 @@ type passer struct {
 	mu   sync.Mutex
 	wait map[*passWait]struct{} // the calls registered and not yet served
 	runs atomic.Int64           // the passes that committed: for tests
+
+	// Set by a test: hold is called as a pass starts, before it reads
+	// which calls wait; registered once a call has registered.
+	hold, registered atomic.Pointer[func()]
 }
 
 // passWait is a call waiting for a pass: seq is the record whose LSN it
@@ -72,6 +76,9 @@ func (e *Engine) sequence(ctx context.Context, mine int64) (int64, error) {
 	p.mu.Lock()
 	p.wait[w] = struct{}{}
 	p.mu.Unlock()
+	if f := p.registered.Load(); f != nil {
+		(*f)()
+	}
 	defer func() {
 		p.mu.Lock()
 		delete(p.wait, w)

@@ -80,6 +80,9 @@ SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHER
 //
 // Errors: the server's, naming the collection.
 func (e *Engine) pass(ctx context.Context) error {
+	if f := e.passes.hold.Load(); f != nil {
+		(*f)()
+	}
 	ws := e.passes.waiting()
 	seqs := make([]int64, 0, len(ws))
 	for _, w := range ws {
