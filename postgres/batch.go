@@ -83,9 +83,9 @@ ON CONFLICT DO NOTHING`
 // batch finishes its pass whatever ctx says, for at most passGrace after
 // ctx ends; lost connections are met as a Write meets them (failure.go).
 //
-// It costs two transactions: the first of four round trips, which holds
-// the rows of the batch's keys from its second; the pass, shared with the
-// writes that committed meanwhile.
+// It costs two transactions: the first of three round trips, which holds
+// the rows of the batch's keys from its first; the pass, one round trip,
+// shared with the writes that committed meanwhile.
 //
 // Errors: a *engine.StepError naming the first step refused: its Fault,
 // ErrConflict, ErrNotFound, *engine.ETagMismatch (with Current empty for
@@ -149,15 +149,11 @@ type batched struct {
 // batchTx is a batch's first transaction.
 func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, error) {
 	hashes, keys, writes := batchKeys(steps)
-	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	if err != nil {
-		return nil, e.serverError("ExecuteBatch", err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	// One round trip: the rows' locks, then the collection's row, then
-	// (for a batch that may write) a block of seqs, taken once the locks
-	// are held, so that a key's later versions have larger seqs.
+	// One round trip: BEGIN, the rows' locks, then the collection's row,
+	// then (for a batch that may write) a block of seqs, taken once the
+	// locks are held, so that a key's later versions have larger seqs.
 	var q pgx.Batch
+	q.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if writes {
 		q.Queue(maintainLockSQL, e.schema, e.no) // before any row's lock (items.go)
 	}
@@ -165,16 +161,22 @@ func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, er
 	q.Queue(e.sql(limitsSQL), e.no, e.clockParam())
 	if writes {
 		q.Queue(e.sql(blockSQL))
+		q.Queue(`SELECT txid_current()`) // the transaction's, for resolve (failure.go)
 	}
-	br := tx.SendBatch(ctx, &q)
-	var err0 error
-	if writes {
+	br := e.pool.SendBatch(ctx, &q)
+	tx := br.Tx()
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err0 := br.Exec()
+	if err0 != nil {
+		err0 = e.serverError("ExecuteBatch", err0)
+	} else if writes {
 		if _, err0 = br.Exec(); err0 != nil {
 			err0 = e.serverError("locking the batch's documents", err0)
 		}
 	}
 	var rows map[string]*row
-	if err = err0; err == nil {
+	err := err0
+	if err == nil {
 		rows, err = e.readRows(br)
 	}
 	var now int64
@@ -183,10 +185,12 @@ func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, er
 	if err == nil {
 		now, l, defs, err = e.readLimits(br.QueryRow())
 	}
-	var block int64
+	var block, xid int64
 	if err == nil && writes {
 		if err = br.QueryRow().Scan(&block); err != nil {
 			err = e.serverError("taking the batch's seqs", err)
+		} else if err = br.QueryRow().Scan(&xid); err != nil {
+			err = e.serverError("ExecuteBatch", err)
 		}
 	}
 	if cerr := br.Close(); err == nil && cerr != nil {
@@ -205,10 +209,6 @@ func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, er
 	}
 	if err := e.apply(ctx, tx, p, block, now, b, defs); err != nil {
 		return nil, err
-	}
-	var xid int64 // the transaction's, for resolve (failure.go)
-	if err := tx.QueryRow(ctx, `SELECT txid_current()`).Scan(&xid); err != nil {
-		return nil, e.serverError("ExecuteBatch", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return b, e.commitError("a batch", err, xid)

@@ -84,9 +84,10 @@ const maxAttempts = 100
 // starts it again; a COMMIT whose answer is lost is resolved by asking
 // the server (failure.go).
 //
-// It costs two transactions: the first of four round trips (five over an
-// expired document), which holds the document's row from its second; the
-// pass, shared with the writes that committed meanwhile (sequence.go).
+// It costs two transactions: the first of three round trips (four over an
+// expired document), which holds the document's row from its first; the
+// pass, one round trip, shared with the writes that committed meanwhile
+// (passes.go, sequence.go).
 //
 // Errors: ErrConflict, ErrNotFound, *engine.ETagMismatch (R10), what
 // w.Change returns; ErrInvalidOption for Op Read (a batch's only), a
@@ -164,19 +165,21 @@ func (e *Engine) commitFirst(ctx context.Context, op, changed string, tx func() 
 // writeTx is a write's first transaction: it returns the document stored
 // (nil for a delete), not yet tagged, and the seq of its last record.
 func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *engine.Doc, seq int64, err error) {
-	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	if err != nil {
-		return nil, 0, e.serverError(w.Op.String(), err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	// One round trip: the shared lock that a CreateIndex waits on
+	// One round trip: BEGIN, the shared lock that a CreateIndex waits on
 	// (items.go), the row's lock, then, in a statement of its own (a
 	// snapshot taken once the lock is held), the collection's row.
 	var b pgx.Batch
+	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	b.Queue(maintainLockSQL, e.schema, e.no)
 	b.Queue(e.sql(lockSQL), key)
 	b.Queue(e.sql(limitsSQL), e.no, e.clockParam())
-	br := tx.SendBatch(ctx, &b)
+	br := e.pool.SendBatch(ctx, &b)
+	tx := br.Tx()
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := br.Exec(); err != nil {
+		_ = br.Close()
+		return nil, 0, e.serverError(w.Op.String(), err)
+	}
 	if _, err := br.Exec(); err != nil {
 		_ = br.Close()
 		return nil, 0, e.serverError("locking a document", err)
