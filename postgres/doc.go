@@ -28,7 +28,8 @@
 //     Upsert, Delete, Touch, Patch), [Engine.SetDefaultTTL] with R7's
 //     cut-offs, [Engine.ExpiresAt] and [Engine.LastLSN], with LSNs given
 //     out by a sequencer that writers help, so that commits group
-//     (sequence.go);
+//     (sequence.go), one pass at a time per handle serving every call
+//     that waits for one (passes.go);
 //   - [Engine.Batch] (R14): one transaction, all or none, at one _ts, whose
 //     records one pass numbers after its commit with consecutive LSNs
 //     (batch.go);

@@ -65,12 +65,12 @@ SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHER
 		LEFT JOIN n ON n.seq = m.seq LEFT JOIN {s}.ttldb_feed_{n} g ON g.seq = m.seq), '{}')`
 
 // pass runs one pass for the calls registered in the handle's passer,
-// and serves them (passes.go). It is one round trip: the sequencer's
-// lock, passSQL and the feed's retention (trimSQL, retention.go), sent
-// together as one implicit transaction (a pgx batch outside a
-// transaction), which commits synchronously (syncOn) after the last; it
-// holds the lock from its first statement to its commit, without a round
-// trip between. It waits for the lock and for the row locks of writes in
+// and serves them (passes.go). It is one round trip: BEGIN (READ
+// COMMITTED, whatever the connection's default), the sequencer's lock,
+// passSQL, the feed's retention (trimSQL, retention.go) and COMMIT, sent
+// together as one pgx batch; the commit is synchronous (syncOn). It holds
+// the lock from its second statement to its commit, without a round trip
+// between. It waits for the lock and for the row locks of writes in
 // progress on the documents it numbers.
 //
 // A pass whose connection is lost changes nothing until its commit, and
@@ -92,20 +92,33 @@ func (e *Engine) pass(ctx context.Context) error {
 	}
 	clock := e.clockParam()
 	var b pgx.Batch
+	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	b.Queue(seqLockSQL, e.schema, e.no)
 	b.Queue(e.sql(passSQL), e.no, clock, seqs, recordOverhead, e.channel())
 	b.Queue(e.sql(trimSQL), e.no, clock, recordOverhead)
+	b.Queue("COMMIT")
 	br := e.pool.SendBatch(ctx, &b)
+	// Once br is closed, the transaction is closed too when the COMMIT
+	// ran (pgx sees the connection idle): Rollback then sends nothing.
+	defer func() { _ = br.Tx().Rollback(ctx) }()
 	var last, feed, docs, notified int64
 	var lsns []int64
-	_, err := br.Exec()
-	if err != nil {
-		err = e.serverError("taking the sequencer's lock", err)
-	} else if err = br.QueryRow().Scan(&last, &feed, &docs, &notified, &lsns); err != nil {
-		err = e.serverError("numbering the writes", err)
-	} else if _, err = br.Exec(); err != nil {
-		err = e.serverError("trimming the change feed", err)
+	var err error
+	step := func(what string, f func() error) { // in the batch's order, until one fails
+		if err == nil {
+			if ferr := f(); ferr != nil {
+				err = e.serverError(what, ferr)
+			}
+		}
 	}
+	exec := func() error { _, err := br.Exec(); return err }
+	step("sequencing", exec) // BEGIN
+	step("taking the sequencer's lock", exec)
+	step("numbering the writes", func() error {
+		return br.QueryRow().Scan(&last, &feed, &docs, &notified, &lsns)
+	})
+	step("trimming the change feed", exec)
+	step("committing the LSNs", exec)
 	if cerr := br.Close(); err == nil && cerr != nil {
 		err = e.serverError("committing the LSNs", cerr)
 	}
