@@ -4,8 +4,9 @@ import "github.com/ttldb/ttldb/engine"
 
 // The feed's retention (R11, R15). The collection's row holds the bounds,
 // keep_records, keep_bytes and keep_age (0: no bound), and feed, whether
-// the feed is kept at all. The sequencer's pass trims: once it has
-// numbered records, in its transaction and under its lock, it deletes the
+// the feed is kept at all. The sequencer's pass trims: after it has
+// numbered records (every pass, in its one round trip: sequence.go), in
+// its transaction and under its lock, it deletes the
 // oldest numbered records beyond the bounds; with the feed off, every
 // numbered record (they were written only for the sequencer to number,
 // DESIGN.md). Trimming in the pass rather than in a statement of its own:
