@@ -60,9 +60,10 @@ d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq AND
 w AS (SELECT pg_notify($5, '') FROM c)
 SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHERE no = $1)),
 	(SELECT count(*) FROM f), (SELECT count(*) FROM d), (SELECT count(*) FROM w),
-	coalesce((SELECT array_agg(coalesce(n.lsn, g.lsn, (SELECT e.lsn FROM {s}.ttldb_docs_{n} e WHERE e.seq = m.seq), 0) ORDER BY m.o)
-		FROM unnest($3::bigint[]) WITH ORDINALITY AS m(seq, o)
-		LEFT JOIN n ON n.seq = m.seq LEFT JOIN {s}.ttldb_feed_{n} g ON g.seq = m.seq), '{}')`
+	coalesce((SELECT array_agg(coalesce((SELECT n.lsn FROM n WHERE n.seq = m.seq),
+			(SELECT g.lsn FROM {s}.ttldb_feed_{n} g WHERE g.seq = m.seq),
+			(SELECT e.lsn FROM {s}.ttldb_docs_{n} e WHERE e.seq = m.seq), 0) ORDER BY m.o)
+		FROM unnest($3::bigint[]) WITH ORDINALITY AS m(seq, o)), '{}')`
 
 // pass runs one pass for the calls registered in the handle's passer,
 // and serves them (passes.go). It is one round trip: BEGIN (READ
