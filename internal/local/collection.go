@@ -64,6 +64,7 @@ type collection struct {
 	failure      atomic.Pointer[error] // why the journal failed, which closed the collection
 	slack        int64                 // the files' growth before compaction
 	compacting   chan struct{}         // holds a token while a compaction runs
+	walking      chan struct{}         // holds a token while a compaction or a backup walks the key map (walk.go)
 	compactCheck chan struct{}         // asks the compactor to look
 	bg           sync.WaitGroup        // the journal's goroutine and the compactor
 	building     sync.WaitGroup        // a build of the key order (needOrder)

@@ -82,9 +82,17 @@ func (j *journal) oversized(slack int64) bool {
 // abandons it. Call holding the compacting token.
 func (c *collection) compact(stop <-chan struct{}) error {
 	j := c.j
+	select {
+	case c.walking <- struct{}{}: // a backup's walk first
+	case <-stop:
+		return errStopped
+	case <-c.stop:
+		return errStopped
+	}
 	c.lock()
 	if c.unusable() {
 		c.mu.Unlock()
+		<-c.walking
 		return c.errClosed("Compact")
 	}
 	s := c.openView()
@@ -94,8 +102,9 @@ func (c *collection) compact(stop <-chan struct{}) error {
 	j.rotate(epoch)
 	c.mu.Unlock()
 
-	docs, err := c.snapshotDocs(s, w, st.docs)
+	docs, err := c.snapshotDocs("Compact", s, w, st.docs)
 	s.release()
+	<-c.walking
 	if err != nil {
 		return err
 	}

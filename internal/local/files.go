@@ -3,6 +3,7 @@ package local
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -158,34 +159,20 @@ func writeSnapshot(dir vfs.Dir, epoch uint64, st savedState, docs []*engine.Doc,
 			dir.Remove(SnapName(epoch) + TmpSuffix)
 		}
 	}()
-	if _, err := f.Write(wal.Header()); err != nil {
-		return 0, fmt.Errorf("writing %s: %w", tmp, err)
-	}
-	w := wal.NewWriter(f, wal.HeaderSize)
-	w.Add(appendState(nil, st))
-	var rec []byte
-	pending := 0
-	for _, d := range docs {
-		rec = appendPut(rec[:0], d, d.Tag-etagBase, engine.OpCreate)
-		if err := w.Add(rec); err != nil {
-			return 0, fmt.Errorf("writing %s: %w", tmp, err)
+	size, err = encodeSnapshot(f, st, docs, etagBase, func() error {
+		select {
+		case <-stop:
+			return errStopped
+		case <-closing:
+			return errStopped
+		default:
+			return nil
 		}
-		if pending += len(rec); w.Pending() == snapshotGroup || pending >= snapshotBytes {
-			pending = 0
-			if _, err := w.Commit(st.seq); err != nil {
-				return 0, fmt.Errorf("writing %s: %w", tmp, err)
-			}
-			select {
-			case <-stop:
-				return 0, errStopped
-			case <-closing:
-				return 0, errStopped
-			default:
-			}
-		}
+	})
+	if errors.Is(err, errStopped) {
+		return 0, err
 	}
-	w.Add(appendEnd(nil, uint64(len(docs))))
-	if size, err = w.Commit(st.seq); err != nil {
+	if err != nil {
 		return 0, fmt.Errorf("writing %s: %w", tmp, err)
 	}
 	if err := f.Truncate(size); err != nil { // of the space taken ahead of the writes (internal/vfs)
@@ -205,6 +192,40 @@ func writeSnapshot(dir vfs.Dir, epoch uint64, st savedState, docs []*engine.Doc,
 		return 0, fmt.Errorf("syncing directory %s: %w", dir.Path(), err)
 	}
 	return size, nil
+}
+
+// encodeSnapshot writes to w a snapshot of the state st and docs, in the
+// order of their LSNs, and returns its size: the wal header, a group of
+// the state record and the first documents, groups of the others, and the
+// end record, which counts them. After each group but the last it calls
+// stopped, and returns its error if any. A group closes at snapshotGroup
+// documents or snapshotBytes, whichever comes first: recovery reads a
+// group at once.
+func encodeSnapshot(w io.Writer, st savedState, docs []*engine.Doc, etagBase uint64, stopped func() error) (int64, error) {
+	if _, err := w.Write(wal.Header()); err != nil {
+		return 0, err
+	}
+	ww := wal.NewWriter(w, wal.HeaderSize)
+	ww.Add(appendState(nil, st))
+	var rec []byte
+	pending := 0
+	for _, d := range docs {
+		rec = appendPut(rec[:0], d, d.Tag-etagBase, engine.OpCreate)
+		if err := ww.Add(rec); err != nil {
+			return 0, err
+		}
+		if pending += len(rec); ww.Pending() == snapshotGroup || pending >= snapshotBytes {
+			pending = 0
+			if _, err := ww.Commit(st.seq); err != nil {
+				return 0, err
+			}
+			if err := stopped(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	ww.Add(appendEnd(nil, uint64(len(docs))))
+	return ww.Commit(st.seq)
 }
 
 // Holds reports whether the directory dir holds a collection: a

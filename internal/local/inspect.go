@@ -103,3 +103,13 @@ func (x *Engine) CheckCompaction() { (*collection)(x).checkCompaction() }
 // SweeperDone is closed when the background sweeper has stopped (at once
 // with ManualSweep).
 func (x *Engine) SweeperDone() <-chan struct{} { return x.done }
+
+// SetWalkHook makes fn run after each hold of the lock of a compaction's
+// or a backup's walk of the key map, without the lock, with how many
+// entries the hold read, until restore is called: a test writes there, in
+// the middle of the walk. Not for concurrent tests.
+func SetWalkHook(fn func(read int)) (restore func()) {
+	old := walkHook
+	walkHook = func(_ *collection, read int) { fn(read) }
+	return func() { walkHook = old }
+}

@@ -117,6 +117,7 @@ func Open(cfg Config) (*Engine, error) {
 		wakeAt:   math.MinInt64,
 		stop:     make(chan struct{}),
 		sweeping: make(chan struct{}, 1),
+		walking:  make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
 	c.handoff.init()

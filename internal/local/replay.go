@@ -64,8 +64,14 @@ func (p *replayer) scan(f vfs.File, fn func(rec []byte) error, tag func(uint64) 
 // and hands them over in batches to be indexed: on two cores, a reopen
 // takes about the time of the indexing alone.
 func (c *collection) loadSnapshot(dir vfs.Dir, s uint64) (int64, error) {
-	name := inDir(dir, SnapName(s))
-	f, err := dir.Open(SnapName(s))
+	return c.loadSnapshotFile(dir, SnapName(s), inDir(dir, SnapName(s)))
+}
+
+// loadSnapshotFile loads the snapshot in the file of dir into the new
+// collection, as loadSnapshot does; name is the file's in messages and
+// errors.
+func (c *collection) loadSnapshotFile(dir vfs.Dir, file, name string) (int64, error) {
+	f, err := dir.Open(file)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %w", engine.ErrInvalidOption, name, err)
 	}

@@ -47,9 +47,15 @@ var walkHook func(c *collection, read int)
 // n is how many documents the collection held at s: the walk must find
 // them all, or the snapshot would lose some once the logs before it go.
 //
+// op is the call's name, for errors: "Compact" or "Backup". The caller
+// holds the walking token: one walk at a time.
+//
+// op is the call's name, for errors: "Compact" or "Backup". The caller
+// holds the walking token: one walk at a time (prim.walk is one).
+//
 // Errors: [engine.ErrClosed] when the collection closes meanwhile; [engine.ErrCorrupt]
 // when the walk does not find n documents, which only a bug can cause.
-func (c *collection) snapshotDocs(s snapshot, w *keyWalk, n uint64) ([]*engine.Doc, error) {
+func (c *collection) snapshotDocs(op string, s snapshot, w *keyWalk, n uint64) ([]*engine.Doc, error) {
 	var es []*entry
 	from, done := uint64(0), false
 	for !done {
@@ -57,7 +63,7 @@ func (c *collection) snapshotDocs(s snapshot, w *keyWalk, n uint64) ([]*engine.D
 		if c.unusable() {
 			c.prim.walk = nil
 			c.mu.Unlock()
-			return nil, c.errClosed("Compact")
+			return nil, c.errClosed(op)
 		}
 		seen, had := c.handoff.taken.Load(), len(es)
 		es, from, done = c.prim.keys.entriesFrom(es, from, orderReadSlots)
@@ -80,7 +86,7 @@ func (c *collection) snapshotDocs(s snapshot, w *keyWalk, n uint64) ([]*engine.D
 	slices.SortFunc(docs, func(a, b *engine.Doc) int { return cmp.Compare(c.seqOf(a), c.seqOf(b)) })
 	docs = slices.Compact(docs) // an entry read and then removed is there twice
 	if uint64(len(docs)) != n {
-		return nil, errorf(engine.ErrCorrupt, "Compact: collection %q: the walk of its key map found %d documents of the %d it held when the compaction began; no snapshot was written and the log keeps every change (a bug in ttldb: please report it)", c.name, len(docs), n)
+		return nil, errorf(engine.ErrCorrupt, "%s: collection %q: the walk of its key map found %d documents of the %d it held when it began; nothing was written, and the collection keeps every change (a bug in ttldb: please report it)", op, c.name, len(docs), n)
 	}
 	return docs, nil
 }
