@@ -297,3 +297,50 @@ func TestRestoreRefusals(t *testing.T) { // R17, R16
 	_, err = o.Backup(bg, &bytes.Buffer{})
 	require.ErrorIs(t, err, ErrInvalidOption)
 }
+
+// TestVerify: Verify reads a directory without writing to it, reports a
+// torn tail an open would cut, and refuses damage naming the file and the
+// offset, and a directory in use (R17, R12).
+func TestVerify(t *testing.T) { // R17, R12
+	dir := t.TempDir()
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, nil, dir, clk, Options{})
+	require.NoError(t, err)
+	mustCreate(t, c, `{"id":"a","pk":"p"}`)
+	mustCreate(t, c, `{"id":"b","pk":"p"}`)
+	_, err = Verify(bg, dir)
+	require.ErrorIs(t, err, ErrLocked)
+	require.NoError(t, c.Close())
+
+	rep, err := Verify(bg, dir)
+	require.NoError(t, err)
+	require.Equal(t, "test", rep.Name)
+	require.Equal(t, uint64(2), rep.LastLSN)
+	require.Equal(t, 2, rep.Live)
+	require.Empty(t, rep.Torn)
+
+	log := filepath.Join(dir, "log-0000000000000000")
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(log, append(bytes.Clone(b), 1, 2, 3), 0o644)) // a torn write
+	rep, err = Verify(bg, dir)
+	require.NoError(t, err)
+	require.Equal(t, log, rep.Torn)
+	require.Equal(t, int64(len(b)), rep.TornAt)
+	after, _ := os.ReadFile(log)
+	require.Len(t, after, len(b)+3, "Verify cuts nothing")
+
+	snap := filepath.Join(dir, "snap-0000000000000000")
+	s, err := os.ReadFile(snap)
+	require.NoError(t, err)
+	s[len(s)-3] ^= 1
+	require.NoError(t, os.WriteFile(snap, s, 0o644))
+	_, err = Verify(bg, dir)
+	var ce *CorruptError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, snap, ce.File)
+	require.GreaterOrEqual(t, ce.Offset, int64(16))
+
+	_, err = Verify(bg, t.TempDir())
+	require.ErrorIs(t, err, ErrInvalidOption)
+}
