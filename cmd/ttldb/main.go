@@ -1,8 +1,10 @@
 // Command ttldb is the operator's tool of ttldb (R17): it opens a durable
 // directory or a server engine's collection (a postgres:// URL) to look
 // inside it (stats), read and write documents (get, put, delete), run a
-// query in Cosmos SQL (query), and move documents out and in as NDJSON, one
-// document a line with its system properties (dump, load).
+// query in Cosmos SQL (query), move documents out and in as NDJSON, one
+// document a line with its system properties (dump, load), back it up and
+// restore it (backup, restore), check its files without writing to them
+// (verify) and compact them (compact).
 //
 // Usage:
 //
@@ -96,7 +98,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 var commands []*command
 
 func init() {
-	commands = []*command{statsCmd, getCmd, putCmd, deleteCmd, queryCmd, dumpCmd, loadCmd}
+	commands = []*command{statsCmd, getCmd, putCmd, deleteCmd, queryCmd, dumpCmd, loadCmd, backupCmd, restoreCmd, verifyCmd, compactCmd}
 }
 
 func lookup(name string) *command {

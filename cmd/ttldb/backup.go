@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ttldb/ttldb"
+)
+
+var backupCmd = &command{
+	name:    "backup",
+	summary: "write a backup of a collection to a file, or to stdout",
+	usage: `[flags] DIR|URL FILE|-
+
+Writes a consistent copy of the collection (ttldb.Collection.Backup): its
+documents with their _ts, _etag and LSNs (expired ones not yet swept too),
+its settings and its feed position; not the all-versions feed's history.
+'ttldb restore' makes a directory of it. The file is written under a
+temporary name and renamed when whole; an existing FILE is refused. With
+-, the backup goes to stdout; a backup cut short (an interrupt, a full
+disk) is refused by restore, never taken as whole.
+
+ttldb opens DIR for the time of the backup: a directory a running program
+has open is refused (its lock); that program backs it up itself, while
+its writers go on, with Collection.Backup. A PostgreSQL collection is
+backed up with pg_dump.`,
+	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
+		var t target
+		t.flags(fs, false)
+		return func(ctx context.Context, e env, args []string) (err error) {
+			if err := needArgs(args, 2, 2, "DIR|URL FILE|-"); err != nil {
+				return err
+			}
+			out := args[1]
+			if out == "" {
+				return usagef("FILE is empty: give a file's path, or - for stdout")
+			}
+			if out != "-" {
+				if _, err := os.Lstat(out); err == nil {
+					return fmt.Errorf("%s exists: a backup never replaces a file; remove it or give another name", out)
+				}
+			}
+			c, err := t.open(ctx, args[0], ttldb.Options{})
+			if err != nil {
+				return err
+			}
+			defer closeInto(c, &err)
+			var info ttldb.BackupInfo
+			if out == "-" {
+				w := bufio.NewWriterSize(e.stdout, 1<<20)
+				if info, err = c.Backup(ctx, w); err == nil {
+					err = w.Flush()
+				}
+			} else {
+				info, err = backupToFile(ctx, c, out)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "backed up collection %q (%s): %d documents, LSN %d, %d bytes\n", info.Name, info.PartitionKeyPath, info.Documents, info.LastLSN, info.Bytes)
+			return nil
+		}
+	},
+}
+
+// backupToFile writes c's backup to a temporary file beside path, synced,
+// and renames it path once whole; on an error it removes it.
+func backupToFile(ctx context.Context, c *ttldb.Collection, path string) (info ttldb.BackupInfo, err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return info, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if info, err = c.Backup(ctx, w); err != nil {
+		return info, err
+	}
+	if err = w.Flush(); err != nil {
+		return info, err
+	}
+	if err = f.Sync(); err != nil {
+		return info, err
+	}
+	if err = f.Close(); err != nil {
+		return info, err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return info, fmt.Errorf("%s appeared meanwhile: a backup never replaces a file", path)
+	}
+	return info, os.Rename(f.Name(), path)
+}
+
+var restoreCmd = &command{
+	name:    "restore",
+	summary: "make a directory of a backup",
+	usage: `[flags] FILE|- DIR
+
+Makes DIR, which must not exist or be empty, the collection of a backup
+that 'ttldb backup' or Collection.Backup wrote (- reads it from stdin).
+The whole backup is checked (every frame's checksum, the count at its end,
+every document) before DIR holds it: one cut short or damaged is refused
+with the offset of the damage, and DIR is left without a collection.`,
+	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
+		return func(ctx context.Context, e env, args []string) (err error) {
+			if err := needArgs(args, 2, 2, "FILE|- DIR"); err != nil {
+				return err
+			}
+			src, dir := args[0], args[1]
+			if src == "" || dir == "" {
+				return usagef("FILE and DIR must not be empty")
+			}
+			var r io.Reader = e.stdin
+			if src != "-" {
+				f, err := os.Open(src)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				r = f
+			}
+			info, err := ttldb.Restore(ctx, bufio.NewReaderSize(r, 1<<20), dir)
+			var ce *ttldb.CorruptError
+			if errors.As(err, &ce) {
+				name := src
+				if src == "-" {
+					name = "stdin"
+				}
+				return fmt.Errorf("%s: damaged at offset %d: %s; %s holds no collection", name, ce.Offset, ce.Reason, dir)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "restored collection %q (%s) into %s: %d documents, LSN %d\n", info.Name, info.PartitionKeyPath, dir, info.Documents, info.LastLSN)
+			return nil
+		}
+	},
+}
