@@ -111,13 +111,16 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 	if o.SweepBatch == 0 {
 		o.SweepBatch = DefaultSweepBatch
 	}
+	if o.ReadOnly && o.Dir == "" {
+		return nil, errorf(ErrInvalidOption, "collection %q: Options.ReadOnly without Options.Dir: a read-only open reads a durable collection's directory", name)
+	}
 	l, err := local.Open(local.Config{
 		Name: name, Path: partitionKeyPath, Documents: documents,
 		Now: o.Now, SweepBatch: o.SweepBatch, ManualSweep: o.ManualSweep,
 		DefaultTTL: o.DefaultTTL.engine(), Indexing: engine.Indexing(o.Indexing), Indexes: o.Indexes,
 		Feed: !o.Feed.Off, Keep: keep,
 		Dir: o.Dir, Sync: local.Sync(o.Sync), AsStored: o.asStored, KeepSettings: o.keepSettings,
-		FS: o.fs, CompactAt: o.compactAt,
+		FS: o.fs, CompactAt: o.compactAt, ReadOnly: o.ReadOnly,
 	})
 	if err != nil {
 		return nil, err

@@ -111,6 +111,20 @@ type Options struct {
 	// memory only.
 	Dir string
 
+	// ReadOnly opens Dir's collection as it is, without its lock, so that
+	// a tool can read a directory another process has open (R17): the
+	// collection as of the open, which later changes of that process do
+	// not reach; with its stored settings (DefaultTTL, Indexing and
+	// Indexes are not applied); no sweeper runs (ManualSweep), and every
+	// call that writes (writes, batches, setters, indexes, Sweep, Compact)
+	// is refused with [ErrInvalidOption]. Nothing is written to Dir, not
+	// even the cut of a torn tail, which is left out and named in
+	// [Collection.Recovery]. The open costs what an open costs; a file
+	// the other process's compaction removes meanwhile makes it read the
+	// directory again (three times at most). Requires Dir; the directory
+	// must hold a collection. Zero: a read-write open, which locks Dir.
+	ReadOnly bool
+
 	// Indexes are the paths of secondary indexes to have (R13), JSON
 	// Pointers of member names as [Collection.CreateIndex] takes them. A
 	// durable collection keeps the indexes it had, and NewCollection adds

@@ -21,8 +21,8 @@
 // fewer.
 //
 // To write an engine: implement [Engine] (and [Snapshot]), and the
-// optional interfaces it can ([Compacter]); make a collection over it with
-// ttldb.FromEngine; and run the suite of package
+// optional interfaces it can ([Compacter], [Backuper], [Recoverer]); make
+// a collection over it with ttldb.FromEngine; and run the suite of package
 // github.com/ttldb/ttldb/conformance in its tests, which checks rules
 // R1-R16 through the public API. The in-process engine passes it through
 // this interface alone (conformance_test.go, "Interface").

@@ -100,6 +100,7 @@ stderr, and the exit code is then 1.`,
 		var t target
 		var k keyFlags
 		t.flags(fs, false)
+		t.readOK = false // it writes, though it makes no collection
 		k.flags(fs)
 		return func(ctx context.Context, e env, args []string) (err error) {
 			if err := needArgs(args, 1, -1, "DIR|URL PK ID..."); err != nil {

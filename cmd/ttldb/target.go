@@ -20,12 +20,13 @@ type target struct {
 	name, pkPath string
 	defaultTTL   int64
 	write        bool // the command writes: it may make a collection
+	readOK       bool // the command only reads: a directory in use is opened read-only
 }
 
 // flags declares the target's flags on fs: --collection for every command,
 // and for those that write, what a new collection needs.
 func (t *target) flags(fs *flag.FlagSet, write bool) {
-	t.write = write
+	t.write, t.readOK = write, !write
 	fs.StringVar(&t.name, "collection", "", "the collection's `name`: required for a postgres:// URL; for a directory, empty means the stored name"+
 		map[bool]string{true: " (required to make a new directory's collection)", false: ""}[write])
 	if write {
@@ -37,8 +38,9 @@ func (t *target) flags(fs *flag.FlagSet, write bool) {
 // open opens the collection that arg, the command's DIR|URL argument,
 // names, with the sweeper off (a command never deletes what expired: it
 // shows it) and opts' clock. A command that only reads refuses a directory
-// that does not exist, rather than making one. A directory another process
-// has open is refused with ttldb.ErrLocked: ttldb has no read-only open.
+// that does not exist, rather than making one, and opens one another
+// process has open read-only (Options.ReadOnly): the collection as of the
+// open. One that writes is refused it, with ttldb.ErrLocked.
 func (t *target) open(ctx context.Context, arg string, opts ttldb.Options) (*ttldb.Collection, error) {
 	if arg == "" {
 		return nil, usagef("DIR|URL is empty")
@@ -64,9 +66,14 @@ func (t *target) open(ctx context.Context, arg string, opts ttldb.Options) (*ttl
 		opts.DefaultTTL = ttldb.TTLSeconds(t.defaultTTL)
 	}
 	c, err := ttldb.Open(ctx, u, &opts)
+	if errors.Is(err, ttldb.ErrLocked) && t.readOK && dir != "" {
+		// In use by another process: read it as it is now, writing nothing.
+		opts.ReadOnly = true
+		c, err = ttldb.Open(ctx, u, &opts)
+	}
 	switch {
 	case errors.Is(err, ttldb.ErrLocked):
-		return nil, fmt.Errorf("%s: in use by another process (or another open collection), which holds its lock; ttldb cannot open it while that process runs, not even to read (there is no read-only open yet): %w", arg, err)
+		return nil, fmt.Errorf("%s: in use by another process (or another open collection), which holds its lock; a command that writes cannot open it while that process runs (commands that only read open it read-only): %w", arg, err)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", shown(arg), err)
 	}

@@ -15,6 +15,9 @@ func (x *Engine) Batch(ctx context.Context, steps []engine.Step) (_ []*engine.Do
 	if !ctxLive(ctx) {
 		return nil, engine.ContextError(ctx, "ExecuteBatch")
 	}
+	if c.readOnly {
+		return nil, c.errReadOnly("ExecuteBatch")
+	}
 	c.lock()
 	defer c.settle(&err)
 	if c.unusable() {

@@ -28,6 +28,7 @@ type collection struct {
 	tokenID  uint64
 	clock    func() time.Time
 	batch    int
+	readOnly bool // opened read-only (readonly.go): every write is refused
 	etagBase uint64
 	stop     chan struct{}
 	last     atomic.Int64 // the latest "now", Unix seconds: never goes backward

@@ -18,6 +18,9 @@ func (x *Engine) Compact(ctx context.Context) error {
 	if !ctxLive(ctx) {
 		return engine.ContextError(ctx, "Compact")
 	}
+	if c.readOnly {
+		return c.errReadOnly("Compact")
+	}
 	if c.j == nil {
 		return errorf(engine.ErrInvalidOption, "Compact: collection %q is not durable (Options.Dir)", c.name)
 	}

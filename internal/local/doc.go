@@ -2,8 +2,8 @@
 // the memory of the program, and, with a directory, on disk too (R12). It
 // is the default engine and the fastest; package ttldb opens it with
 // [Open] and a [Config], and reaches it through [engine.Engine], which
-// [Engine] implements, with the capabilities [engine.Compacter] and
-// [engine.Recoverer]; beyond the interface, it asks only whether the engine
+// [Engine] implements, with the capabilities [engine.Compacter],
+// [engine.Backuper] and [engine.Recoverer]; beyond the interface, it asks only whether the engine
 // is closed, and why ([Engine.Unusable], [Engine.ErrClosed]), and calls
 // the interface's methods on *Engine directly, so that no argument escapes
 // to the heap.
@@ -43,7 +43,10 @@
 //     files (files.go, logchain.go) are a snapshot and the logs after it;
 //     opening replays them (recover.go, replay.go), cutting a torn tail and
 //     refusing damage with an [engine.CorruptError]; compaction (compact.go,
-//     walk.go) writes a new snapshot while writers go on.
+//     walk.go) writes a new snapshot while writers go on. A backup
+//     (backup.go) is a snapshot written to a stream, and a restore makes a
+//     directory of one; [Verify] (verify.go) reads a directory as an open
+//     does, writing nothing.
 //
 // # Concurrency
 //

@@ -46,6 +46,9 @@ func (x *Engine) Write(ctx context.Context, key []byte, w engine.Write) (_ *engi
 	if !ctxLive(ctx) {
 		return nil, engine.ContextError(ctx, w.Op.String())
 	}
+	if c.readOnly {
+		return nil, c.errReadOnly(w.Op.String())
+	}
 	c.lock()
 	defer c.settle(&err)
 	if c.unusable() {
@@ -106,6 +109,9 @@ func (x *Engine) SetDefaultTTL(ctx context.Context, ed engine.DefaultTTL) (err e
 	if !ctxLive(ctx) {
 		return engine.ContextError(ctx, "SetDefaultTTL")
 	}
+	if c.readOnly {
+		return c.errReadOnly("SetDefaultTTL")
+	}
 	d := ed
 	c.lock()
 	defer c.settle(&err)
@@ -128,6 +134,9 @@ func (x *Engine) SetIndexing(ctx context.Context, em engine.Indexing) (err error
 	c := (*collection)(x)
 	if !ctxLive(ctx) {
 		return engine.ContextError(ctx, "SetIndexingMode")
+	}
+	if c.readOnly {
+		return c.errReadOnly("SetIndexingMode")
 	}
 	m := em
 	c.lock()

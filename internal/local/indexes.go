@@ -22,6 +22,9 @@ func (x *Engine) CreateIndex(ctx context.Context, path string) (err error) {
 	if !ctxLive(ctx) {
 		return engine.ContextError(ctx, "CreateIndex")
 	}
+	if c.readOnly {
+		return c.errReadOnly("CreateIndex")
+	}
 	p, err := indexPath(path)
 	if err != nil {
 		return err
@@ -122,6 +125,9 @@ func (x *Engine) DropIndex(ctx context.Context, path string) (err error) {
 	c := (*collection)(x)
 	if !ctxLive(ctx) {
 		return engine.ContextError(ctx, "DropIndex")
+	}
+	if c.readOnly {
+		return c.errReadOnly("DropIndex")
 	}
 	c.lock()
 	defer c.settle(&err)

@@ -52,6 +52,11 @@ type Config struct {
 	// CompactAt is the growth of the files past which a compaction
 	// starts; 0 is 16 MiB.
 	CompactAt int64
+	// ReadOnly opens Dir read-only (readonly.go): its collection as of the
+	// open, with its stored settings (DefaultTTL, Indexing and Indexes are
+	// not applied), no sweeper, every write refused, nothing written, no
+	// lock taken.
+	ReadOnly bool
 }
 
 // Parser reads a document's body, compact JSON, as the API reads a write:
@@ -97,6 +102,9 @@ type Retention struct{ Records, Bytes, Age int64 }
 func Open(cfg Config) (*Engine, error) {
 	if cfg.Documents == nil {
 		return nil, errorf(engine.ErrInvalidOption, "local.Open of collection %q without Config.Documents, the parser of its documents", cfg.Name)
+	}
+	if cfg.ReadOnly && cfg.Dir != "" {
+		return openReadOnly(cfg)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

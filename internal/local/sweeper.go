@@ -15,6 +15,9 @@ func (x *Engine) Sweep(ctx context.Context) (int, error) {
 	if !ctxLive(ctx) {
 		return 0, engine.ContextError(ctx, "Sweep")
 	}
+	if c.readOnly {
+		return 0, c.errReadOnly("Sweep")
+	}
 	n, stopped, err := c.sweep(ctx.Done(), func() bool { return ctx.Err() != nil })
 	if (n > 0 || err == nil && !stopped) && c.j != nil && c.j.policy == SyncAlways { // what it deleted, even if stopped
 		if serr := c.j.syncAll(); serr != nil && err == nil {

@@ -79,66 +79,14 @@ func Verify(ctx context.Context, fsys vfs.FS, dir string, documents func(path st
 		return rep, errorf(engine.ErrInvalidOption, "verify %s: locking it: %w", dir, err)
 	}
 	defer lock.Close()
-	names, err := d.List()
-	if err != nil {
-		return rep, errorf(engine.ErrInvalidOption, "verify %s: %w", dir, err)
-	}
-	var snaps, logs []uint64
-	var leftovers []string
-	for _, name := range names {
-		if n, ok := fileEpoch(name, "snap-"); ok {
-			snaps = append(snaps, n)
-		} else if n, ok := fileEpoch(name, "log-"); ok {
-			logs = append(logs, n)
-		} else if strings.HasSuffix(name, TmpSuffix) {
-			leftovers = append(leftovers, name)
-		}
-	}
-	if len(snaps) == 0 {
-		return rep, errorf(engine.ErrInvalidOption, "verify %s: the directory holds no collection (no snapshot, snap-...)", dir)
-	}
-	s := slices.Max(snaps)
 	x, err := Open(Config{Documents: documents, ManualSweep: true})
 	if err != nil {
 		return rep, err
 	}
 	defer x.Close()
 	c := (*collection)(x)
-	size := func(name string) int64 {
-		f, err := d.Open(name)
-		if err != nil {
-			return -1
-		}
-		defer f.Close()
-		n, _ := f.Size()
-		return n
-	}
-	rep.Files = append(rep.Files, VerifiedFile{Name: SnapName(s), Size: size(SnapName(s))})
-	if _, err := c.loadSnapshot(d, s); err != nil {
+	if err := c.loadFiles(ctx, d, &rep); err != nil {
 		return rep, err
-	}
-	rep.Name, rep.Path, rep.Documents = c.name, c.path, c.recovery.Documents
-	var after []uint64
-	for _, n := range logs {
-		if n >= s {
-			after = append(after, n)
-		} else {
-			leftovers = append(leftovers, LogName(n))
-		}
-	}
-	for _, n := range snaps {
-		if n < s {
-			leftovers = append(leftovers, SnapName(n))
-		}
-	}
-	if !ctxLive(ctx) {
-		return rep, engine.ContextError(ctx, "Verify")
-	}
-	if err := c.verifyLogs(ctx, d, s, after, &rep); err != nil {
-		return rep, err
-	}
-	for _, name := range leftovers {
-		rep.Files = append(rep.Files, VerifiedFile{Name: name, Size: size(name), Leftover: true})
 	}
 	rep.Changes, rep.LastLSN, rep.Live = c.recovery.Changes, c.seq, c.prim.len()
 	if err := x.Check(); err != nil {
@@ -153,7 +101,8 @@ func Verify(ctx context.Context, fsys vfs.FS, dir string, documents func(path st
 func (c *collection) verifyLogs(ctx context.Context, d vfs.Dir, s uint64, logs []uint64, rep *VerifyReport) error {
 	epoch := s
 	ended := false
-	for i, n := range logs {
+	for i := 0; i < len(logs); i++ {
+		n := logs[i]
 		if !ctxLive(ctx) {
 			return engine.ContextError(ctx, "Verify")
 		}
@@ -189,12 +138,81 @@ func (c *collection) verifyLogs(ctx context.Context, d vfs.Dir, s uint64, logs [
 		}
 		ended = p.ended
 		epoch++
+		if pd, ok := d.(*pinnedDir); ok && ended && last && pd.pinMore(LogName(epoch)) == nil {
+			logs = append(logs, epoch) // a rotation since the listing: the log it began follows
+		}
 	}
 	switch {
 	case epoch == s:
 		return missingLog(d, s, c.seq+1, 0, SnapName(s)+" exists, written only once its log does")
 	case ended:
 		return missingLog(d, epoch, c.seq+1, 0, LogName(epoch-1)+" ends saying that it follows")
+	}
+	return nil
+}
+
+// loadFiles loads the files of the directory d into c, new and in memory,
+// as an open does but writing nothing: the newest snapshot, then the logs
+// after it (verifyLogs). It notes in rep the files, the collection's
+// identity, and a torn tail. An error wrapping [io/fs.ErrNotExist] is a
+// file gone between the listing and its reading (a compaction of the
+// process that has the directory open).
+func (c *collection) loadFiles(ctx context.Context, d vfs.Dir, rep *VerifyReport) error {
+	dir := d.Path()
+	names, err := d.List()
+	if err != nil {
+		return errorf(engine.ErrInvalidOption, "%s: %w", dir, err)
+	}
+	var snaps, logs []uint64
+	var leftovers []string
+	for _, name := range names {
+		if n, ok := fileEpoch(name, "snap-"); ok {
+			snaps = append(snaps, n)
+		} else if n, ok := fileEpoch(name, "log-"); ok {
+			logs = append(logs, n)
+		} else if strings.HasSuffix(name, TmpSuffix) {
+			leftovers = append(leftovers, name)
+		}
+	}
+	if len(snaps) == 0 {
+		return errorf(engine.ErrInvalidOption, "%s holds no collection (no snapshot, snap-...)", dir)
+	}
+	s := slices.Max(snaps)
+	size := func(name string) int64 {
+		f, err := d.Open(name)
+		if err != nil {
+			return -1
+		}
+		defer f.Close()
+		n, _ := f.Size()
+		return n
+	}
+	rep.Files = append(rep.Files, VerifiedFile{Name: SnapName(s), Size: size(SnapName(s))})
+	if _, err := c.loadSnapshot(d, s); err != nil {
+		return err
+	}
+	rep.Name, rep.Path, rep.Documents = c.name, c.path, c.recovery.Documents
+	var after []uint64
+	for _, n := range logs {
+		if n >= s {
+			after = append(after, n)
+		} else {
+			leftovers = append(leftovers, LogName(n))
+		}
+	}
+	for _, n := range snaps {
+		if n < s {
+			leftovers = append(leftovers, SnapName(n))
+		}
+	}
+	if !ctxLive(ctx) {
+		return engine.ContextError(ctx, "Verify")
+	}
+	if err := c.verifyLogs(ctx, d, s, after, rep); err != nil {
+		return err
+	}
+	for _, name := range leftovers {
+		rep.Files = append(rep.Files, VerifiedFile{Name: name, Size: size(name), Leftover: true})
 	}
 	return nil
 }
