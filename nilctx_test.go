@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"go/ast"
@@ -150,7 +151,21 @@ func checkEveryContextMethod(t *testing.T, ctx context.Context, want func(t *tes
 		require.Equal(t, before, state(t, c), "Open(%s)", url)
 		require.Equal(t, beforeFiles, files(), "Open(%s)", url)
 	}
-	called = append(called, "Open")
+	// Restore, into a directory that must not be made, and Verify, of c's.
+	var b bytes.Buffer
+	_, err = c.Backup(bg, &b)
+	require.NoError(t, err)
+	into := filepath.Join(t.TempDir(), "restored")
+	var rerr, verr error
+	require.NotPanics(t, func() { _, rerr = Restore(ctx, &b, into) }, "Restore")
+	want(t, "Restore", rerr)
+	_, err = os.Stat(into)
+	require.ErrorIs(t, err, os.ErrNotExist, "Restore made the directory")
+	before := files()
+	require.NotPanics(t, func() { _, verr = Verify(ctx, dir) }, "Verify")
+	want(t, "Verify", verr)
+	require.Equal(t, before, files(), "Verify")
+	called = append(called, "Open", "Restore", "Verify")
 	slices.Sort(called)
 	return called
 }
