@@ -95,10 +95,10 @@ func (x *Engine) Backup(ctx context.Context, w io.Writer) (engine.BackupInfo, er
 	return info, nil
 }
 
-// RestoreConfig is what [Restore] restores into. Dir is required;
-// Documents is as [Config]'s; FS is the filesystem, nil for the
-// operating system's; Source names the backup in errors ("" is "the
-// backup").
+// RestoreConfig is what [Restore] restores into. Dir and Documents (as
+// [Config]'s) are required: the zero value is refused. FS is the
+// filesystem, nil for the operating system's; Source names the backup in
+// errors ("" is "the backup").
 type RestoreConfig struct {
 	Dir       string
 	Documents func(path string) (Parser, error)

@@ -32,9 +32,9 @@ type VerifyReport struct {
 	TornReason string
 }
 
-// VerifiedFile is a file of a verified directory; Leftover marks one an
-// open removes (a snapshot being written, files before the newest
-// snapshot).
+// VerifiedFile is a file of a verified directory, its size (-1 when it
+// could not be read); Leftover marks one an open removes (a snapshot being
+// written, files before the newest snapshot). The zero value is no file.
 type VerifiedFile struct {
 	Name     string
 	Size     int64
