@@ -344,3 +344,60 @@ func TestVerify(t *testing.T) { // R17, R12
 	_, err = Verify(bg, t.TempDir())
 	require.ErrorIs(t, err, ErrInvalidOption)
 }
+
+// TestBackupBesideCompaction: a compaction started during a backup's walk
+// of the key map, while documents are deleted, waits for that walk (both
+// note the removals in the one walk the map keeps), and the backup
+// restores whole; so do backups beside compactions in a loop (R17, R12).
+func TestBackupBesideCompaction(t *testing.T) { // R17, R12
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := openDurable(t, nil, t.TempDir(), clk, Options{})
+	require.NoError(t, err)
+	defer c.Close()
+	const n = 40000
+	for i := range n {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"k%d","pk":"p"}`, i))
+	}
+	compacted := make(chan error, 1)
+	holds := 0
+	restore := local.SetWalkHook(func(int) {
+		if holds++; holds == 1 {
+			go func() { compacted <- c.Compact(bg) }()
+		}
+		for i := range 20 { // removals during the walk
+			c.Delete(bg, StringKey("p"), fmt.Sprint("k", n-1-(holds*20+i)))
+		}
+	})
+	b, info := backupOf(t, c)
+	require.NoError(t, <-compacted) // its walk calls the hook too: restore it after
+	restore()
+	require.Greater(t, holds, 2)
+	require.Equal(t, n, info.Documents)
+	r := restoreAndOpen(t, b, clk)
+	count := 0
+	for _, err := range r.All(bg, Query{}) {
+		require.NoError(t, err)
+		count++
+	}
+	require.Equal(t, n, count)
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range 10 {
+			if err := c.Compact(bg); err != nil {
+				t.Error(err)
+				return
+			}
+			c.Delete(bg, StringKey("p"), fmt.Sprint("k", i))
+		}
+	}()
+	for range 3 {
+		b, info := backupOf(t, c)
+		r := restoreAndOpen(t, b, clk)
+		require.Equal(t, info.LastLSN, r.LastLSN())
+		r.Close()
+	}
+	wg.Wait()
+}
