@@ -26,10 +26,11 @@ temporary name and renamed when whole; an existing FILE is refused. With
 -, the backup goes to stdout; a backup cut short (an interrupt, a full
 disk) is refused by restore, never taken as whole.
 
-ttldb opens DIR for the time of the backup: a directory a running program
-has open is refused (its lock); that program backs it up itself, while
-its writers go on, with Collection.Backup. A PostgreSQL collection is
-backed up with pg_dump.`,
+ttldb opens DIR for the time of the backup. A directory a running program
+has open is opened read-only: the backup is the collection its files held
+at that open, every change whole (a change the program was writing at
+that instant is in it or not); the program can also back up itself with
+Collection.Backup. A PostgreSQL collection is backed up with pg_dump.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
 		var t target
 		t.flags(fs, false)
