@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/ttldb/ttldb/engine"
 )
 
@@ -85,9 +84,8 @@ const maxAttempts = 100
 // starts it again; a COMMIT whose answer is lost is resolved by asking
 // the server (failure.go).
 //
-// It costs two transactions: the first of two round trips (one more over
-// an expired document, and one more when an index's item changes: its
-// COMMIT), which holds the document's row from its first; the
+// It costs two transactions: the first of three round trips (four over an
+// expired document), which holds the document's row from its first; the
 // pass, one round trip, shared with the writes that committed meanwhile
 // (passes.go, sequence.go).
 //
@@ -167,38 +165,18 @@ func (e *Engine) commitFirst(ctx context.Context, op, changed string, tx func() 
 // writeTx is a write's first transaction: it returns the document stored
 // (nil for a delete), not yet tagged, and the seq of its last record.
 func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *engine.Doc, seq int64, err error) {
-	// The transaction is begun and ended by statements of its own, on a
-	// connection it holds, so that its COMMIT goes with its last
-	// statement. One that ends without a COMMIT is rolled back (a
-	// connection left in a transaction, by a failed ROLLBACK, is closed by
-	// the pool, not reused).
-	conn, err := e.pool.Acquire(ctx)
-	if err != nil {
-		return nil, 0, e.serverError(w.Op.String(), err)
-	}
-	defer func() {
-		if conn.Conn().PgConn().TxStatus() != 'I' {
-			_, _ = conn.Exec(ctx, "ROLLBACK")
-		}
-		conn.Release()
-	}()
-	// One round trip: BEGIN, the transaction's id (for resolve,
-	// failure.go), the shared lock that a CreateIndex waits on (items.go),
-	// the row's lock, then, in a statement of its own (a snapshot taken
-	// once the lock is held), the collection's row.
+	// One round trip: BEGIN, the shared lock that a CreateIndex waits on
+	// (items.go), the row's lock, then, in a statement of its own (a
+	// snapshot taken once the lock is held), the collection's row.
 	var b pgx.Batch
-	b.Queue(beginSQL)
-	b.Queue(`SELECT txid_current()`)
+	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	b.Queue(maintainLockSQL, e.schema, e.no)
 	b.Queue(e.sql(lockSQL), key)
 	b.Queue(e.sql(limitsSQL), e.no, e.clockParam())
-	br := conn.SendBatch(ctx, &b)
-	var xid int64
+	br := e.pool.SendBatch(ctx, &b)
+	tx := br.Tx()
+	defer func() { _ = tx.Rollback(ctx) }()
 	if _, err := br.Exec(); err != nil {
-		_ = br.Close()
-		return nil, 0, e.serverError(w.Op.String(), err)
-	}
-	if err := br.QueryRow().Scan(&xid); err != nil {
 		_ = br.Close()
 		return nil, 0, e.serverError(w.Op.String(), err)
 	}
@@ -264,83 +242,65 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 		}
 	}
 	if found && !live { // R11: the expired version's delete first
-		if _, err := conn.Exec(ctx, e.sql(expiredSQL), key, now); err != nil {
+		if _, err := tx.Exec(ctx, e.sql(expiredSQL), key, now); err != nil {
 			return nil, 0, e.serverError("recording the delete of an expired document", err)
 		}
 	}
-	// One round trip: the document's statement, and COMMIT, or, when an
-	// index's item changed, the items' (and COMMIT in one more): the
-	// items' statement must not run after a store that wrote nothing
-	// (errRetry), and a COMMIT sent with it would commit it.
-	var q pgx.Batch
-	items := false
+	var xid int64 // the transaction's, for resolve (failure.go)
 	if d == nil { // Delete; its items go with its row (ON DELETE CASCADE)
-		q.Queue(e.sql(deleteSQL), key, old.seq, now)
+		err = tx.QueryRow(ctx, e.sql(deleteSQL), key, old.seq, now).Scan(&seq, &xid)
 	} else {
 		d.TS = now
-		items = e.queueStore(&q, key, d, op, found, &old, defs)
+		seq, xid, err = e.store(ctx, tx, key, d, op, found, &old, defs)
 	}
-	if !items {
-		q.Queue("COMMIT")
-	}
-	bq := conn.SendBatch(ctx, &q)
-	var rxid int64
-	err = bq.QueryRow().Scan(&seq, &rxid)
-	retry := errors.Is(err, pgx.ErrNoRows) // the row changed
-	if retry && items {
-		_ = bq.Close() // the items' statement is not read; the transaction rolls back
+	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, 0, errRetry
 	}
-	if err == nil || retry { // COMMIT ends a transaction that wrote nothing after errRetry
-		var tag pgconn.CommandTag
-		if tag, err = bq.Exec(); err == nil && !items && tag.String() != "COMMIT" {
-			err = fmt.Errorf("the server answered %s to COMMIT", tag) // it rolled back
-		}
-	}
-	if cerr := bq.Close(); err == nil {
-		err = cerr
-	}
-	switch {
-	case err != nil && !items && (connLost(err) || !errors.As(err, new(*pgconn.PgError))):
-		// The COMMIT was sent, and its answer lost (a FATAL of the server
-		// may come after the commit) or not.
-		return d, seq, e.commitError("a write", err, xid)
-	case err != nil:
+	if err != nil {
 		return nil, 0, e.serverError("writing a document", err)
-	case retry:
-		return nil, 0, errRetry
-	case items:
-		if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
-			return d, seq, e.commitError("a write", err, xid)
-		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return d, seq, e.commitError("a write", err, xid)
 	}
 	return d, seq, nil
 }
 
-// beginSQL begins a write's transaction.
-const beginSQL = `BEGIN ISOLATION LEVEL READ COMMITTED`
-
-// queueStore queues in q the statement that writes d over the version old
-// of the row of key (found), or in a new row, with its feed record of op,
-// and then, when an index's item changed, the upsert of its items: it
-// reports whether it queued that. The statement returns the record's seq
-// and the transaction's id, or no row when the row changed meanwhile
+// store writes d over the version old of the row of key (found), or in a
+// new row, with its feed record of op and its items that changed, in one
+// round trip, and returns the record's seq and the transaction's id
+// (for resolve, failure.go); pgx.ErrNoRows when the row changed meanwhile
 // (errRetry).
-func (e *Engine) queueStore(q *pgx.Batch, key []byte, d *engine.Doc, op uint8, found bool, old *row, defs []ixDef) bool {
+func (e *Engine) store(ctx context.Context, tx pgx.Tx, key []byte, d *engine.Doc, op uint8, found bool, old *row, defs []ixDef) (seq, xid int64, err error) {
 	args := []any{key, int32(d.Layout.PK), int32(d.Layout.IDAt), int32(d.Layout.IDEnd), d.Body(), d.TS, d.TTL, int16(op)}
 	var prev *engine.Doc
 	if found {
 		prev = oldDoc(key, old)
-		q.Queue(e.sql(updateSQL), append(args, old.seq)...)
-	} else {
-		q.Queue(e.sql(insertSQL), args...)
 	}
 	ids, items := changes(defs, prev, d)
 	if len(ids) == 0 {
-		return false
+		if found {
+			err = tx.QueryRow(ctx, e.sql(updateSQL), append(args, old.seq)...).Scan(&seq, &xid)
+		} else {
+			err = tx.QueryRow(ctx, e.sql(insertSQL), args...).Scan(&seq, &xid)
+		}
+		return seq, xid, err
 	}
-	q.Queue(e.sql(itemsSQL), key, ids, items)
-	return true
+	var b pgx.Batch
+	if found {
+		b.Queue(e.sql(updateSQL), append(args, old.seq)...)
+	} else {
+		b.Queue(e.sql(insertSQL), args...)
+	}
+	b.Queue(e.sql(itemsSQL), key, ids, items)
+	br := tx.SendBatch(ctx, &b)
+	defer func() { _ = br.Close() }()
+	if err := br.QueryRow().Scan(&seq, &xid); err != nil {
+		return 0, 0, err // ErrNoRows: the items' statement is not read; the transaction rolls back
+	}
+	if _, err := br.Exec(); err != nil {
+		return 0, 0, err
+	}
+	return seq, xid, br.Close()
 }
 
 // readLimits reads the answer of limitsSQL: now and the limits at now,
