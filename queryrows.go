@@ -2,6 +2,7 @@ package ttldb
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"strings"
 
@@ -38,35 +39,82 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 	if b.Grouped() {
 		return r.grouped(offset, remaining, fn)
 	}
+	if b.Distinct() {
+		return r.distinct(offset, remaining, fn)
+	}
 	accepted := 0
-	var lastSort []byte
-	var lastKey string
+	lastSort, lastKey, lastOrd := append([]byte(nil), r.afterSort...), r.afterKey, r.afterOrd
 	err = r.rows(func(d *engine.Doc, sk []byte) bool {
 		if r.s.Expired(d) { // sorted at an earlier page of a Cursor, expired since (R4)
 			return true
 		}
-		res, ok := r.render(d)
-		switch {
-		case !ok:
-			return true
-		case offset > 0:
-			offset--
-			return true
-		case !fn(res):
-			token = r.token(r.emitted+accepted, lastSort, lastKey)
-			return false
-		}
-		accepted++
-		lastSort, lastKey = append(lastSort[:0], sk...), d.Key()
-		if remaining > 0 {
-			remaining--
-		}
-		return remaining != 0
+		return r.results(d, func(ord int, res []byte) bool {
+			switch {
+			case offset > 0:
+				offset--
+				return true
+			case !fn(res):
+				token = r.token(r.emitted+accepted, lastSort, lastKey, lastOrd)
+				return false
+			}
+			accepted++
+			lastSort, lastKey, lastOrd = append(lastSort[:0], sk...), d.Key(), ord
+			if remaining > 0 {
+				remaining--
+			}
+			return remaining != 0
+		})
 	})
+	if err == nil {
+		err = r.err
+	}
 	if err != nil {
 		return "", r.stopped(err)
 	}
 	return token, nil
+}
+
+// results calls fn with d's results, until fn returns false: its one
+// result, or with joins those of the rows of its product the WHERE clause
+// keeps, each with its place among those rows (from 1), after the row the
+// query resumes after. It returns false when fn did, or when the product
+// is too large (r.err).
+func (r *queryRun) results(d *engine.Doc, fn func(ord int, res []byte) bool) bool {
+	if !r.b.Joined() {
+		res, ok := r.render(d)
+		return !ok || fn(0, res)
+	}
+	skip := 0
+	if r.resume && d.Key() == r.afterKey {
+		skip = r.afterOrd
+	}
+	ord, more := 0, true
+	err := r.b.Each(r.row(d), func(x query.Row) bool {
+		if ord++; ord <= skip {
+			return true
+		}
+		var ok bool
+		if r.out, ok = r.b.AppendResult(r.out[:0], x); ok {
+			more = fn(ord, r.out)
+		}
+		return more
+	})
+	if err != nil {
+		r.err = errorf(ErrInvalidQuery, "document %q: %v", d.ID(), err)
+		return false
+	}
+	return more
+}
+
+// each calls fn with each row of d the query keeps: d, or with joins the
+// rows of its product. It returns false when the product is too large
+// (r.err).
+func (r *queryRun) each(d *engine.Doc, fn func(x query.Row)) bool {
+	if err := r.b.Each(r.row(d), func(x query.Row) bool { fn(x); return true }); err != nil {
+		r.err = errorf(ErrInvalidQuery, "document %q: %v", d.ID(), err)
+		return false
+	}
+	return true
 }
 
 // stopped returns the error of a read that could not go on, err, named by
@@ -97,10 +145,9 @@ func (r *queryRun) pageRoom(maxItems int) int {
 func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 	var a query.Aggregation
 	if err := r.rows(func(d *engine.Doc, _ []byte) bool {
-		r.b.Accumulate(&a, r.row(d))
-		return true
-	}); err != nil {
-		return r.stopped(err)
+		return r.each(d, func(x query.Row) { r.b.Accumulate(&a, x) })
+	}); err != nil || r.err != nil {
+		return r.stopped(cmp.Or(err, r.err))
 	}
 	if offset == 0 && !r.resume {
 		if res, ok := r.b.AppendAggregate(r.out[:0], &a); ok {
@@ -117,10 +164,9 @@ func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 func (r *queryRun) grouped(offset, remaining int, fn func(res []byte) bool) (string, error) {
 	var g query.Groups
 	if err := r.rows(func(d *engine.Doc, _ []byte) bool {
-		r.b.AddToGroup(&g, r.row(d))
-		return true
-	}); err != nil {
-		return "", r.stopped(err)
+		return r.each(d, func(x query.Row) { r.b.AddToGroup(&g, x) })
+	}); err != nil || r.err != nil {
+		return "", r.stopped(cmp.Or(err, r.err))
 	}
 	accepted := 0
 	last := ""
@@ -136,7 +182,7 @@ func (r *queryRun) grouped(offset, remaining int, fn func(res []byte) bool) (str
 			offset--
 			continue
 		case !fn(res):
-			return r.token(r.emitted+accepted, []byte(last), r.prefix), nil
+			return r.token(r.emitted+accepted, []byte(last), r.prefix, 0), nil
 		}
 		accepted++
 		last = key
@@ -206,13 +252,17 @@ func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) error {
 	case r.ordered:
 		return r.orderedRows(fn)
 	case r.index == "" && !sorted:
-		return r.s.Scan(&r.ctx, r.prefix, r.afterKey, r.resume, func(d *engine.Doc) bool {
-			return !r.keep(d) || fn(d, nil)
+		after := r.afterKey
+		if r.resume && r.b.Joined() { // the document it resumes in, again
+			after = justBefore(after)
+		}
+		return r.s.Scan(&r.ctx, r.prefix, after, r.resume, func(d *engine.Doc) bool {
+			return r.before(d.Key()) || !r.keep(d) || fn(d, nil)
 		})
 	case r.b.Aggregate() || !sorted && r.point:
 		// A count needs no order; one value's items are in key order.
 		return r.indexRows(func(d *engine.Doc) bool {
-			return r.resume && d.Key() <= r.afterKey || !r.keep(d) || fn(d, nil)
+			return r.before(d.Key()) || !r.keep(d) || fn(d, nil)
 		})
 	}
 	type found struct {
@@ -241,7 +291,7 @@ func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) error {
 	}
 	slices.SortFunc(rows, func(a, b found) int { return r.compare(a.sk, a.d.Key(), b.sk, b.d.Key()) })
 	for _, row := range rows {
-		if r.resume && r.compare(row.sk, row.d.Key(), r.afterSort, r.afterKey) <= 0 {
+		if c := r.compare(row.sk, row.d.Key(), r.afterSort, r.afterKey); r.resume && (c < 0 || c == 0 && !r.b.Joined()) {
 			continue
 		}
 		if !fn(row.d, row.sk) {
@@ -281,9 +331,17 @@ func (r *queryRun) orderedRows(fn func(d *engine.Doc, sk []byte) bool) error {
 		}
 		seek = string(vk) + r.afterKey
 	}
+	from := seek // with joins, the item it resumes in, again
+	if r.resume && r.b.Joined() {
+		if r.desc {
+			seek += "\x00"
+		} else {
+			seek = justBefore(seek)
+		}
+	}
 	var sk []byte
 	return r.s.Index(&r.ctx, r.index, r.ranges, r.desc, seek, func(d *engine.Doc, it string) bool {
-		if !r.keep(d) {
+		if from != seek && !r.desc && it < from || !r.keep(d) {
 			return true
 		}
 		// The item's key is the value's key, then d's: the sort key of the
@@ -304,4 +362,29 @@ func complement(b []byte) []byte {
 		c[i] = ^x
 	}
 	return c
+}
+
+// before reports whether the document of key comes before the position
+// the query resumes from: at or before it, or with joins (which resume
+// inside the document) before it.
+func (r *queryRun) before(key string) bool {
+	if !r.resume {
+		return false
+	}
+	if r.b.Joined() {
+		return key < r.afterKey
+	}
+	return key <= r.afterKey
+}
+
+// justBefore returns a string before s that no key between it and s
+// follows but those that start with it: s less its last byte, less one.
+func justBefore(s string) string {
+	if s == "" {
+		return ""
+	}
+	if last := s[len(s)-1]; last > 0 {
+		return s[:len(s)-1] + string([]byte{last - 1})
+	}
+	return s[:len(s)-1]
 }

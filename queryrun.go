@@ -28,6 +28,8 @@ type queryRun struct {
 	emitted   int    // the results the earlier pages returned
 	afterSort []byte // and the last one's sort key
 	afterKey  string // and document key
+	afterOrd  int    // and, with joins, its row's place in the document's product (from 1)
+	err       error  // the error that stopped the rows, if any: a product too large
 
 	index   string        // the path of the index read; empty: a scan
 	ranges  []query.Range // the ranges of it to read; nil: all of it
@@ -192,6 +194,13 @@ func (r *queryRun) openToken(tok string) error {
 		return errorf(ErrInvalidContinuation, "token %.40q holds no position", tok)
 	}
 	b = b[n:]
+	if r.b.Joined() {
+		ord, n := binary.Uvarint(b)
+		if n <= 0 || ord > 1<<31 {
+			return errorf(ErrInvalidContinuation, "token %.40q holds no position", tok)
+		}
+		b, r.afterOrd = b[n:], int(ord)
+	}
 	skLen, n := binary.Uvarint(b)
 	if n <= 0 || skLen > uint64(len(b)-n) {
 		return errorf(ErrInvalidContinuation, "token %.40q holds no position", tok)
@@ -206,9 +215,13 @@ func (r *queryRun) openToken(tok string) error {
 }
 
 // token returns the token of a page whose last result is the emitted-th,
-// with sort key sk and document key key.
-func (r *queryRun) token(emitted int, sk []byte, key string) string {
+// with sort key sk and document key key, and with joins the ord-th row of
+// that document's product.
+func (r *queryRun) token(emitted int, sk []byte, key string, ord int) string {
 	b := binary.AppendUvarint(nil, uint64(emitted))
+	if r.b.Joined() {
+		b = binary.AppendUvarint(b, uint64(ord))
+	}
 	b = binary.AppendUvarint(b, uint64(len(sk)))
 	b = append(append(b, sk...), key...)
 	return sealToken(r.tokenScope(), string(b))

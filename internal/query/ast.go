@@ -18,6 +18,20 @@ type Query struct {
 	aggs   []*expr // the aggregates of the SELECT clause (xAgg), by idx
 	from   Path    // FROM c.a.b: the path of each row's value in its document; nil: the document
 	group  []*expr // GROUP BY's expressions; nil: none
+
+	joins    []join // JOIN x IN ..., and FROM x IN ...: the aliases after the first, in order
+	iter     bool   // FROM x IN c.path: the first alias is the container's, which no other clause names
+	distinct bool   // SELECT DISTINCT
+	docWhere *expr  // with joins: the WHERE clause's terms that name no alias of a join; else where
+	rowWhere *expr  // with joins: its other terms, true or false for each row of a document's product
+}
+
+// join is an alias of a FROM clause's product: x IN src, where src is a
+// path from an alias before it.
+type join struct {
+	alias string
+	src   *expr // an xPath
+	each  bool  // x IN src: a row for each element of the array; else one for the value, if defined
 }
 
 // Params returns the names of the parameters the query uses, without '@',
@@ -124,6 +138,7 @@ type expr struct {
 	lit  val    // xLit
 	idx  int    // xParam: the parameter's index; xArray, xObject: the constant literal's, or -1
 	root string // xPath: the name it starts from, the FROM clause's alias
+	bind int    // xPath: the alias root is: 0 the document (FROM c), k the k-th join's element
 	path Path   // xPath
 	args []*expr
 
@@ -152,8 +167,8 @@ func (e *expr) isComparison() bool {
 	return !e.paren && (e.kind == xCmp || e.kind == xIn || e.kind == xBetween || e.kind == xLike)
 }
 
-// isPath reports whether e is a property path below the alias.
-func (e *expr) isPath() bool { return e.kind == xPath && len(e.path) > 0 }
+// isPath reports whether e is a property path below the document's alias.
+func (e *expr) isPath() bool { return e.kind == xPath && len(e.path) > 0 && e.bind == 0 }
 
 // val is a value as the evaluator sees it: a Value, with the JSON text it
 // was read from, if any.

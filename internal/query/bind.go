@@ -79,6 +79,9 @@ func (q *Query) BindAt(params map[string]string, now time.Time) (*Bound, error) 
 		b.bindArrays(it.e)
 	}
 	b.bindArrays(q.where)
+	for _, j := range q.joins {
+		b.bindArrays(j.src)
+	}
 	for _, e := range q.group {
 		b.bindArrays(e)
 	}
@@ -134,11 +137,13 @@ func (b *Bound) constVal(e *expr) val {
 }
 
 // Match reports whether the WHERE clause is true for r; without one, it is.
+// With joins, it tests the terms of its top-level AND that name only the
+// document, and [Bound.Each] the others.
 func (b *Bound) Match(r Row) bool {
-	if b.q.where == nil {
+	if b.q.docWhere == nil {
 		return true
 	}
-	v := b.eval(b.q.where, &r)
+	v := b.eval(b.q.docWhere, &r)
 	return v.Kind == Bool && v.Bool
 }
 
@@ -148,7 +153,7 @@ func (b *Bound) Reads() bool { return !b.q.noFrom }
 
 // Star reports whether the query is SELECT * of whole documents, whose
 // results the caller renders itself; not FROM a path (FROM c.a).
-func (b *Bound) Star() bool { return b.q.sel == selStar && len(b.q.from) == 0 }
+func (b *Bound) Star() bool { return b.q.sel == selStar && len(b.q.from) == 0 && !b.q.iter }
 
 // Aggregate reports whether the query is an aggregate: SELECT VALUE
 // COUNT(...) or SELECT COUNT(...) [AS n], or SUM, AVG, MIN, MAX.

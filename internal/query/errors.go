@@ -14,6 +14,14 @@ const (
 	// MaxDepth is the deepest nesting of parentheses, brackets, function
 	// calls and NOTs Parse accepts.
 	MaxDepth = 64
+	// MaxJoins is the most sources a FROM clause joins (JOIN, and FROM x
+	// IN).
+	MaxJoins = 16
+	// MaxJoinRows is the most rows the joins of a FROM clause may make of
+	// one document, counting those of each join in turn (a row of the
+	// first join's is one, and so is each row the second makes of it):
+	// more, and the query fails rather than run on.
+	MaxJoinRows = 100_000
 )
 
 // Error is a query that does not parse, or uses a part of Cosmos SQL this

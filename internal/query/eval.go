@@ -21,6 +21,9 @@ func (b *Bound) eval(e *expr, r *Row) val {
 		}
 		return b.compose(e, r)
 	case xPath:
+		if e.bind > 0 {
+			return bindVal(r, e.bind, e.path)
+		}
 		return pathVal(r, e.path)
 	case xNot:
 		if v := b.eval(e.args[0], r); v.Kind == Bool {

@@ -27,7 +27,14 @@ func (p *parser) applyFrom() error {
 	}
 	prefix := func(path Path) Path { return append(append(Path{}, q.from...), path...) }
 	for _, e := range p.paths {
-		e.path = prefix(e.path)
+		if e.bind == 0 {
+			e.path = prefix(e.path)
+		}
+	}
+	for _, j := range q.joins {
+		if j.src.bind == 0 {
+			j.src.path = prefix(j.src.path)
+		}
 	}
 	for i := range q.order {
 		q.order[i].Path = prefix(q.order[i].Path)

@@ -28,6 +28,7 @@ func TestLanguageTables(t *testing.T) { // R13
 		"FALSE": `SELECT * FROM c WHERE c.a = false`, "NULL": `SELECT * FROM c WHERE c.a = null`,
 		"UNDEFINED": `SELECT * FROM c WHERE c.a = undefined`, "GROUP": `SELECT c.a FROM c GROUP BY c.a`,
 		"LIKE": `SELECT * FROM c WHERE c.a LIKE 'x%'`, "ESCAPE": `SELECT * FROM c WHERE c.a LIKE 'x!%' ESCAPE '!'`,
+		"JOIN": `SELECT t FROM c JOIN t IN c.tags`, "DISTINCT": `SELECT DISTINCT c.a FROM c`,
 	}
 	for _, kw := range Keywords() {
 		sql, ok := uses[kw]
@@ -36,9 +37,8 @@ func TestLanguageTables(t *testing.T) { // R13
 		require.NoError(t, err, sql)
 	}
 	refused := map[string]string{
-		"JOIN":     `SELECT * FROM c JOIN t IN c.tags`,
-		"DISTINCT": `SELECT DISTINCT c.a FROM c`, "EXISTS": `SELECT * FROM c WHERE EXISTS(SELECT VALUE 1 FROM c)`,
-		"ARRAY": `SELECT ARRAY(SELECT VALUE 1 FROM c) FROM c`,
+		"EXISTS": `SELECT * FROM c WHERE EXISTS(SELECT VALUE 1 FROM c)`,
+		"ARRAY":  `SELECT ARRAY(SELECT VALUE 1 FROM c) FROM c`,
 	}
 	for _, kw := range RefusedKeywords() {
 		sql, ok := refused[kw]

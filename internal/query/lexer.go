@@ -46,8 +46,8 @@ var keywords = map[string]bool{
 	"ORDER": true, "BY": true, "ASC": true, "DESC": true, "OFFSET": true, "LIMIT": true,
 	"AND": true, "OR": true, "NOT": true, "IN": true, "BETWEEN": true, "TRUE": true,
 	"FALSE": true, "NULL": true, "UNDEFINED": true,
-	"GROUP": true, "LIKE": true, "ESCAPE": true,
-	"JOIN": false, "DISTINCT": false, "EXISTS": false, "ARRAY": false,
+	"GROUP": true, "LIKE": true, "ESCAPE": true, "JOIN": true, "DISTINCT": true,
+	"EXISTS": false, "ARRAY": false,
 }
 
 // isReserved reports whether t is a keyword.

@@ -143,8 +143,12 @@ func (p *parser) parseQuery() error {
 			return err
 		}
 	}
-	if p.tok().isKeyword("DISTINCT") {
-		return p.unsupported(p.tok().off, "DISTINCT")
+	if t := p.tok(); t.isKeyword("DISTINCT") {
+		p.advance()
+		q.distinct = true
+		if p.tok().is("*") {
+			return p.fail(t.off, "DISTINCT does not go with SELECT *: write SELECT DISTINCT VALUE c, or the items")
+		}
 	}
 	p.aggAt = aggHere
 	if err := p.parseSelect(); err != nil {
@@ -173,6 +177,9 @@ func (p *parser) parseQuery() error {
 		next = "AND, OR, ORDER BY, OFFSET or the end of the query"
 	}
 	if p.tok().isKeyword("GROUP") {
+		if q.distinct {
+			return p.unsupported(p.tok().off, "DISTINCT with GROUP BY")
+		}
 		if err := p.parseGroupBy(); err != nil {
 			return err
 		}
@@ -311,7 +318,7 @@ func (p *parser) parseFrom() error {
 	p.alias = t.text
 	switch n := p.tok(); {
 	case n.isKeyword("IN"):
-		return p.unsupported(t.off, "FROM x IN ... (iteration)")
+		return p.parseFromIn(t)
 	case n.is(".") || n.is("["):
 		if err := p.parseFromPath(); err != nil {
 			return err
@@ -324,13 +331,10 @@ func (p *parser) parseFrom() error {
 		}
 		p.alias = alias
 	}
-	if n := p.tok(); n.isKeyword("JOIN") {
-		return p.unsupported(n.off, "JOIN")
-	}
 	if p.q.from != nil && p.alias == "" {
 		return p.expected("an alias for the FROM path, as FROM c.tags[0] AS t")
 	}
-	return nil
+	return p.parseJoins()
 }
 
 // parseOrderBy parses ORDER BY path [ASC|DESC], ...
@@ -345,6 +349,9 @@ func (p *parser) parseOrderBy() error {
 		e, err := p.parseExpr()
 		if err != nil {
 			return err
+		}
+		if k, ok := p.aliasIndex(e.root, len(p.q.joins)); ok && k > 0 && e.kind == xPath && len(e.path) > 0 {
+			return p.unsupported(off, "ORDER BY on a path of a JOIN's alias or of FROM x IN's (only the document's paths, as c.name, are)")
 		}
 		if !e.isPath() {
 			return p.fail(off, "ORDER BY takes property paths, as c.name")
@@ -365,18 +372,23 @@ func (p *parser) parseOrderBy() error {
 // resolve checks that every path starts from the alias, and names the
 // SELECT clause's items.
 func (p *parser) resolve() error {
+	q := p.q
 	for _, e := range p.paths {
-		if nonFinite(e, p.alias, p.q.noFrom) {
+		if _, isAlias := p.aliasIndex(e.root, len(q.joins)); !isAlias && nonFinite(e, p.alias, q.noFrom) {
 			continue
 		}
-		if p.q.noFrom {
+		if q.noFrom {
 			return p.fail(e.off, "identifier %s is not defined: the query has no FROM clause", e.root)
 		}
-		if e.root != p.alias {
-			return p.fail(e.off, "identifier %s is not defined: the FROM clause names %s", e.root, p.alias)
+		k, ok := p.aliasIndex(e.root, len(q.joins))
+		if !ok {
+			return p.fail(e.off, "identifier %s is not defined: the FROM clause names %s", e.root, p.aliasNames())
 		}
+		e.bind = k
 	}
-	q := p.q
+	if q.sel == selStar && len(q.joins) > 0 && !(q.iter && len(q.joins) == 1) {
+		return p.fail(q.joins[0].src.off, "SELECT * needs a FROM clause of one alias, and a JOIN adds one: name what to select, as SELECT c.id, t.name")
+	}
 	switch q.sel {
 	case selItems:
 		unnamed := 0
@@ -386,7 +398,7 @@ func (p *parser) resolve() error {
 			switch {
 			case it.name != "":
 			case it.e.kind == xPath && len(it.e.path) == 0:
-				it.name = p.alias
+				it.name = it.e.root
 			case it.e.kind == xPath && !it.e.path[len(it.e.path)-1].IsIndex:
 				it.name = it.e.path[len(it.e.path)-1].Name
 			default:
@@ -399,5 +411,9 @@ func (p *parser) resolve() error {
 			seen[it.name] = true
 		}
 	}
-	return p.applyFrom()
+	if err := p.applyFrom(); err != nil {
+		return err
+	}
+	p.splitWhere()
+	return nil
 }

@@ -115,6 +115,8 @@ type Row struct {
 	TS   int64
 	ETag string
 	agg  *aggRow // the result of all the rows or of a group: what xAgg and xGroupRef read; nil for a row
+
+	binds []string // a row of a product (Bound.Each): each join's element, as JSON
 }
 
 // aggRow is what the SELECT clause of a query with aggregates or GROUP BY

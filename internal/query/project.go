@@ -18,6 +18,13 @@ func (b *Bound) AppendResult(dst []byte, r Row) ([]byte, bool) {
 	}
 	switch q.sel {
 	case selStar:
+		if q.iter { // FROM x IN c.path: the element
+			v := bindVal(&r, 1, nil)
+			if v.Kind == Undefined {
+				return dst, false
+			}
+			return appendVal(dst, v, &r), true
+		}
 		if len(q.from) > 0 { // FROM c.path: the value there
 			v := pathVal(&r, q.from)
 			if v.Kind == Undefined {
