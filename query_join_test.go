@@ -175,6 +175,7 @@ func TestJoinProduct(t *testing.T) {
 		{`SELECT VALUE c.id FROM c JOIN t IN c.tags WHERE c.n >= 2 AND t.name != "x"`, `"b" "b"`},
 		{`SELECT VALUE c.id FROM c JOIN t IN c.tags WHERE c.pk = "p2"`, `"e"`},
 		{`SELECT VALUE c.id FROM c JOIN t IN c.tags ORDER BY c.n DESC`, `"e" "b" "b" "a" "a"`},
+		{`SELECT VALUE t.name FROM c JOIN t IN c.tags ORDER BY c.n`, `"x" "y" "y" "z" "x"`},
 		{`SELECT TOP 3 VALUE t.name FROM c JOIN t IN c.tags`, `"x" "y" "y"`},
 		{`SELECT VALUE t.name FROM c JOIN t IN c.tags OFFSET 1 LIMIT 3`, `"y" "y" "z"`},
 		{`SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags JOIN v IN t.v`, `6`},

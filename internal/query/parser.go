@@ -146,6 +146,13 @@ func (p *parser) parseQuery() error {
 	if t := p.tok(); t.isKeyword("DISTINCT") {
 		p.advance()
 		q.distinct = true
+		if p.tok().isKeyword("TOP") && !q.top.set { // SELECT DISTINCT TOP n, as well as SELECT TOP n DISTINCT
+			p.advance()
+			var err error
+			if q.top, err = p.parseCount("TOP"); err != nil {
+				return err
+			}
+		}
 		if p.tok().is("*") {
 			return p.fail(t.off, "DISTINCT does not go with SELECT *: write SELECT DISTINCT VALUE c, or the items")
 		}
