@@ -39,6 +39,11 @@ func FuzzQuery(f *testing.F) {
 		`SELECT VALUE c.id FROM c WHERE c.region LIKE @p ESCAPE "!" AND c.id NOT LIKE "%_x" ORDER BY c.region`,
 		`SELECT VALUE {n: COUNT(1), s: SUM(c.total) * 2, m: ROUND(AVG(c.total))} FROM c WHERE c.status LIKE "[a-o]%"`,
 		`SELECT c.region, COUNT(1) + 1 AS n, MAX(c.total) ?? @p AS top FROM c GROUP BY c.region`,
+		`SELECT DISTINCT VALUE t FROM c JOIN t IN c.tags WHERE c.status = @p`,
+		`SELECT c.id, t FROM c JOIN t IN c.tags WHERE t = @p AND c.total > 1 ORDER BY c.total`,
+		`SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags WHERE c.region = @p`,
+		`SELECT * FROM t IN c.tags WHERE t != @p`,
+		`SELECT DISTINCT c.status FROM c WHERE c.total != @p ORDER BY c.total DESC`,
 	} {
 		f.Add(seed, `"open"`)
 		f.Add(seed, `10`)

@@ -39,6 +39,10 @@ var fuzzSeeds = []string{
 	`SELECT VALUE {n: COUNT(1), s: SUM(c.n) / COUNT(c.n), m: ROUND(AVG(c.n)), x: [MIN(c.s), MAX(c.s)]} FROM c WHERE c.s LIKE "%"`,
 	`SELECT c.b, COUNT(1) * 2 AS twice, MAX(c.n) ?? 0 AS top FROM c GROUP BY c.b`,
 	`SELECT VALUE [NaN, -Infinity, ToString(Infinity), VectorDistance(c.arr, [1, 2], false, {distanceFunction: "euclidean"})] FROM c`,
+	`SELECT DISTINCT VALUE [c.id, t, u] FROM c JOIN t IN c.tags JOIN u IN t.x WHERE t.a = @p AND c.n > 1 ORDER BY c.n DESC`,
+	`SELECT * FROM x IN c.arr WHERE x > 1 OR x.a = @p`,
+	`SELECT TOP 2 DISTINCT r.s, t, o.k FROM root r JOIN r.obj o JOIN t IN r.tags WHERE o.k = 1`,
+	`SELECT t.k, COUNT(1) AS n FROM c JOIN t IN c.items GROUP BY t.k`,
 }
 
 // fuzzValues are the values every parameter takes in turn.
@@ -111,8 +115,11 @@ func runBound(t *testing.T, text string, b *Bound, rows []Row, extraPaths []Path
 		}
 		if b.Aggregate() {
 			var a Aggregation
-			b.Accumulate(&a, r)
-			b.Accumulate(&a, r)
+			_ = b.Each(r, func(x Row) bool { // R13: aggregates over a JOIN's rows
+				b.Accumulate(&a, x)
+				b.Accumulate(&a, x)
+				return true
+			})
 			if out, ok := b.AppendAggregate(nil, &a); ok && !json.Valid(out) {
 				t.Fatalf("%q: aggregate %s", text, out)
 			}
@@ -120,8 +127,11 @@ func runBound(t *testing.T, text string, b *Bound, rows []Row, extraPaths []Path
 		}
 		if b.Grouped() {
 			var g Groups
-			b.AddToGroup(&g, r)
-			b.AddToGroup(&g, r)
+			_ = b.Each(r, func(x Row) bool { // R13: GROUP BY over a JOIN's rows
+				b.AddToGroup(&g, x)
+				b.AddToGroup(&g, x)
+				return true
+			})
 			for _, k := range g.Keys() {
 				if out, ok := b.AppendGroup(nil, &g, k); ok && !json.Valid(out) {
 					t.Fatalf("%q: group %s", text, out)
@@ -129,9 +139,19 @@ func runBound(t *testing.T, text string, b *Bound, rows []Row, extraPaths []Path
 			}
 			continue
 		}
-		if out, ok := b.AppendResult(nil, r); ok && !json.Valid(out) {
-			t.Fatalf("%q: row %s gives %s, no JSON", text, r.Body, out)
+		if !match {
+			continue
 		}
+		_ = b.Each(r, func(x Row) bool { // R13: each row of a JOIN's product
+			out, ok := b.AppendResult(nil, x)
+			if ok && !json.Valid(out) {
+				t.Fatalf("%q: row %s gives %s, no JSON", text, r.Body, out)
+			}
+			if ok && b.Distinct() {
+				_ = AppendDistinctKey(nil, out)
+			}
+			return true
+		})
 	}
 }
 
@@ -194,6 +214,14 @@ func checkAccounting(t *testing.T, text string, q *Query) {
 	walk(q.where)
 	for _, g := range q.group {
 		walk(g)
+	}
+	if w := q.where; q.from != nil && w.kind == xAnd && len(w.args) == 2 && w.args[0].kind == xCall && w.args[0].fn == fIsDefined {
+		nodes["AND"]-- // FROM c.path: IS_DEFINED(c.path) AND (the WHERE clause), of no AND of the text
+	}
+	for _, j := range q.joins { // JOIN t IN c.tags, FROM t IN c.tags
+		if j.each {
+			nodes["IN"]++
+		}
 	}
 	for _, l := range []limitSpec{q.top, q.offset, q.limit} {
 		if l.set && l.param >= 0 {
