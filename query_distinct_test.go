@@ -45,6 +45,20 @@ func TestDistinct(t *testing.T) {
 	} {
 		mustCreate(t, c, d)
 	}
+	pages := func(text string, part *PartitionKey) []string { // a page a result, in a partition
+		var out []string
+		tok := ""
+		for i := 0; i == 0 || tok != ""; i++ {
+			require.Less(t, i, 10, text)
+			page, err := c.Query(bg, SQL{Text: text, MaxItems: 1, Continuation: tok, Partition: part})
+			require.NoError(t, err, text)
+			out, tok = append(out, rawStrings(page.Results)...), page.Continuation
+		}
+		return out
+	}
+	q := StringKey("q")
+	require.Equal(t, []string{`null`, `"1"`}, pages(`SELECT DISTINCT VALUE c.v FROM c`, &q))
+	require.Equal(t, []string{`"A"`, `"a"`, `"c"`}, pages(`SELECT DISTINCT VALUE t FROM c JOIN t IN c.tags`, &q))
 	for _, tc := range []struct{ text, want string }{
 		{`SELECT DISTINCT VALUE c.v FROM c`, `null 1 "1"`},
 		{`SELECT DISTINCT c.v FROM c`, `{} {"v":null} {"v":1} {"v":"1"}`},

@@ -59,7 +59,10 @@ func (r *queryRun) distinct(offset, remaining int, fn func(res []byte) bool) (st
 	slices.SortFunc(all, func(a, b distinctResult) int {
 		return cmp.Or(bytes.Compare(a.sk, b.sk), bytes.Compare(a.key, b.key))
 	})
-	after := []byte(r.afterKey[len(r.prefix):])
+	var after []byte // the distinct key of the result it resumes after
+	if r.resume {
+		after = []byte(r.afterKey[len(r.prefix):])
+	}
 	accepted := 0
 	last := &distinctResult{sk: r.afterSort, key: after}
 	for i := range all {

@@ -238,24 +238,28 @@ func triOf(b bool) tri {
 type mCond struct {
 	op   string
 	path []qStep
+	elem bool // path is from the JOIN's alias t, not from c
 	vals []jv
 	subs []*mCond
 }
 
-// eval is the condition's value on the document d; amb when it depends on
-// an odd value.
-func (c *mCond) eval(d jv) (tri, bool) {
+// eval is the condition's value on the document d, and with a JOIN its
+// element e; amb when it depends on an odd value.
+func (c *mCond) eval(d, e jv) (tri, bool) {
 	switch c.op {
 	case "not":
-		t, amb := c.subs[0].eval(d)
+		t, amb := c.subs[0].eval(d, e)
 		return tTrue - t, amb
 	case "and", "or":
-		a, amb1 := c.subs[0].eval(d)
-		b, amb2 := c.subs[1].eval(d)
+		a, amb1 := c.subs[0].eval(d, e)
+		b, amb2 := c.subs[1].eval(d, e)
 		if c.op == "or" {
 			return max(a, b), amb1 || amb2
 		}
 		return min(a, b), amb1 || amb2
+	}
+	if c.elem {
+		d = e
 	}
 	x, amb := d.at(c.path)
 	if amb || x.odd && c.op != "defined" && c.op != "null" {

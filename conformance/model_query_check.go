@@ -26,23 +26,34 @@ func (h *modelHarness) answer(q *mSQL) ([]jv, bool) {
 	type row struct {
 		k   mKey
 		d   jv
+		e   jv // with JOIN t IN c.path: the element t
 		ord []jv
 	}
 	var rows []row
 	for i, d := range docs {
-		t, amb := tTrue, false
-		if q.where != nil {
-			t, amb = q.where.eval(d)
+		elems := []jv{{}} // without JOIN, one row a document
+		if q.join != nil {
+			a, amb := d.at(q.join) // JOIN: a row for each element of an array; none of anything else
+			if amb || a.odd {
+				return nil, true
+			}
+			elems = a.arr
 		}
-		rw := row{k: keys[i], d: d}
-		for _, o := range q.order {
-			v, a := d.at(o.path)
-			rw.ord, amb = append(rw.ord, v), amb || a || v.odd && v.kind == jNum
-		}
-		if amb {
-			return nil, true
-		} else if t == tTrue { // WHERE keeps a row only when its condition is true
-			rows = append(rows, rw)
+		for _, e := range elems {
+			t, amb := tTrue, false
+			if q.where != nil {
+				t, amb = q.where.eval(d, e)
+			}
+			rw := row{k: keys[i], d: d, e: e}
+			for _, o := range q.order {
+				v, a := d.at(o.path)
+				rw.ord, amb = append(rw.ord, v), amb || a || v.odd && v.kind == jNum
+			}
+			if amb {
+				return nil, true
+			} else if t == tTrue { // WHERE keeps a row only when its condition is true
+				rows = append(rows, rw)
+			}
 		}
 	}
 	if q.sel == selCount {
@@ -58,7 +69,7 @@ func (h *modelHarness) answer(q *mSQL) ([]jv, bool) {
 	}
 	if len(q.order) > 0 {
 		sign := map[bool]int{false: 1, true: -1}
-		slices.SortFunc(rows, func(a, b row) int {
+		slices.SortStableFunc(rows, func(a, b row) int { // a document's rows in its product's order
 			for i, o := range q.order {
 				if c := orderCmp(a.ord[i], b.ord[i]); c != 0 {
 					return c * sign[o.desc]
@@ -83,11 +94,47 @@ func (h *modelHarness) answer(q *mSQL) ([]jv, bool) {
 		switch {
 		case q.sel == selID:
 			want = append(want, jv{kind: jStr, s: rw.k.id, raw: jsonString(rw.k.id)})
+		case q.sel == selElem:
+			want = append(want, rw.e)
 		case q.sel == selStar || q.sel == selValue && v.kind != jUndef: // VALUE of undefined is no result
 			want = append(want, v)
 		}
 	}
+	if q.distinct { // one of each value, as = compares them
+		var out []jv
+		for _, w := range want {
+			if !slices.ContainsFunc(out, func(o jv) bool { return same(o, w) }) {
+				out = append(out, w)
+			}
+		}
+		want = out
+	}
 	return want, false
+}
+
+// sameSet reports whether got and want hold the same values, in any
+// order: DISTINCT's results without an order the model predicts.
+func sameSet(got, want []jv) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	used := make([]bool, len(want))
+	for _, g := range got {
+		i := slices.IndexFunc(want, func(w jv) bool { return same(g, w) })
+		for i >= 0 && used[i] {
+			j := slices.IndexFunc(want[i+1:], func(w jv) bool { return same(g, w) })
+			if j < 0 {
+				i = -1
+			} else {
+				i += 1 + j
+			}
+		}
+		if i < 0 {
+			return false
+		}
+		used[i] = true
+	}
+	return true
 }
 
 // runSQL runs a query step, and compares its results with the model's.
@@ -105,7 +152,7 @@ func (h *modelHarness) runSQL(q *mSQL) (string, error) {
 		class = classClosed
 	}
 	want, amb := h.answer(q)
-	got, err := h.readSQL(q, s, class, len(h.m.docs)+2) // no more results than documents, or COUNT's one
+	got, err := h.readSQL(q, s, class, h.resultBound(q)) // no more results than rows, or COUNT's one
 	if err != nil || class != okClass {
 		return orOK(class), err
 	}
@@ -118,13 +165,18 @@ func (h *modelHarness) runSQL(q *mSQL) (string, error) {
 	}
 	gs, ws := make([]string, len(got)), make([]string, len(want))
 	diff := len(got) != len(want)
+	gv := make([]jv, len(got))
 	for i, r := range got {
 		gs[i] = fmt.Sprintf("%.120s", r)
 		g, err := parseJV(string(r))
 		if err != nil {
 			return "", fmt.Errorf("result #%d: %v", i, err)
 		}
-		diff = diff || !same(g, want[i])
+		gv[i] = g
+		diff = diff || !q.distinct && !same(g, want[i])
+	}
+	if q.distinct { // DISTINCT: the same values, each once, in ttldb's order, which the model does not predict
+		diff = !sameSet(gv, want)
 	}
 	if diff {
 		for i, w := range want {
@@ -265,4 +317,18 @@ func (h *modelHarness) checkPlan(op string, q *mSQL, p ttldb.QueryPlan) error {
 			op, p, h.m.indexes, q.ptrs)
 	}
 	return nil
+}
+
+// resultBound is the most results q may give: a row a document, or with a
+// JOIN one an element of the document's array; COUNT's one; two more.
+func (h *modelHarness) resultBound(q *mSQL) int {
+	n := len(h.m.docs) + 2
+	if q.join != nil {
+		_, docs := h.liveJV(nil)
+		for _, d := range docs {
+			a, _ := d.at(q.join)
+			n += len(a.arr)
+		}
+	}
+	return n
 }

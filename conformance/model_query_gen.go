@@ -26,6 +26,7 @@ const (
 	selValue        // SELECT VALUE <path>: no result where it is undefined
 	selStar         // SELECT *: the document, _ts and _etag included
 	selCount        // SELECT VALUE COUNT(1), SELECT COUNT(1) [AS n], and COUNT(1) inside an expression
+	selElem         // SELECT VALUE t, of FROM c JOIN t IN c.path
 )
 
 type mOrder struct {
@@ -50,6 +51,8 @@ type mSQL struct {
 	top, offset, lim int             // TOP top, OFFSET offset LIMIT lim; -1: none
 	ptrs             []string        // the pointers of the paths WHERE and ORDER BY read: the indexes a plan may name
 	vkeys            []string        // the keys of the Params WHERE compares with
+	join             []qStep         // JOIN t IN c.join; nil: none
+	distinct         bool            // SELECT DISTINCT
 	plan             ttldb.QueryPlan // the first page's plan, or the cursor's
 }
 
@@ -73,7 +76,7 @@ var (
 	sqlKeywords = " SELECT TOP VALUE FROM AS WHERE ORDER BY ASC DESC OFFSET LIMIT AND OR NOT IN BETWEEN TRUE " +
 		"FALSE NULL UNDEFINED JOIN GROUP DISTINCT EXISTS LIKE ESCAPE ARRAY "
 	sqlKeywordRE = regexp.MustCompile(`\b(SELECT|TOP|VALUE|COUNT|AS|FROM|WHERE|NOT|AND|OR|BETWEEN|IN|IS_DEFINED|` +
-		`IS_NULL|STARTSWITH|ORDER|BY|ASC|DESC|OFFSET|LIMIT)\b`)
+		`IS_NULL|STARTSWITH|ORDER|BY|ASC|DESC|OFFSET|LIMIT|JOIN|DISTINCT)\b`)
 )
 
 // The escapes of JSON Pointers: ~0 is '~', ~1 is '/'.
@@ -140,15 +143,39 @@ func docPaths(docs []jv) [][]qStep {
 
 // sqlGen draws one query.
 type sqlGen struct {
-	h     *modelHarness
-	q     *mSQL
-	docs  []jv      // the live documents, whose values parameters are drawn from
-	paths [][]qStep // their paths
+	h      *modelHarness
+	q      *mSQL
+	docs   []jv      // the live documents, whose values parameters are drawn from
+	paths  [][]qStep // their paths
+	elems  []jv      // with a JOIN, the elements of the documents' arrays it joins
+	epaths [][]qStep // and their paths, the element itself first
+	inElem bool      // values are drawn from elems
 }
 
-func (g *sqlGen) pathSQL(p []qStep) string {
+// arrayPaths are the paths of the documents' members, and of the members
+// of their objects, that hold an array in some document, sorted.
+func arrayPaths(docs []jv) [][]qStep {
+	var out [][]qStep
+	for _, p := range docPaths(docs) {
+		if p[len(p)-1].isIdx {
+			continue
+		}
+		for _, d := range docs {
+			if v, _ := d.at(p); v.kind == jArr {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (g *sqlGen) pathSQL(p []qStep) string { return g.rootedSQL("c", p) }
+
+// rootedSQL writes p from the alias root.
+func (g *sqlGen) rootedSQL(root string, p []qStep) string {
 	var b strings.Builder
-	b.WriteString("c")
+	b.WriteString(root)
 	for _, s := range p {
 		switch {
 		case s.isIdx:
@@ -187,7 +214,11 @@ func orderedKind(v jv) bool { return v.kind == jBool || v.kind == jNum || v.kind
 func (g *sqlGen) value(p []qStep, fits func(jv) bool) jv {
 	r := g.h.r
 	var vs []jv
-	for _, d := range g.docs {
+	docs := g.docs
+	if g.inElem {
+		docs = g.elems
+	}
+	for _, d := range docs {
 		if v, amb := d.at(p); !amb && !v.odd && v.kind != jUndef && fits(v) {
 			vs = append(vs, v)
 		}
@@ -257,9 +288,17 @@ func (g *sqlGen) cond(depth int, scalar bool) (*mCond, string) {
 		a, as := g.cond(1, true)
 		return &mCond{op: "not", subs: []*mCond{a}}, "NOT (" + as + ")"
 	}
-	p := g.path(true)
-	ps := g.pathSQL(p)
-	c := &mCond{op: "=", path: p}
+	var p []qStep
+	var ps string
+	g.inElem = g.q.join != nil && r.IntN(2) == 0
+	if g.inElem { // a path of the JOIN's element
+		p = pick(r, g.epaths)
+		ps = g.rootedSQL("t", p)
+	} else {
+		p = g.path(true)
+		ps = g.pathSQL(p)
+	}
+	c := &mCond{op: "=", path: p, elem: g.inElem}
 	values := anyKind
 	if scalar {
 		values = scalarKind
@@ -371,7 +410,21 @@ func (h *modelHarness) genSQL() modelStep {
 
 	text := "SELECT "
 	q.sel = pick(r, []int{selID, selID, selID, selID, selID, selValue, selValue, selStar, selCount, selCount})
-	if r.IntN(20) < 3 && q.sel != selCount && q.sel != selValue {
+	if arrs := arrayPaths(docs); len(arrs) > 0 && r.IntN(5) == 0 { // JOIN t IN c.path (R13)
+		q.join = pick(r, arrs)
+		for _, d := range docs {
+			if a, _ := d.at(q.join); a.kind == jArr {
+				g.elems = append(g.elems, a.arr...)
+			}
+		}
+		g.epaths = append([][]qStep{{}}, docPaths(g.elems)...)
+		q.sel = pick(r, []int{selID, selElem, selElem, selValue, selCount})
+	}
+	if q.sel != selCount && q.sel != selStar && r.IntN(6) == 0 { // DISTINCT (R13): no TOP nor OFFSET, whose results depend on an order the model leaves open
+		q.distinct = true
+		text += "DISTINCT "
+	}
+	if r.IntN(20) < 3 && q.sel != selCount && q.sel != selValue && !q.distinct {
 		q.top = r.IntN(5)
 		text += fmt.Sprintf("TOP %d ", q.top)
 	}
@@ -394,8 +447,13 @@ func (h *modelHarness) genSQL() modelStep {
 			q.countName, q.countTimes = "", 2+r.IntN(3)
 			text += fmt.Sprintf("VALUE COUNT(1) * %d", q.countTimes)
 		}
+	case selElem:
+		text += "VALUE t"
 	}
 	text += " FROM c"
+	if q.join != nil {
+		text += " JOIN t IN " + g.pathSQL(q.join)
+	}
 	if r.IntN(20) < 13 {
 		c, w := g.cond(0, false)
 		q.where, text = c, text+" WHERE "+w
@@ -409,7 +467,7 @@ func (h *modelHarness) genSQL() modelStep {
 		}
 		text += " ORDER BY " + strings.Join(items, ", ")
 	}
-	if q.top < 0 && q.sel != selCount && q.sel != selValue && r.IntN(10) == 0 {
+	if q.top < 0 && q.sel != selCount && q.sel != selValue && !q.distinct && r.IntN(10) == 0 {
 		q.offset, q.lim = r.IntN(4), r.IntN(5)
 		text += fmt.Sprintf(" OFFSET %d LIMIT %d", q.offset, q.lim)
 	}
