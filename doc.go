@@ -103,9 +103,10 @@
 // The language, listed whole (a test checks these lists against the
 // parser's tables):
 //
-//   - Clauses: SELECT, TOP, VALUE, FROM (which a query may leave out:
-//     SELECT VALUE 1), AS, WHERE, GROUP BY, ORDER BY, ASC, DESC, OFFSET,
-//     LIMIT
+//   - Clauses: SELECT, DISTINCT, TOP, VALUE, FROM (which a query may
+//     leave out: SELECT VALUE 1; FROM t IN c.tags iterates), JOIN (FROM c
+//     JOIN t IN c.tags: the product of each document with an array's
+//     elements), AS, WHERE, GROUP BY, ORDER BY, ASC, DESC, OFFSET, LIMIT
 //   - Operators: =, !=, <>, <, <=, >, >=, AND, OR, NOT, IN, BETWEEN,
 //     LIKE (with %, _, [a-f], [^a-f] and ESCAPE), +, -, *, /, %, ||, &,
 //     |, ^, ~, <<, >>, >>>, ?:, ??
@@ -136,15 +137,22 @@
 //     (spatial) ST_AREA, ST_DISTANCE, ST_INTERSECTS, ST_ISVALID,
 //     ST_ISVALIDDETAILED, ST_WITHIN, (vectors) VECTORDISTANCE
 //   - Aggregate: COUNT, SUM, AVG, MIN, MAX, in any expression of the
-//     SELECT clause (SELECT VALUE {n: COUNT(1), s: SUM(c.x)}), beside constants and, with GROUP BY, its expressions
-//     (SELECT c.team, COUNT(1) AS n FROM c GROUP BY c.team)
-//   - Refused as not supported, with [ErrInvalidQuery]: JOIN, DISTINCT,
-//     EXISTS, ARRAY (subqueries), other functions, user-defined
-//     functions, computed property names, comments
+//     SELECT clause (SELECT VALUE {n: COUNT(1), s: SUM(c.x)}), beside
+//     constants and, with GROUP BY, its expressions (SELECT c.team,
+//     COUNT(1) AS n FROM c GROUP BY c.team), over a document's rows or a
+//     JOIN's
+//   - Refused as not supported, with [ErrInvalidQuery]: EXISTS, ARRAY
+//     (subqueries, JOIN (SELECT ...) among them), other functions,
+//     user-defined functions, computed property names, ORDER BY on a
+//     JOIN's alias, comments
 //
 // Paths are c.a.b, c["odd key"] and c.tags[0]. Cosmos's meaning holds:
 // undefined is not null, values of different types never compare, and
 // ORDER BY sorts undefined < null < false < true < numbers < strings.
+// JOIN gives one document at most [query.MaxJoinRows] rows (100,000, the
+// rows of each JOIN counted), and refuses a query that would make more
+// with [ErrInvalidQuery]; DISTINCT holds every distinct result of the
+// query in memory, as GROUP BY does its groups.
 //
 // Secondary indexes on JSON paths (Options.Indexes, CreateIndex) serve
 // equalities, ranges and ORDER BY; a query's results are the same with or

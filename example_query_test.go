@@ -35,7 +35,10 @@ func ExampleCollection_Query() {
 	page, _ = c.Query(ctx, ttldb.SQL{Text: `SELECT VALUE COUNT(1) FROM c WHERE c.customer = "ann"`})
 	fmt.Println("ann's orders:", string(page.Results[0]))
 
-	_, err = c.Query(ctx, ttldb.SQL{Text: `SELECT DISTINCT c.status FROM c`})
+	page, _ = c.Query(ctx, ttldb.SQL{Text: `SELECT DISTINCT VALUE c.status FROM c`})
+	fmt.Println("statuses:", len(page.Results))
+
+	_, err = c.Query(ctx, ttldb.SQL{Text: `SELECT * FROM c WHERE udf.tax(c.total) > 1`})
 	var qe *ttldb.QueryError
 	fmt.Println(errors.As(err, &qe), qe.Unsupported, qe.Column)
 	// Output:
@@ -43,7 +46,8 @@ func ExampleCollection_Query() {
 	// {"id":"o1","total":30}
 	// index: /status <nil>
 	// ann's orders: 2
-	// true true 8
+	// statuses: 2
+	// true true 23
 }
 
 func ExampleCollection_OpenQuery() {

@@ -10,113 +10,6 @@ import (
 	"github.com/ttldb/ttldb/internal/query"
 )
 
-// run gives fn the query's results in order, after the position it resumes
-// from, within OFFSET, LIMIT and TOP, until fn refuses one: it returns the
-// token that resumes at that one, or an empty token when the results ran
-// out. A result is valid until fn returns.
-func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
-	b := r.b
-	offset, remaining := b.Offset(), b.Top()
-	if l := b.Limit(); l >= 0 {
-		remaining = l
-	}
-	if r.resume {
-		offset = 0
-		if remaining >= 0 {
-			remaining = max(0, remaining-r.emitted)
-		}
-	}
-	if remaining == 0 {
-		return "", nil
-	}
-	if !b.Reads() {
-		r.single(offset, fn)
-		return "", nil
-	}
-	if b.Aggregate() {
-		return "", r.aggregate(offset, fn)
-	}
-	if b.Grouped() {
-		return r.grouped(offset, remaining, fn)
-	}
-	if b.Distinct() {
-		return r.distinct(offset, remaining, fn)
-	}
-	accepted := 0
-	lastSort, lastKey, lastOrd := append([]byte(nil), r.afterSort...), r.afterKey, r.afterOrd
-	err = r.rows(func(d *engine.Doc, sk []byte) bool {
-		if r.s.Expired(d) { // sorted at an earlier page of a Cursor, expired since (R4)
-			return true
-		}
-		return r.results(d, func(ord int, res []byte) bool {
-			switch {
-			case offset > 0:
-				offset--
-				return true
-			case !fn(res):
-				token = r.token(r.emitted+accepted, lastSort, lastKey, lastOrd)
-				return false
-			}
-			accepted++
-			lastSort, lastKey, lastOrd = append(lastSort[:0], sk...), d.Key(), ord
-			if remaining > 0 {
-				remaining--
-			}
-			return remaining != 0
-		})
-	})
-	if err == nil {
-		err = r.err
-	}
-	if err != nil {
-		return "", r.stopped(err)
-	}
-	return token, nil
-}
-
-// results calls fn with d's results, until fn returns false: its one
-// result, or with joins those of the rows of its product the WHERE clause
-// keeps, each with its place among those rows (from 1), after the row the
-// query resumes after. It returns false when fn did, or when the product
-// is too large (r.err).
-func (r *queryRun) results(d *engine.Doc, fn func(ord int, res []byte) bool) bool {
-	if !r.b.Joined() {
-		res, ok := r.render(d)
-		return !ok || fn(0, res)
-	}
-	skip := 0
-	if r.resume && d.Key() == r.afterKey {
-		skip = r.afterOrd
-	}
-	ord, more := 0, true
-	err := r.b.Each(r.row(d), func(x query.Row) bool {
-		if ord++; ord <= skip {
-			return true
-		}
-		var ok bool
-		if r.out, ok = r.b.AppendResult(r.out[:0], x); ok {
-			more = fn(ord, r.out)
-		}
-		return more
-	})
-	if err != nil {
-		r.err = errorf(ErrInvalidQuery, "document %q: %v", d.ID(), err)
-		return false
-	}
-	return more
-}
-
-// each calls fn with each row of d the query keeps: d, or with joins the
-// rows of its product. It returns false when the product is too large
-// (r.err).
-func (r *queryRun) each(d *engine.Doc, fn func(x query.Row)) bool {
-	if err := r.b.Each(r.row(d), func(x query.Row) bool { fn(x); return true }); err != nil {
-		r.err = errorf(ErrInvalidQuery, "document %q: %v", d.ID(), err)
-		return false
-	}
-	return true
-}
-
 // stopped returns the error of a read that could not go on, err, named by
 // the query's call: its context's, or ErrClosed.
 func (r *queryRun) stopped(err error) error { return r.c.stopped(r.ctx.Context, err, r.op) }
@@ -218,19 +111,6 @@ func (r *queryRun) single(offset int, fn func(res []byte) bool) {
 		}
 	}
 }
-
-// render returns d's result; false when it gives none.
-func (r *queryRun) render(d *engine.Doc) ([]byte, bool) {
-	if r.b.Star() {
-		r.out = d.AppendJSON(r.out[:0])
-		return r.out, true
-	}
-	var ok bool
-	r.out, ok = r.b.AppendResult(r.out[:0], r.row(d))
-	return r.out, ok
-}
-
-func (r *queryRun) row(d *engine.Doc) query.Row { return query.RowOf(d, r.tag[:]) }
 
 // keep reports whether d, read as of the snapshot, is a row of the query:
 // live (R4), in the partition, and kept by the WHERE clause.

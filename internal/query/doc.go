@@ -4,7 +4,8 @@
 //
 // [Parse] turns a query's text into a [Query]; [Query.Bind] gives its
 // parameters values, making a [Bound], which tells whether a row matches
-// (Match), renders its result (AppendResult, AppendAggregate), gives its
+// (Match), enumerates the rows of a document's JOIN product (Each), renders
+// its result (AppendResult, AppendAggregate, AppendDistinctKey), gives its
 // ORDER BY sort key (AppendSortKey), and says which ranges of an index on
 // a path can hold the rows that match (Ranges, Paths).
 //
@@ -13,10 +14,12 @@
 // Keywords and function names are case-insensitive; names (the alias,
 // members, parameters) are not.
 //
-//	query    = SELECT [TOP count] select [FROM name {step} [[AS] alias]]
+//	query    = SELECT [TOP count] [DISTINCT [TOP count]] select [from]
 //	           [WHERE expr] [GROUP BY expr {"," expr}]
 //	           [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
 //	           [OFFSET count LIMIT count]
+//	from     = FROM (name {step} [[AS] alias] | alias IN name {step}) {join}
+//	join     = JOIN (alias IN name {step} | name {step} [[AS] alias])
 //	count    = integer | @param            (0 to 2147483647)
 //	select   = "*" | VALUE expr | item {"," item}
 //	item     = expr [[AS] name]
@@ -79,7 +82,33 @@
 // document. FROM a path (FROM c.tags[0] AS t, FROM c.user) makes each
 // document's value there a row, which the alias names (without AS, the
 // path's last member name); a document without one gives no row, and
-// SELECT * gives the value as stored. A query without FROM has one row and
+// SELECT * gives the value as stored.
+//
+// JOIN makes each document's rows the cross product of the document with
+// the values of its sources, in order (the first source's values, and for
+// each the next source's...): JOIN t IN c.tags makes a row of each element
+// of the array at c.tags, JOIN c.user u one of the value there; a source
+// starts from the document's alias or from a source's before it (JOIN v IN
+// t.values), and a value that is undefined, or for IN no array, makes no
+// row, so that the document gives none. FROM t IN c.tags is FROM c JOIN t
+// IN c.tags but that the container's name c is no alias. SELECT * needs a
+// FROM clause of one alias (FROM c, FROM t IN c.tags: the element): with
+// JOIN it is refused, as the service refuses it. The aliases are distinct.
+// The terms of the WHERE clause's top-level AND that name only the
+// document are Match's, tested once a document (and served by indexes);
+// the others Each's, tested on each row. ORDER BY takes the document's
+// paths only. A document's product is bounded: beyond MaxJoinRows rows
+// (those of each source counted, the last's and the ones before), Each
+// fails rather than run on, and at most MaxJoins sources join.
+//
+// SELECT DISTINCT keeps one result of those equal as = compares them (1
+// and 1.0, objects in any member order); AppendDistinctKey gives the key
+// that tells them apart, and orders them when no ORDER BY does (scalars as
+// ORDER BY sorts them, then arrays, then objects; a projection without a
+// member, {}, first). DISTINCT does not go with SELECT * nor GROUP BY;
+// with an aggregate, whose result is one, it changes nothing.
+//
+// A query without FROM has one row and
 // no document: no path, and no SELECT *; it gives at most one result. The binary operators bind as
 // in Cosmos's grammar, tightest first: * / %, + -, the shifts (placed as
 // in JavaScript, since Cosmos's published grammar leaves them out), the
@@ -111,12 +140,13 @@
 // NaN and Infinity are literals (the samples tostring and stringtonumber
 // use them), spelled as JavaScript does, where no alias has that name.
 //
-// Refused as not supported ([Error].Unsupported): JOIN, DISTINCT,
-// subqueries, EXISTS, user-defined functions (udf.f), DOCUMENTID (it reads
-// the service's internal _rid, which ttldb has not), ORDER BY with GROUP
-// BY or an aggregate, FROM x IN ..., property names and indexes computed
-// by an expression or a parameter (c[@p], c[c.k]), SELECT * with other
-// items, comments.
+// Refused as not supported ([Error].Unsupported): subqueries (JOIN
+// (SELECT ...) among them), EXISTS, ARRAY(...), user-defined functions
+// (udf.f), DOCUMENTID (it reads the service's internal _rid, which ttldb
+// has not), ORDER BY with GROUP BY or an aggregate, ORDER BY on a path of
+// a JOIN's alias, DISTINCT with GROUP BY, property names and indexes
+// computed by an expression or a parameter (c[@p], c[c.k]), SELECT * with
+// other items, comments.
 //
 // # Semantics
 //
