@@ -106,7 +106,9 @@
 //   - Clauses: SELECT, DISTINCT, TOP, VALUE, FROM (which a query may
 //     leave out: SELECT VALUE 1; FROM t IN c.tags iterates), JOIN (FROM c
 //     JOIN t IN c.tags: the product of each document with an array's
-//     elements), AS, WHERE, GROUP BY, ORDER BY, ASC, DESC, OFFSET, LIMIT
+//     elements), AS, WHERE, GROUP BY, ORDER BY, ASC, DESC, OFFSET, LIMIT,
+//     subqueries EXISTS(SELECT ...), ARRAY(SELECT ...) and (SELECT ...),
+//     correlated with the outer row
 //   - Operators: =, !=, <>, <, <=, >, >=, AND, OR, NOT, IN, BETWEEN,
 //     LIKE (with %, _, [a-f], [^a-f] and ESCAPE), +, -, *, /, %, ||, &,
 //     |, ^, ~, <<, >>, >>>, ?:, ??
@@ -140,11 +142,11 @@
 //     SELECT clause (SELECT VALUE {n: COUNT(1), s: SUM(c.x)}), beside
 //     constants and, with GROUP BY, its expressions (SELECT c.team,
 //     COUNT(1) AS n FROM c GROUP BY c.team), over a document's rows or a
-//     JOIN's
-//   - Refused as not supported, with [ErrInvalidQuery]: EXISTS, ARRAY
-//     (subqueries, JOIN (SELECT ...) among them), other functions,
-//     user-defined functions, computed property names, ORDER BY on a
-//     JOIN's alias, comments
+//     JOIN's, and in a subquery's SELECT clause over its rows
+//   - Refused as not supported, with [ErrInvalidQuery]: subqueries in
+//     FROM and JOIN, over a container, or with ORDER BY, GROUP BY or
+//     OFFSET, other functions, user-defined functions, computed property
+//     names, ORDER BY on a JOIN's alias, comments
 //
 // Paths are c.a.b, c["odd key"] and c.tags[0]. Cosmos's meaning holds:
 // undefined is not null, values of different types never compare, and

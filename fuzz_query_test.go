@@ -44,6 +44,8 @@ func FuzzQuery(f *testing.F) {
 		`SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags WHERE c.region = @p`,
 		`SELECT * FROM t IN c.tags WHERE t != @p`,
 		`SELECT DISTINCT c.status FROM c WHERE c.total != @p ORDER BY c.total DESC`,
+		`SELECT c.id, ARRAY(SELECT VALUE t FROM t IN c.tags WHERE t != @p) AS t FROM c WHERE EXISTS(SELECT VALUE 1 FROM t IN c.tags WHERE t = @p)`,
+		`SELECT VALUE (SELECT VALUE COUNT(1) FROM t IN c.tags) FROM c WHERE c.status = @p`,
 	} {
 		f.Add(seed, `"open"`)
 		f.Add(seed, `10`)

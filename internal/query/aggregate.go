@@ -42,14 +42,15 @@ type aggState struct {
 // Accumulate adds r, a row that matches, to a: its value of each
 // aggregate's argument, which undefined leaves out. Its cost is that of
 // evaluating the arguments; it allocates on the first row only.
-func (b *Bound) Accumulate(a *Aggregation, r Row) { b.accumulateAll(a, &r) }
+func (b *Bound) Accumulate(a *Aggregation, r Row) { b.accumulateAll(b.q, a, &r) }
 
-// accumulateAll adds r to each aggregate of a.
-func (b *Bound) accumulateAll(a *Aggregation, r *Row) {
+// accumulateAll adds r to each aggregate of a, those of q (the Bound's
+// query or one of its subqueries).
+func (b *Bound) accumulateAll(q *Query, a *Aggregation, r *Row) {
 	if a.s == nil {
-		a.s = make([]aggState, len(b.q.aggs))
+		a.s = make([]aggState, len(q.aggs))
 	}
-	for i, e := range b.q.aggs {
+	for i, e := range q.aggs {
 		b.accumulate(e.agg, e.args[0], &a.s[i], r)
 	}
 }
@@ -121,13 +122,14 @@ func compareScalars(x, y Value) int {
 // MAX of an array or an object: an object leaves the member out, and
 // SELECT VALUE of undefined gives no result (false).
 func (b *Bound) AppendAggregate(dst []byte, a *Aggregation) ([]byte, bool) {
-	return b.AppendResult(dst, Row{agg: &aggRow{aggs: b.aggValues(a)}})
+	return b.AppendResult(dst, Row{agg: &aggRow{aggs: aggValues(b.q, a)}})
 }
 
-// aggValues returns the values of a's aggregates, by idx.
-func (b *Bound) aggValues(a *Aggregation) []val {
-	vs := make([]val, len(b.q.aggs))
-	for i, e := range b.q.aggs {
+// aggValues returns the values of a's aggregates, those of q (the Bound's
+// query or one of its subqueries), by idx.
+func aggValues(q *Query, a *Aggregation) []val {
+	vs := make([]val, len(q.aggs))
+	for i, e := range q.aggs {
 		var st aggState
 		if i < len(a.s) {
 			st = a.s[i]

@@ -24,6 +24,19 @@ type Query struct {
 	distinct bool   // SELECT DISTINCT
 	docWhere *expr  // with joins: the WHERE clause's terms that name no alias of a join; else where
 	rowWhere *expr  // with joins: its other terms, true or false for each row of a document's product
+
+	subs  []*subquery // the subqueries of its clauses (not theirs), in the order written
+	base  int         // a subquery: the aliases of its outer queries' joins, before its own
+	sub   bool        // it is a subquery
+	alias string      // the document's alias, once resolved; "" for a subquery or FROM x IN
+}
+
+// subquery is a subquery as parsed: its query, and its paths, which are
+// resolved against its own aliases and its outer queries' once all are
+// known (a SELECT clause is read before its FROM).
+type subquery struct {
+	q     *Query
+	paths []*expr
 }
 
 // join is an alias of a FROM clause's product: x IN src, where src is a
@@ -78,26 +91,29 @@ type Order struct {
 type exprKind uint8
 
 const (
-	xLit      exprKind = iota // a literal: lit
-	xParam                    // a parameter: idx
-	xArray                    // an array literal: args; idx numbers it among the constant literals, or -1 when an element is not constant
-	xObject                   // an object literal: names, args; idx as xArray's
-	xPath                     // a property path: root, path
-	xNot                      // NOT args[0]
-	xAnd                      // args[0] AND args[1] AND ...
-	xOr                       // args[0] OR args[1] OR ...
-	xCmp                      // args[0] op args[1]
-	xIn                       // args[0] [NOT] IN (args[1:]...)
-	xBetween                  // args[0] [NOT] BETWEEN args[1] AND args[2]
-	xCall                     // fn(args...)
-	xBinary                   // args[0] ops[0] args[1] ops[1] args[2]...: operators of one precedence, left to right
-	xUnary                    // uop args[0]: -, + or ~
-	xCond                     // args[0] ? args[1] : args[2]
-	xCoalesce                 // args[0] ?? args[1] ?? ...
-	xMember                   // args[0] followed by the steps of path: a property or an index of any expression
-	xAgg                      // an aggregate of args[0] over the rows: agg; idx numbers it among the query's
-	xGroupRef                 // the value of GROUP BY's expression idx for the group
-	xLike                     // args[0] [NOT] LIKE args[1] [ESCAPE args[2]]; idx numbers a constant pattern (and escape) among the query's, or -1
+	xLit       exprKind = iota // a literal: lit
+	xParam                     // a parameter: idx
+	xArray                     // an array literal: args; idx numbers it among the constant literals, or -1 when an element is not constant
+	xObject                    // an object literal: names, args; idx as xArray's
+	xPath                      // a property path: root, path
+	xNot                       // NOT args[0]
+	xAnd                       // args[0] AND args[1] AND ...
+	xOr                        // args[0] OR args[1] OR ...
+	xCmp                       // args[0] op args[1]
+	xIn                        // args[0] [NOT] IN (args[1:]...)
+	xBetween                   // args[0] [NOT] BETWEEN args[1] AND args[2]
+	xCall                      // fn(args...)
+	xBinary                    // args[0] ops[0] args[1] ops[1] args[2]...: operators of one precedence, left to right
+	xUnary                     // uop args[0]: -, + or ~
+	xCond                      // args[0] ? args[1] : args[2]
+	xCoalesce                  // args[0] ?? args[1] ?? ...
+	xMember                    // args[0] followed by the steps of path: a property or an index of any expression
+	xExists                    // EXISTS(sub)
+	xArraySub                  // ARRAY(sub)
+	xScalarSub                 // (sub): its first result
+	xAgg                       // an aggregate of args[0] over the rows: agg; idx numbers it among the query's
+	xGroupRef                  // the value of GROUP BY's expression idx for the group
+	xLike                      // args[0] [NOT] LIKE args[1] [ESCAPE args[2]]; idx numbers a constant pattern (and escape) among the whole query's, or -1
 )
 
 // cmpOp is a comparison operator.
@@ -147,6 +163,7 @@ type expr struct {
 	names []string // xObject: the members' names, one per argument
 	paren bool     // it was written in parentheses
 	agg   aggKind  // xAgg: COUNT, SUM...
+	sub   *Query   // xExists, xArraySub, xScalarSub
 }
 
 // isConst reports whether e's value is the same for every row: a literal,

@@ -114,6 +114,15 @@ func (b *Bound) bindArrays(e *expr) {
 	for _, a := range e.args {
 		b.bindArrays(a)
 	}
+	if q := e.sub; q != nil {
+		for _, it := range q.items {
+			b.bindArrays(it.e)
+		}
+		b.bindArrays(q.where)
+		for _, j := range q.joins {
+			b.bindArrays(j.src)
+		}
+	}
 	if e.isConst() && (e.kind == xArray || e.kind == xObject) {
 		b.arrays[e.idx] = b.compose(e, nil)
 	}

@@ -88,6 +88,8 @@ func (b *Bound) eval(e *expr, r *Row) val {
 			return r.agg.keys[e.idx]
 		}
 		return undef
+	case xExists, xArraySub, xScalarSub:
+		return b.evalSub(e, r)
 	}
 	return b.evalOp(e, r)
 }

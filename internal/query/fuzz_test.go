@@ -43,6 +43,8 @@ var fuzzSeeds = []string{
 	`SELECT * FROM x IN c.arr WHERE x > 1 OR x.a = @p`,
 	`SELECT TOP 2 DISTINCT r.s, t, o.k FROM root r JOIN r.obj o JOIN t IN r.tags WHERE o.k = 1`,
 	`SELECT t.k, COUNT(1) AS n FROM c JOIN t IN c.items GROUP BY t.k`,
+	`SELECT VALUE c.id FROM c JOIN t IN c.items WHERE EXISTS(SELECT VALUE v FROM v IN t.x WHERE v = @p AND c.n > 1) OR NOT EXISTS(SELECT 1)`,
+	`SELECT ARRAY(SELECT TOP 2 DISTINCT VALUE (SELECT VALUE COUNT(1) FROM u IN t.z) FROM t IN c.tags) AS a, (SELECT o.k FROM c.obj o).k FROM c`,
 }
 
 // fuzzValues are the values every parameter takes in turn.
@@ -206,6 +208,17 @@ func checkAccounting(t *testing.T, text string, q *Query) {
 		}
 		for _, a := range e.args {
 			walk(a)
+		}
+		if s := e.sub; s != nil { // a subquery's operators, and its FROM's IN
+			for _, it := range s.items {
+				walk(it.e)
+			}
+			walk(s.where)
+			for _, j := range s.joins {
+				if j.each {
+					nodes["IN"]++
+				}
+			}
 		}
 	}
 	for _, it := range q.items {

@@ -20,7 +20,7 @@ func sameExpr(a, b *expr) bool {
 	if a.kind != b.kind || a.op != b.op || a.not != b.not || a.fn != b.fn || a.uop != b.uop ||
 		a.root != b.root || a.lit.raw != b.lit.raw || a.lit.Kind != b.lit.Kind ||
 		!slices.Equal(a.path, b.path) || !slices.Equal(a.ops, b.ops) || !slices.Equal(a.names, b.names) ||
-		len(a.args) != len(b.args) || a.kind == xParam && a.idx != b.idx {
+		len(a.args) != len(b.args) || a.kind == xParam && a.idx != b.idx || a.sub != b.sub {
 		return false
 	}
 	for i := range a.args {
@@ -72,7 +72,7 @@ func (b *Bound) AddToGroup(g *Groups, r Row) {
 		}
 		g.m[string(g.key)] = gr
 	}
-	b.accumulateAll(&gr.aggs, &r)
+	b.accumulateAll(b.q, &gr.aggs, &r)
 }
 
 // appendGroupKey appends a key of v that no other value's shares: its
@@ -104,5 +104,5 @@ func (b *Bound) AppendGroup(dst []byte, g *Groups, key string) ([]byte, bool) {
 	if gr == nil {
 		return dst, false
 	}
-	return b.AppendResult(dst, Row{agg: &aggRow{keys: gr.keys, aggs: b.aggValues(&gr.aggs)}})
+	return b.AppendResult(dst, Row{agg: &aggRow{keys: gr.keys, aggs: aggValues(b.q, &gr.aggs)}})
 }

@@ -70,11 +70,13 @@ func (p *parser) parseJoins() error {
 				return p.expected("an alias for the JOIN's source, as JOIN c.tags[0] AS t")
 			}
 		}
-		k, ok := p.aliasIndex(j.src.root, len(q.joins))
-		if !ok {
-			return p.fail(j.src.off, "identifier %s is not defined: the JOIN's source starts from an alias before it (%s)", j.src.root, p.aliasNames())
+		if !q.sub { // a subquery's are resolved with its outer queries' aliases (resolveSubs)
+			k, ok := p.aliasIndex(j.src.root, len(q.joins))
+			if !ok {
+				return p.fail(j.src.off, "identifier %s is not defined: the JOIN's source starts from an alias before it (%s)", j.src.root, p.aliasNames())
+			}
+			j.src.bind = k
 		}
-		j.src.bind = k
 		if _, dup := p.aliasIndex(j.alias, len(q.joins)); dup || j.alias == p.alias && !q.iter {
 			return p.fail(t.off, "the alias %s is declared twice in the FROM clause: give each source its own", j.alias)
 		}
@@ -90,7 +92,7 @@ func (p *parser) parseJoins() error {
 // first upto+1: 0 the document's (not FROM x IN's container), k the k-th
 // join's.
 func (p *parser) aliasIndex(name string, upto int) (int, bool) {
-	if name == p.alias && !p.q.iter {
+	if name == p.alias && name != "" && !p.q.iter {
 		return 0, true
 	}
 	for k := 0; k < upto && k < len(p.q.joins); k++ {
@@ -151,7 +153,7 @@ func conjunction(terms []*expr) *expr {
 
 // namesJoin reports whether e reads an alias of a join.
 func namesJoin(e *expr) bool {
-	if e.kind == xPath && e.bind > 0 {
+	if e.kind == xPath && e.bind > 0 || e.sub != nil { // a subquery may read a join's alias
 		return true
 	}
 	for _, a := range e.args {

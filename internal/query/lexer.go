@@ -47,7 +47,7 @@ var keywords = map[string]bool{
 	"AND": true, "OR": true, "NOT": true, "IN": true, "BETWEEN": true, "TRUE": true,
 	"FALSE": true, "NULL": true, "UNDEFINED": true,
 	"GROUP": true, "LIKE": true, "ESCAPE": true, "JOIN": true, "DISTINCT": true,
-	"EXISTS": false, "ARRAY": false,
+	"EXISTS": true, "ARRAY": true,
 }
 
 // isReserved reports whether t is a keyword.

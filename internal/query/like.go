@@ -253,8 +253,8 @@ func (p *parser) parseLike(e *expr) error {
 	}
 	e.idx = -1
 	if pat.isConst() && (len(e.args) == 2 || e.args[2].isConst()) {
-		e.idx = p.q.likes
-		p.q.likes++
+		e.idx = p.root.likes // numbered on the whole query, as its subqueries' are
+		p.root.likes++
 	}
 	return nil
 }

@@ -231,6 +231,6 @@ func (p *parser) number(e *expr) {
 			return
 		}
 	}
-	e.idx = p.q.arrays
-	p.q.arrays++
+	e.idx = p.root.arrays
+	p.root.arrays++
 }

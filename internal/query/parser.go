@@ -25,6 +25,7 @@ func Parse(text string) (*Query, error) {
 		return nil, newError(text, off, false, "the query is not valid UTF-8")
 	}
 	p := &parser{text: text, lex: lexer{text: text}, params: map[string]int{}, q: &Query{text: text}}
+	p.root = p.q
 	p.fill(0)
 	if err := p.parseQuery(); err != nil {
 		return nil, err
@@ -44,6 +45,7 @@ type parser struct {
 	q      *Query
 	alias  string
 	aggAt  aggPlace // whether an aggregate may stand at the current token
+	root   *Query   // the whole query, whose parameters and literals a subquery's are
 }
 
 // fill reads tokens until toks holds the one n places after the current
@@ -122,9 +124,9 @@ func (p *parser) leave() { p.depth-- }
 func (p *parser) param(name string) int {
 	i, ok := p.params[name]
 	if !ok {
-		i = len(p.q.params)
+		i = len(p.root.params)
 		p.params[name] = i
-		p.q.params = append(p.q.params, name)
+		p.root.params = append(p.root.params, name)
 	}
 	return i
 }
@@ -396,6 +398,33 @@ func (p *parser) resolve() error {
 	if q.sel == selStar && len(q.joins) > 0 && !(q.iter && len(q.joins) == 1) {
 		return p.fail(q.joins[0].src.off, "SELECT * needs a FROM clause of one alias, and a JOIN adds one: name what to select, as SELECT c.id, t.name")
 	}
+	if err := p.nameItems(q); err != nil {
+		return err
+	}
+	var scope []scopeEntry
+	if p.alias != "" && !q.iter {
+		scope = append(scope, scopeEntry{p.alias, 0})
+	}
+	for k, j := range q.joins {
+		scope = append(scope, scopeEntry{j.alias, k + 1})
+	}
+	doc, err := p.resolveSubs(q, scope)
+	if err != nil {
+		return err
+	}
+	p.paths = append(p.paths, doc...)
+	q.alias = p.alias
+	if err := p.applyFrom(); err != nil {
+		return err
+	}
+	p.splitWhere()
+	return nil
+}
+
+// nameItems names the SELECT clause's items of q: by AS, by the last
+// member name of a path (the alias alone: by the alias), else $1, $2...
+// among the unnamed; two of one name are refused.
+func (p *parser) nameItems(q *Query) error {
 	switch q.sel {
 	case selItems:
 		unnamed := 0
@@ -406,7 +435,8 @@ func (p *parser) resolve() error {
 			case it.name != "":
 			case it.e.kind == xPath && len(it.e.path) == 0:
 				it.name = it.e.root
-			case it.e.kind == xPath && !it.e.path[len(it.e.path)-1].IsIndex:
+			case (it.e.kind == xPath || it.e.kind == xMember) && !it.e.path[len(it.e.path)-1].IsIndex:
+				// a property of a path, or of any expression ((SELECT ...).name, as the Learn page names it)
 				it.name = it.e.path[len(it.e.path)-1].Name
 			default:
 				unnamed++
@@ -418,9 +448,5 @@ func (p *parser) resolve() error {
 			seen[it.name] = true
 		}
 	}
-	if err := p.applyFrom(); err != nil {
-		return err
-	}
-	p.splitWhere()
 	return nil
 }

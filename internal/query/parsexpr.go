@@ -216,7 +216,7 @@ func (p *parser) parsePrimary() (*expr, error) {
 			return p.parseObject()
 		case "(":
 			if p.peek(1).isKeyword("SELECT") {
-				return nil, p.unsupported(t.off, "a subquery")
+				return p.parseSubquery(xScalarSub, t.off)
 			}
 			if err := p.enter(); err != nil {
 				return nil, err
@@ -261,10 +261,14 @@ func (p *parser) parseName() (*expr, error) {
 	switch {
 	case upper == "SELECT":
 		return nil, p.unsupported(t.off, "a subquery")
+	case upper == "EXISTS" && p.peek(1).is("(") && p.peek(2).isKeyword("SELECT"):
+		p.advance()
+		return p.parseSubquery(xExists, t.off)
+	case upper == "ARRAY" && p.peek(1).is("(") && p.peek(2).isKeyword("SELECT"):
+		p.advance()
+		return p.parseSubquery(xArraySub, t.off)
 	case upper == "EXISTS":
-		return nil, p.unsupported(t.off, "EXISTS")
-	case upper == "ARRAY" && p.peek(1).is("("):
-		return nil, p.unsupported(t.off, "ARRAY(subquery)")
+		return nil, p.expected("a subquery after EXISTS, as EXISTS(SELECT VALUE t FROM t IN c.tags)")
 	case t.isReserved():
 		return nil, p.expected("an expression")
 	case p.peek(1).is("("):

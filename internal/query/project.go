@@ -11,8 +11,12 @@ import (
 // VALUE of undefined, or an aggregate. For SELECT * it appends the whole
 // document, though the caller renders it itself (see Star), or FROM a path
 // the value there.
-func (b *Bound) AppendResult(dst []byte, r Row) ([]byte, bool) {
-	q := b.q
+func (b *Bound) AppendResult(dst []byte, r Row) ([]byte, bool) { return b.project(b.q, dst, &r) }
+
+// project appends the result of q's projection for r: q is the Bound's
+// query or one of its subqueries.
+func (b *Bound) project(q *Query, dst []byte, rp *Row) ([]byte, bool) {
+	r := *rp
 	if r.agg == nil && (len(q.aggs) > 0 || len(q.group) > 0) {
 		return dst, false // a result of all the rows, or of a group's
 	}

@@ -1,0 +1,139 @@
+package query
+
+// evalSub returns the value of a subquery expression for r, correlated
+// with it: EXISTS is true when the subquery gives a result; ARRAY is an
+// array of its results; a scalar subquery is its first result, undefined
+// without one. The subquery's rows are r's with each of its FROM clause's
+// sources in turn, as a JOIN's; beyond MaxJoinRows of them for r, its
+// value is undefined (a subquery has no error to give). It takes the
+// product's size, times the WHERE clause's and the projection's cost.
+func (b *Bound) evalSub(e *expr, r *Row) val {
+	q := e.sub
+	top := -1
+	if q.top.set {
+		top = q.top.n
+		if q.top.param >= 0 {
+			v := b.params[q.top.param]
+			if v.Kind != Number || v.Num < 0 || v.Num != float64(int(v.Num)) {
+				return undef
+			}
+			top = int(v.Num)
+		}
+	}
+	x := *r
+	x.binds = make([]string, q.base+len(q.joins))
+	copy(x.binds, r.binds)
+	agg := len(q.aggs) > 0 // aggregates in its SELECT clause: one result of all its rows
+	var (
+		a        Aggregation
+		results  int
+		out      []byte // ARRAY: the results so far; a scalar: the first
+		seen     map[string]bool
+		dk       []byte
+		n        int
+		tooLarge bool
+	)
+	leaf := func() bool {
+		if q.where != nil {
+			if v := b.eval(q.where, &x); v.Kind != Bool || !v.Bool {
+				return true
+			}
+		}
+		if agg {
+			b.accumulateAll(q, &a, &x)
+			return true
+		}
+		res, ok := b.project(q, nil, &x)
+		if !ok {
+			return true
+		}
+		if q.distinct {
+			if dk = AppendDistinctKey(dk[:0], res); seen[string(dk)] {
+				return true
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[string(dk)] = true
+		}
+		results++
+		switch e.kind {
+		case xExists:
+			return false
+		case xScalarSub:
+			out = res
+			return false
+		}
+		if results > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, res...)
+		return top < 0 || results < top
+	}
+	var walk func(k int) bool
+	walk = func(k int) bool {
+		if k == len(q.joins) {
+			return leaf()
+		}
+		j := q.joins[k]
+		src := b.eval(j.src, &x)
+		if src.Kind == Undefined || j.each && src.Kind != Array {
+			return true
+		}
+		text := src.raw
+		if text == "" || src.root {
+			text = string(appendVal(nil, src, &x))
+		}
+		if !j.each {
+			if n++; n > MaxJoinRows {
+				tooLarge = true
+				return false
+			}
+			x.binds[q.base+k] = text
+			return walk(k + 1)
+		}
+		more := true
+		Elements(text, func(elem string) bool {
+			if n++; n > MaxJoinRows {
+				tooLarge = true
+				more = false
+				return false
+			}
+			x.binds[q.base+k] = elem
+			more = walk(k + 1)
+			return more
+		})
+		return more
+	}
+	if top != 0 {
+		walk(0)
+	}
+	if tooLarge {
+		return undef
+	}
+	if agg && top != 0 {
+		if res, ok := b.project(q, nil, &Row{agg: &aggRow{aggs: aggValues(q, &a)}}); ok {
+			results, out = 1, res
+		}
+	}
+	switch e.kind {
+	case xExists:
+		return boolVal(results > 0)
+	case xArraySub:
+		return valOf(string(append(append([]byte{'['}, out...), ']')))
+	}
+	if results == 0 {
+		return undef
+	}
+	return valOf(string(out))
+}
+
+// valOf returns the value of the JSON text raw; undefined for a string
+// that is no Unicode text.
+func valOf(raw string) val {
+	v, ok := FromJSON(raw)
+	if !ok {
+		return undef
+	}
+	return val{Value: v, raw: raw}
+}
