@@ -10,7 +10,7 @@ import (
 	"github.com/ttldb/ttldb"
 )
 
-// ---- JOIN and DISTINCT (R13, issue 30): ttldb alone ----
+// ---- JOIN, DISTINCT and subqueries (R13, issue 30): ttldb alone ----
 //
 // A store of its own of -joinitems documents (100,000 by default), each
 // with three tags of 50 names and a weight, beside the fields of the
@@ -57,7 +57,8 @@ func joinDoc(dst []byte, i int) []byte {
 // BenchmarkQueryJoin runs, on the join store, side by side: the unindexed
 // filter of BenchmarkQuery (a COUNT); a COUNT over a JOIN with a filter on
 // the tags; DISTINCT over a JOIN with a filter; DISTINCT of a document's
-// path with a filter. Each query's result is checked against a count in
+// path with a filter; a COUNT of the documents an EXISTS subquery over the
+// tags keeps. Each query's result is checked against a count in
 // Go before the timing.
 func BenchmarkQueryJoin(b *testing.B) {
 	n := *joinItems
@@ -71,7 +72,7 @@ func BenchmarkQueryJoin(b *testing.B) {
 	})
 	// What the queries must give, counted in Go from the generator.
 	var users [userValues]bool
-	tagged, names := 0, map[string]bool{}
+	tagged, names, having := 0, map[string]bool{}, 0
 	filtered := 0
 	const user, qty, tag, w = 815, 50, 7, 5
 	for i := range n {
@@ -82,14 +83,19 @@ func BenchmarkQueryJoin(b *testing.B) {
 		if q > qty {
 			users[u] = true
 		}
+		has := false
 		for k := range 3 {
 			h := mix(uint64(i)*8 + uint64(k) + 100)
 			if int(h>>8%joinWeights) > w {
 				names[fmt.Sprint(h%joinTags)] = true
 				if int(h%joinTags) == tag {
 					tagged++
+					has = true
 				}
 			}
+		}
+		if has {
+			having++
 		}
 	}
 	distinctUsers := 0
@@ -109,6 +115,7 @@ func BenchmarkQueryJoin(b *testing.B) {
 		{"join", `SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags WHERE t.name = @tag AND t.w > @w`, true, tagged, []string{"tag", "w"}},
 		{"join-distinct", `SELECT DISTINCT VALUE t.name FROM c JOIN t IN c.tags WHERE t.w > @w`, false, len(names), []string{"w"}},
 		{"distinct", `SELECT DISTINCT VALUE c.user FROM c WHERE c.qty > @qty`, false, distinctUsers, []string{"qty"}},
+		{"exists", `SELECT VALUE COUNT(1) FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t.name = @tag AND t.w > @w)`, true, having, []string{"tag", "w"}},
 	} {
 		p, err := ttldb.Prepare(q.text)
 		if err != nil {

@@ -16,6 +16,7 @@
 //
 //	query    = SELECT [TOP count] [DISTINCT [TOP count]] select [from]
 //	           [WHERE expr] [GROUP BY expr {"," expr}]
+//	           (a subquery: SELECT [TOP count] [DISTINCT] select [from] [WHERE expr])
 //	           [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
 //	           [OFFSET count LIMIT count]
 //	from     = FROM (name {step} [[AS] alias] | alias IN name {step}) {join}
@@ -42,7 +43,8 @@
 //	product  = unary {("*" | "/" | "%") unary}
 //	unary    = ("-" | "+" | "~") unary | primary {step}
 //	primary  = number | string | TRUE | FALSE | NULL | UNDEFINED | @param
-//	         | NaN | Infinity | agg "(" expr ")"   (agg: in the select only)
+//	         | NaN | Infinity | agg "(" expr ")"   (agg: in a select only)
+//	         | EXISTS "(" subquery ")" | ARRAY "(" subquery ")" | "(" subquery ")"
 //	         | path | function "(" [expr {"," expr}] ")" | "(" expr ")"
 //	         | "[" [expr {"," expr}] "]" | "{" [member {"," member}] "}"
 //	member   = (name | string) ":" expr
@@ -101,6 +103,18 @@
 // (those of each source counted, the last's and the ones before), Each
 // fails rather than run on, and at most MaxJoins sources join.
 //
+// A subquery, EXISTS(SELECT ...), ARRAY(SELECT ...) or (SELECT ...), is
+// an expression, correlated with the row it is evaluated for: its FROM
+// clause (FROM t IN c.tags, FROM c.user u, and JOINs) iterates values of
+// the outer aliases, its paths name its aliases and the outer ones
+// (resolveSubs, once the outer FROM is read), and its rows are the outer
+// row's binds with its own after them (Query.base). EXISTS is true when
+// it gives a result, ARRAY the array of its results, a scalar subquery its
+// first result (undefined for none). It takes TOP, DISTINCT, WHERE and
+// aggregates in any expression of its SELECT clause (its own Query.aggs:
+// one result of its rows); beyond MaxJoinRows rows for one outer row it is
+// undefined.
+//
 // SELECT DISTINCT keeps one result of those equal as = compares them (1
 // and 1.0, objects in any member order); AppendDistinctKey gives the key
 // that tells them apart, and orders them when no ORDER BY does (scalars as
@@ -140,13 +154,13 @@
 // NaN and Infinity are literals (the samples tostring and stringtonumber
 // use them), spelled as JavaScript does, where no alias has that name.
 //
-// Refused as not supported ([Error].Unsupported): subqueries (JOIN
-// (SELECT ...) among them), EXISTS, ARRAY(...), user-defined functions
-// (udf.f), DOCUMENTID (it reads the service's internal _rid, which ttldb
-// has not), ORDER BY with GROUP BY or an aggregate, ORDER BY on a path of
-// a JOIN's alias, DISTINCT with GROUP BY, property names and indexes
-// computed by an expression or a parameter (c[@p], c[c.k]), SELECT * with
-// other items, comments.
+// Refused as not supported ([Error].Unsupported): subqueries in FROM and
+// JOIN, over a container, or with ORDER BY, GROUP BY, OFFSET or SELECT *,
+// user-defined functions (udf.f), DOCUMENTID (it reads the service's
+// internal _rid, which ttldb has not), ORDER BY with GROUP BY or an
+// aggregate, ORDER BY on a path of a JOIN's alias, DISTINCT with GROUP BY,
+// property names and indexes computed by an expression or a parameter
+// (c[@p], c[c.k]), SELECT * with other items, comments.
 //
 // # Semantics
 //
