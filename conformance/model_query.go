@@ -8,7 +8,12 @@ package conformance
 // logic (values of different types never compare, numbers as doubles,
 // strings by their bytes, undefined is not null); ORDER BY in Cosmos's
 // order across types, ties in key order in the direction of the first item;
-// then TOP or OFFSET ... LIMIT, then SELECT. The results, read in pages of
+// then TOP or OFFSET ... LIMIT, then SELECT. A JOIN t IN c.path makes a
+// row of each element of the array there (none for anything else), in the
+// document's order, WHERE testing c's and t's paths; EXISTS(SELECT VALUE u
+// FROM u IN c.path WHERE cond) is true when some element makes cond true;
+// DISTINCT keeps one of equal values, compared as a set, the model
+// predicting no order for it. The results, read in pages of
 // random sizes that follow the continuation tokens, with QueryAll or with a
 // Cursor, are compared value by value: whatever the indexes, they are the
 // same; a plan may name only one of the collection's indexes, on a path
@@ -250,6 +255,19 @@ func (c *mCond) eval(d, e jv) (tri, bool) {
 	case "not":
 		t, amb := c.subs[0].eval(d, e)
 		return tTrue - t, amb
+	case "exists": // of the subquery's rows, one at least for which its condition is true
+		a, amb := d.at(c.path)
+		if amb || a.odd {
+			return tUndef, true
+		}
+		for _, x := range a.arr {
+			if t, amb := c.subs[0].eval(d, x); amb {
+				return tUndef, true
+			} else if t == tTrue {
+				return tTrue, false
+			}
+		}
+		return tFalse, false
 	case "and", "or":
 		a, amb1 := c.subs[0].eval(d, e)
 		b, amb2 := c.subs[1].eval(d, e)

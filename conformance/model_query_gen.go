@@ -76,7 +76,7 @@ var (
 	sqlKeywords = " SELECT TOP VALUE FROM AS WHERE ORDER BY ASC DESC OFFSET LIMIT AND OR NOT IN BETWEEN TRUE " +
 		"FALSE NULL UNDEFINED JOIN GROUP DISTINCT EXISTS LIKE ESCAPE ARRAY "
 	sqlKeywordRE = regexp.MustCompile(`\b(SELECT|TOP|VALUE|COUNT|AS|FROM|WHERE|NOT|AND|OR|BETWEEN|IN|IS_DEFINED|` +
-		`IS_NULL|STARTSWITH|ORDER|BY|ASC|DESC|OFFSET|LIMIT|JOIN|DISTINCT)\b`)
+		`IS_NULL|STARTSWITH|ORDER|BY|ASC|DESC|OFFSET|LIMIT|JOIN|DISTINCT|EXISTS)\b`)
 )
 
 // The escapes of JSON Pointers: ~0 is '~', ~1 is '/'.
@@ -150,6 +150,39 @@ type sqlGen struct {
 	elems  []jv      // with a JOIN, the elements of the documents' arrays it joins
 	epaths [][]qStep // and their paths, the element itself first
 	inElem bool      // values are drawn from elems
+	exists *[]qStep  // within an EXISTS subquery over this array path: elems and epaths are its
+}
+
+// elemRoot is the alias of the element a condition's path starts from: the
+// JOIN's t, or the EXISTS subquery's u.
+func (g *sqlGen) elemRoot() string {
+	if g.exists != nil {
+		return "u"
+	}
+	return "t"
+}
+
+// existsCond draws EXISTS(SELECT VALUE u FROM u IN c.path WHERE cond), cond
+// on u alone (R13): true when an element of the array makes cond true, else
+// false (no array, or none: false).
+func (g *sqlGen) existsCond(scalar bool) (*mCond, string, bool) {
+	arrs := arrayPaths(g.docs)
+	if len(arrs) == 0 {
+		return nil, "", false
+	}
+	p := pick(g.h.r, arrs)
+	elems, epaths := g.elems, g.epaths
+	g.elems, g.epaths = nil, nil
+	for _, d := range g.docs {
+		if a, _ := d.at(p); a.kind == jArr {
+			g.elems = append(g.elems, a.arr...)
+		}
+	}
+	g.epaths = append([][]qStep{{}}, docPaths(g.elems)...)
+	g.exists = &p
+	sub, s := g.cond(1, scalar)
+	g.elems, g.epaths, g.exists = elems, epaths, nil
+	return &mCond{op: "exists", path: p, subs: []*mCond{sub}}, "EXISTS(SELECT VALUE u FROM u IN " + g.pathSQL(p) + " WHERE " + s + ")", true
 }
 
 // arrayPaths are the paths of the documents' members, and of the members
@@ -287,13 +320,17 @@ func (g *sqlGen) cond(depth int, scalar bool) (*mCond, string) {
 	case n < 6 && !scalar:
 		a, as := g.cond(1, true)
 		return &mCond{op: "not", subs: []*mCond{a}}, "NOT (" + as + ")"
+	case n == 6 && g.exists == nil:
+		if c, s, ok := g.existsCond(scalar); ok {
+			return c, s
+		}
 	}
 	var p []qStep
 	var ps string
-	g.inElem = g.q.join != nil && r.IntN(2) == 0
-	if g.inElem { // a path of the JOIN's element
+	g.inElem = g.exists != nil || g.q.join != nil && r.IntN(2) == 0
+	if g.inElem { // a path of the JOIN's element, or of the EXISTS subquery's
 		p = pick(r, g.epaths)
-		ps = g.rootedSQL("t", p)
+		ps = g.rootedSQL(g.elemRoot(), p)
 	} else {
 		p = g.path(true)
 		ps = g.pathSQL(p)
