@@ -167,6 +167,7 @@ func TestJoinProduct(t *testing.T) {
 		{`SELECT VALUE [c.id, t.name, v] FROM c JOIN t IN c.tags JOIN v IN t.v`, `["a","x",1] ["a","x",2] ["a","y",3] ["e","x",4] ["e","x",5] ["e","x",6]`},
 		{`SELECT VALUE [t.name, m] FROM c JOIN t IN c.tags JOIN m IN c.nums WHERE c.id = "a"`, `["x",1] ["x",2] ["x",2] ["y",1] ["y",2] ["y",2]`},
 		{`SELECT VALUE x FROM x IN c.nums`, `1 2 2 3 1 2`},
+		{`SELECT VALUE [u.name, v] FROM c.tags[0] u JOIN v IN u.v WHERE v != 5`, `["x",1] ["x",2] ["x",4] ["x",6]`},
 		{`SELECT * FROM x IN c.nums`, `1 2 2 3 1 2`},
 		{`SELECT * FROM t IN c.tags WHERE t.name = "y"`, `{"name":"y","v":[3]} {"name":"y","v":[]}`},
 		{`SELECT VALUE v FROM t IN c.tags JOIN v IN t.v WHERE v > 2`, `3 4 5 6`},
