@@ -325,8 +325,8 @@ func (g *sqlGen) cond(depth int, scalar bool) (*mCond, string) {
 		c.op = "like"
 		pat := likePattern(r, g.value(p, func(v jv) bool { return v.kind == jStr }).s)
 		c.vals = []jv{{kind: jStr, s: pat, raw: jsonString(pat)}}
-		if r.IntN(3) == 0 {
-			return c, ps + " LIKE " + strconv.Quote(pat) // a literal: served by the index when it has a prefix
+		if r.IntN(3) == 0 && utf8.ValidString(pat) { // JSON's quoting, which Cosmos SQL reads (Go's \x00 it does not)
+			return c, ps + " LIKE " + jsonString(pat) // a literal: served by the index when it has a prefix
 		}
 		return c, ps + " LIKE " + g.param(c.vals[0], false)
 	default:
