@@ -66,16 +66,21 @@ func (p *parser) checkAggregates() error {
 		}
 	}
 	for _, it := range q.items {
-		if bad := p.groupRefs(it.e); bad != nil {
-			what := describe(token{kind: tIdent, text: it.text})
-			if bad != it.e {
-				what = "the path " + bad.root + bad.path.String()[1:] + " in " + what
-			}
-			if len(q.group) == 0 {
-				return p.fail(bad.off, "%s is outside an aggregate: with an aggregate and no GROUP BY the query gives one result, of aggregates and constants (aggregate it, or GROUP BY it)", what)
-			}
-			return p.fail(bad.off, "%s is neither an expression of GROUP BY nor an aggregate", what)
+		bad := p.groupRefs(it.e)
+		switch {
+		case bad == nil:
+			continue
+		case bad.sub != nil: // its rows would be the result's, which has no document
+			return p.unsupported(bad.off, "a subquery outside an aggregate's argument, in a query with aggregates or GROUP BY,")
 		}
+		what := describe(token{kind: tIdent, text: it.text})
+		if bad != it.e {
+			what = "the path " + bad.root + bad.path.String()[1:] + " in " + what
+		}
+		if len(q.group) == 0 {
+			return p.fail(bad.off, "%s is outside an aggregate: with an aggregate and no GROUP BY the query gives one result, of aggregates and constants (aggregate it, or GROUP BY it)", what)
+		}
+		return p.fail(bad.off, "%s is neither an expression of GROUP BY nor an aggregate", what)
 	}
 	return nil
 }
@@ -106,7 +111,7 @@ func (p *parser) groupRefs(e *expr) *expr {
 			return nil
 		}
 	}
-	if e.kind == xPath {
+	if e.kind == xPath || e.sub != nil { // a subquery may read the row (correlated)
 		return e
 	}
 	for _, a := range e.args {

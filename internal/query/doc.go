@@ -159,6 +159,8 @@
 // user-defined functions (udf.f), DOCUMENTID (it reads the service's
 // internal _rid, which ttldb has not), ORDER BY with GROUP BY or an
 // aggregate, ORDER BY on a path of a JOIN's alias, DISTINCT with GROUP BY,
+// a subquery outside an aggregate's argument in a query with aggregates or
+// GROUP BY,
 // property names and indexes computed by an expression or a parameter
 // (c[@p], c[c.k]), SELECT * with other items, comments.
 //

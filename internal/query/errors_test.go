@@ -233,6 +233,8 @@ func TestParseUnsupported(t *testing.T) {
 		{`SELECT VALUE (SELECT VALUE t FROM t IN c.a ORDER BY t) FROM c`, 43, `ORDER BY in a subquery is not supported`},
 		{`SELECT VALUE (SELECT VALUE t FROM t IN c.a GROUP BY t) FROM c`, 43, `GROUP BY in a subquery is not supported`},
 		{`SELECT * FROM (SELECT * FROM c)`, 14, `a subquery is not supported`},
+		{`SELECT VALUE COUNT(1) + ARRAY_LENGTH(ARRAY(SELECT VALUE t FROM t IN c.tags)) FROM c`, 37, `a subquery outside an aggregate's argument, in a query with aggregates or GROUP BY, is not supported`},
+		{`SELECT c.n, (SELECT VALUE COUNT(1) FROM t IN c.tags) AS k FROM c GROUP BY c.n`, 12, `a subquery outside an aggregate's argument`},
 		{`SELECT VALUE ARRAY(SELECT VALUE 1 FROM d) FROM c`, 39, `a subquery that reads a container (d) is not supported`},
 		{`SELECT * FROM c WHERE udf.f(c.x)`, 22, `a user-defined function (udf.f) is not supported`},
 		{`SELECT VALUE UDF.tax(c.x) FROM c`, 13, `user-defined function`},
