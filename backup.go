@@ -68,7 +68,17 @@ func (c *Collection) Backup(ctx context.Context, w io.Writer) (BackupInfo, error
 // memory of an open, which the collection's are dropped after), and only
 // then names the copy so that an open reads it; a backup refused, or any
 // failure, leaves no file of a collection in dir (a crash leaves a
-// temporary file that an open removes).
+// temporary file that an open removes: such a dir then opens as a new,
+// empty collection, so restore again into an empty directory after a
+// crash, and check the BackupInfo it returns).
+//
+// The collection restored is the original as of the backup: the same
+// collection ID, the same etags, and LSNs that go on from the backup's
+// LastLSN. So an etag, a continuation token or a feed position that the
+// original gave after the backup may name another version in the
+// restored collection: an IfMatch with such an etag can match a version
+// its holder never read. After a restore, clients drop what they hold
+// from later than [BackupInfo.LastLSN].
 //
 // Errors: [ErrCorrupt], as a [*CorruptError] naming the offset in r, for a
 // backup cut short, damaged, or followed by other bytes; [ErrLocked] for a
