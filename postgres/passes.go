@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -68,8 +69,8 @@ func newPasser() *passer {
 // progress, if any; nothing when another's pass serves it.
 //
 // Errors: ctx's, when it ends while the call waits for its turn; those of
-// its own pass, which it runs when none served it: ErrCorrupt for a record
-// mine that is gone or still has no LSN, ctx's, the server's.
+// its own pass, which it runs when none served it: errLSNGone for a record
+// mine whose LSN is gone, ctx's, the server's.
 func (e *Engine) sequence(ctx context.Context, mine int64) (int64, error) {
 	p := e.passes
 	w := &passWait{seq: mine, done: make(chan struct{})}
@@ -116,6 +117,14 @@ func (p *passer) waiting() []*passWait {
 	return ws
 }
 
+// errLSNGone is what a call is served when the pass found no LSN for its
+// record: it registered after its commit, so the pass's snapshot holds the
+// record, and a record the pass did not number was numbered by another
+// pass before; its LSN is gone only when that record is gone from the
+// feed (the feed off, or retention) and the document's row holds another
+// version since. The write committed; only its etag is not known.
+var errLSNGone = errors.New("its LSN is gone: another pass numbered its record, which is gone from the feed (off, or trimmed), and the document changed since")
+
 // serve gives each call of ws still registered its LSN, from lsns, the
 // LSNs of the records of seqs (0 for a record that has none), and
 // unregisters and wakes it.
@@ -136,7 +145,7 @@ func (e *Engine) serve(ws []*passWait, seqs, lsns []int64) {
 		delete(p.wait, w)
 		if w.seq != 0 {
 			if w.lsn = got[w.seq]; w.lsn == 0 {
-				w.err = e.corrupt("the write's record of seq %d has no LSN after a pass", w.seq)
+				w.err = errLSNGone
 			}
 		}
 		close(w.done)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ttldb/ttldb"
 	"github.com/ttldb/ttldb/engine"
 )
 
@@ -122,5 +123,45 @@ func TestAPassWaiterThatLeavesBreaksNoOther(t *testing.T) { // R11, R16
 		if l := h.lsn(d); l < 1 || l > writers {
 			t.Errorf("k%d has LSN %d, want 1 to %d", w, l, writers)
 		}
+	}
+}
+
+// R11, R16: with the feed off, a pass deletes the records it numbers, so
+// a write whose record another pass numbered (another handle's, or one of
+// its own handle it did not wait for) finds no LSN for it once its
+// document changed: a Delete, which returns no etag, still succeeds (it
+// committed; it once returned ErrCorrupt), and is gone for every handle.
+func TestFeedOffDeletesWithoutTheirLSN(t *testing.T) {
+	s := newServer(t)
+	o := &ttldb.Options{Feed: ttldb.FeedOptions{Off: true}}
+	hs := []*handle{open(t, s, "c", o), open(t, s, "c", o)}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 25 {
+				k, at := key(fmt.Sprintf("g%d-%d", g, i))
+				e := hs[(g+i)%2].e
+				if _, err := e.Write(t.Context(), k, engine.Write{Op: engine.Upsert, Doc: engine.NewDoc(k, at, `{}`, 0, 0, 0)}); err != nil {
+					errs <- fmt.Errorf("Upsert %q: %w", k, err)
+					return
+				}
+				if _, err := hs[(g+i+1)%2].e.Write(t.Context(), k, engine.Write{Op: engine.Delete}); err != nil {
+					errs <- fmt.Errorf("Delete %q: %w", k, err)
+					return
+				}
+				for _, h := range hs {
+					if _, err := h.e.Get(t.Context(), k); !errors.Is(err, engine.ErrNotFound) {
+						errs <- fmt.Errorf("Get %q after its Delete: %v, want ErrNotFound", k, err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -164,6 +165,9 @@ func (e *Engine) passAfterCommit(ctx context.Context, what string, mine int64) (
 	})
 	defer stop()
 	lsn, err := e.sequence(pctx, mine)
+	if errors.Is(err, errLSNGone) {
+		return 0, fmt.Errorf("ttldb: collection %q: %s committed, but its etag cannot be given: %w", e.Settings().Name, what, err)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("ttldb: collection %q: %s committed, but its LSN (and etag) could not be given: the next pass of any handle gives it: %w", e.Settings().Name, what, err)
 	}

@@ -122,6 +122,9 @@ func (e *Engine) Write(ctx context.Context, key []byte, w engine.Write) (*engine
 		return nil, errSkipped
 	}
 	lsn, err := e.passAfterCommit(ctx, w.Op.String(), seq)
+	if d == nil && errors.Is(err, errLSNGone) {
+		return nil, nil // a Delete committed: it returns no etag
+	}
 	if err != nil {
 		return nil, err
 	}
