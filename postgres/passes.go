@@ -89,6 +89,11 @@ func (e *Engine) sequence(ctx context.Context, mine int64) (int64, error) {
 	case <-w.done:
 		return w.lsn, w.err
 	case <-ctx.Done():
+		select {
+		case <-w.done: // served as ctx ended: select chose at random
+			return w.lsn, w.err
+		default:
+		}
 		return 0, engine.ContextError(ctx, "sequencing")
 	case p.turn <- struct{}{}:
 	}
