@@ -152,8 +152,9 @@
 // undefined is not null, values of different types never compare, and
 // ORDER BY sorts undefined < null < false < true < numbers < strings.
 // JOIN gives one document at most [query.MaxJoinRows] rows (100,000, the
-// rows of each JOIN counted), and refuses a query that would make more
-// with [ErrInvalidQuery]; DISTINCT holds every distinct result of the
+// rows of each JOIN and of every subquery evaluated for it counted), and
+// refuses a query that would make more with [ErrInvalidQuery], as it does
+// a subquery whose results pass [query.MaxSubqueryBytes] (2 MiB); DISTINCT holds every distinct result of the
 // query in memory, as GROUP BY does its groups.
 //
 // Secondary indexes on JSON paths (Options.Indexes, CreateIndex) serve

@@ -13,7 +13,7 @@ import (
 func (r *queryRun) results(d *engine.Doc, fn func(ord int, res []byte) bool) bool {
 	if !r.b.Joined() {
 		res, ok := r.render(d)
-		return !ok || fn(0, res)
+		return r.err == nil && (!ok || fn(0, res))
 	}
 	skip := 0
 	if r.resume && d.Key() == r.afterKey {
@@ -31,7 +31,7 @@ func (r *queryRun) results(d *engine.Doc, fn func(ord int, res []byte) bool) boo
 		return more
 	})
 	if err != nil {
-		r.err = errorf(ErrInvalidQuery, "document %q: %v", d.ID(), err)
+		r.fail(d, err)
 		return false
 	}
 	return more
@@ -42,20 +42,31 @@ func (r *queryRun) results(d *engine.Doc, fn func(ord int, res []byte) bool) boo
 // (r.err).
 func (r *queryRun) each(d *engine.Doc, fn func(x query.Row)) bool {
 	if err := r.b.Each(r.row(d), func(x query.Row) bool { fn(x); return true }); err != nil {
-		r.err = errorf(ErrInvalidQuery, "document %q: %v", d.ID(), err)
+		r.fail(d, err)
 		return false
 	}
 	return true
 }
 
-// render returns d's result; false when it gives none.
+// fail records err, a limit d's evaluation went beyond (nil: none), as
+// the error that stops the query.
+func (r *queryRun) fail(d *engine.Doc, err error) {
+	if err != nil && r.err == nil {
+		r.err = errorf(ErrInvalidQuery, "document %q: %v", d.ID(), err)
+	}
+}
+
+// render returns d's result; false when it gives none, or when a subquery
+// went beyond a limit (r.err).
 func (r *queryRun) render(d *engine.Doc) ([]byte, bool) {
 	if r.b.Star() {
 		r.out = d.AppendJSON(r.out[:0])
 		return r.out, true
 	}
 	var ok bool
-	r.out, ok = r.b.AppendResult(r.out[:0], r.row(d))
+	row := r.row(d)
+	r.out, ok = r.b.AppendResult(r.out[:0], row)
+	r.fail(d, row.Err())
 	return r.out, ok
 }
 

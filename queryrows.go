@@ -116,7 +116,11 @@ func (r *queryRun) single(offset int, fn func(res []byte) bool) {
 // live (R4), in the partition, and kept by the WHERE clause.
 func (r *queryRun) keep(d *engine.Doc) bool {
 	r.plan.Examined++
-	if r.s.Expired(d) || !strings.HasPrefix(d.Key(), r.prefix) || !r.b.Match(r.row(d)) {
+	if r.s.Expired(d) || !strings.HasPrefix(d.Key(), r.prefix) {
+		return false
+	}
+	if row := r.row(d); !r.b.Match(row) {
+		r.fail(d, row.Err())
 		return false
 	}
 	r.plan.Matched++
@@ -137,12 +141,12 @@ func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) error {
 			after = justBefore(after)
 		}
 		return r.s.Scan(&r.ctx, r.prefix, after, r.resume, func(d *engine.Doc) bool {
-			return r.before(d.Key()) || !r.keep(d) || fn(d, nil)
+			return (r.before(d.Key()) || !r.keep(d) || fn(d, nil)) && r.err == nil
 		})
 	case r.b.Aggregate() || !sorted && r.point:
 		// A count needs no order; one value's items are in key order.
 		return r.indexRows(func(d *engine.Doc) bool {
-			return r.before(d.Key()) || !r.keep(d) || fn(d, nil)
+			return (r.before(d.Key()) || !r.keep(d) || fn(d, nil)) && r.err == nil
 		})
 	}
 	type found struct {
@@ -158,7 +162,7 @@ func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) error {
 			}
 			rows = append(rows, found{d, sk})
 		}
-		return true
+		return r.err == nil
 	}
 	var err error
 	if r.index == "" {
@@ -166,7 +170,7 @@ func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) error {
 	} else {
 		err = r.indexRows(add)
 	}
-	if err != nil {
+	if err != nil || r.err != nil {
 		return err
 	}
 	slices.SortFunc(rows, func(a, b found) int { return r.compare(a.sk, a.d.Key(), b.sk, b.d.Key()) })
@@ -222,7 +226,7 @@ func (r *queryRun) orderedRows(fn func(d *engine.Doc, sk []byte) bool) error {
 	var sk []byte
 	return r.s.Index(&r.ctx, r.index, r.ranges, r.desc, seek, func(d *engine.Doc, it string) bool {
 		if from != seek && !r.desc && it < from || !r.keep(d) {
-			return true
+			return r.err == nil
 		}
 		// The item's key is the value's key, then d's: the sort key of the
 		// one ORDER BY item, complemented for DESC.

@@ -41,7 +41,8 @@ type aggState struct {
 
 // Accumulate adds r, a row that matches, to a: its value of each
 // aggregate's argument, which undefined leaves out. Its cost is that of
-// evaluating the arguments; it allocates on the first row only.
+// evaluating the arguments; it allocates on the first row only. A
+// subquery beyond a limit sets r.Err (Each returns it).
 func (b *Bound) Accumulate(a *Aggregation, r Row) { b.accumulateAll(b.q, a, &r) }
 
 // accumulateAll adds r to each aggregate of a, those of q (the Bound's

@@ -147,7 +147,8 @@ func (b *Bound) constVal(e *expr) val {
 
 // Match reports whether the WHERE clause is true for r; without one, it is.
 // With joins, it tests the terms of its top-level AND that name only the
-// document, and [Bound.Each] the others.
+// document, and [Bound.Each] the others. False, with r.Err set, when a
+// subquery went beyond a limit (MaxJoinRows, MaxSubqueryBytes).
 func (b *Bound) Match(r Row) bool {
 	if b.q.docWhere == nil {
 		return true

@@ -112,8 +112,12 @@
 // it gives a result, ARRAY the array of its results, a scalar subquery its
 // first result (undefined for none). It takes TOP, DISTINCT, WHERE and
 // aggregates in any expression of its SELECT clause (its own Query.aggs:
-// one result of its rows); beyond MaxJoinRows rows for one outer row it is
-// undefined.
+// one result of its rows). Its rows count against the MaxJoinRows of its
+// document, one budget (Row.budget) that the document's product and every
+// subquery evaluated for it share, at any depth; beyond it, or beyond
+// MaxSubqueryBytes of an ARRAY or scalar subquery's results, the error is
+// recorded on the budget, the value is undefined, and Match, Each and
+// AppendResult's caller reads the error from Row.Err (Each returns it).
 //
 // SELECT DISTINCT keeps one result of those equal as = compares them (1
 // and 1.0, objects in any member order); AppendDistinctKey gives the key

@@ -22,6 +22,10 @@ const (
 	// first join's is one, and so is each row the second makes of it):
 	// more, and the query fails rather than run on.
 	MaxJoinRows = 100_000
+	// MaxSubqueryBytes is the most bytes of JSON the results of one
+	// ARRAY(SELECT ...) or scalar subquery may make, the largest document
+	// a collection accepts (R10): more, and the query fails.
+	MaxSubqueryBytes = 2 << 20
 )
 
 // Error is a query that does not parse, or uses a part of Cosmos SQL this

@@ -51,7 +51,8 @@ type group struct {
 
 // AddToGroup adds r, a row that matches, to its group in g: the one of its
 // values of GROUP BY's expressions. Its cost is that of evaluating them and
-// the aggregates' arguments; a new group allocates.
+// the aggregates' arguments; a new group allocates. A subquery beyond a
+// limit sets r.Err (Each returns it).
 func (b *Bound) AddToGroup(g *Groups, r Row) {
 	g.key = g.key[:0]
 	for _, e := range b.q.group {

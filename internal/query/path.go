@@ -116,7 +116,8 @@ type Row struct {
 	ETag string
 	agg  *aggRow // the result of all the rows or of a group: what xAgg and xGroupRef read; nil for a row
 
-	binds []string // a row of a product (Bound.Each): each join's element, as JSON
+	binds  []string // a row of a product (Bound.Each): each join's element, as JSON
+	budget *budget  // what its document may still spend (MaxJoinRows), shared by its rows; nil: none yet
 }
 
 // aggRow is what the SELECT clause of a query with aggregates or GROUP BY
@@ -216,8 +217,9 @@ func Elements(raw string, fn func(elem string) bool) {
 }
 
 // RowOf returns d as a query reads it; its etag is written into tag, which
-// must outlive the row's use.
+// must outlive the row's use. The calls reading the row share one budget
+// of MaxJoinRows rows (see Row.Err): make one a document.
 func RowOf(d *engine.Doc, tag []byte) Row {
 	t := engine.AppendETag(tag[:0], d.Tag)
-	return Row{Body: d.Body(), TS: d.TS, ETag: unsafe.String(unsafe.SliceData(t), len(t))}
+	return Row{Body: d.Body(), TS: d.TS, ETag: unsafe.String(unsafe.SliceData(t), len(t)), budget: new(budget)}
 }

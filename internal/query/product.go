@@ -1,7 +1,5 @@
 package query
 
-import "fmt"
-
 // Joined reports whether the query's FROM clause joins (JOIN, or FROM x IN
 // c.path): each document gives the rows of its product, which [Bound.Each]
 // enumerates, rather than one.
@@ -16,26 +14,31 @@ func (b *Bound) Distinct() bool { return b.q.distinct }
 // each the next join's, and so on. r is a document Match kept. Without
 // joins, the row is r. A row is valid until fn returns.
 //
-// Errors: the product goes beyond MaxJoinRows (the rows already given
-// stand). It takes the product's size, times the WHERE clause's cost.
+// Errors: the product, with the rows of the subqueries evaluated for r
+// and its rows, goes beyond MaxJoinRows, or a subquery's result beyond
+// MaxSubqueryBytes (the rows already given stand; r.Err says the same).
+// It takes the product's size, times the WHERE clause's cost.
 func (b *Bound) Each(r Row, fn func(x Row) bool) error {
 	q := b.q
+	r.spendable()
 	if len(q.joins) == 0 {
 		fn(r)
-		return nil
+		return r.Err()
 	}
 	r.binds = make([]string, len(q.joins))
-	n := 0
-	var err error
 	var walk func(k int) bool
 	walk = func(k int) bool {
 		if k == len(q.joins) {
 			if q.rowWhere != nil {
-				if v := b.eval(q.rowWhere, &r); v.Kind != Bool || !v.Bool {
+				v := b.eval(q.rowWhere, &r)
+				if r.failed() {
+					return false
+				}
+				if v.Kind != Bool || !v.Bool {
 					return true
 				}
 			}
-			return fn(r)
+			return fn(r) && !r.failed()
 		}
 		j := q.joins[k]
 		src := b.eval(j.src, &r)
@@ -47,8 +50,7 @@ func (b *Bound) Each(r Row, fn func(x Row) bool) error {
 			text = string(appendVal(nil, src, &r))
 		}
 		if !j.each {
-			if n++; n > MaxJoinRows {
-				err = b.tooMany()
+			if !r.spend() {
 				return false
 			}
 			r.binds[k] = text
@@ -56,8 +58,7 @@ func (b *Bound) Each(r Row, fn func(x Row) bool) error {
 		}
 		more := true
 		Elements(text, func(elem string) bool {
-			if n++; n > MaxJoinRows {
-				err = b.tooMany()
+			if !r.spend() {
 				more = false
 				return false
 			}
@@ -68,12 +69,7 @@ func (b *Bound) Each(r Row, fn func(x Row) bool) error {
 		return more
 	}
 	walk(0)
-	return err
-}
-
-// tooMany returns the error of a product beyond MaxJoinRows.
-func (b *Bound) tooMany() error {
-	return fmt.Errorf("the FROM clause's joins make more than %d rows of one document (query limit MaxJoinRows): filter the arrays before joining them, or join fewer", MaxJoinRows)
+	return r.Err()
 }
 
 // bindVal returns the value at p in the element of r's k-th join.

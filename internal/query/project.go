@@ -10,7 +10,8 @@ import (
 // for r. It returns false, with dst as it was, when there is none: SELECT
 // VALUE of undefined, or an aggregate. For SELECT * it appends the whole
 // document, though the caller renders it itself (see Star), or FROM a path
-// the value there.
+// the value there. A subquery beyond a limit leaves its value undefined
+// and sets r.Err, which the caller checks.
 func (b *Bound) AppendResult(dst []byte, r Row) ([]byte, bool) { return b.project(b.q, dst, &r) }
 
 // project appends the result of q's projection for r: q is the Bound's

@@ -4,9 +4,12 @@ package query
 // with it: EXISTS is true when the subquery gives a result; ARRAY is an
 // array of its results; a scalar subquery is its first result, undefined
 // without one. The subquery's rows are r's with each of its FROM clause's
-// sources in turn, as a JOIN's; beyond MaxJoinRows of them for r, its
-// value is undefined (a subquery has no error to give). It takes the
-// product's size, times the WHERE clause's and the projection's cost.
+// sources in turn, as a JOIN's, each counted against the MaxJoinRows rows
+// r's document may make (its product's and every subquery's, at any
+// depth); beyond them, or with more than MaxSubqueryBytes of results, it
+// records the error on r's budget (Row.Err) and its value is undefined,
+// which the caller reports. It takes the product's size, times the WHERE
+// clause's and the projection's cost.
 func (b *Bound) evalSub(e *expr, r *Row) val {
 	q := e.sub
 	top := -1
@@ -20,30 +23,36 @@ func (b *Bound) evalSub(e *expr, r *Row) val {
 			top = int(v.Num)
 		}
 	}
-	x := *r
+	r.spendable()
+	x := *r // shares r's budget
 	x.binds = make([]string, q.base+len(q.joins))
 	copy(x.binds, r.binds)
 	agg := len(q.aggs) > 0 // aggregates in its SELECT clause: one result of all its rows
 	var (
-		a        Aggregation
-		results  int
-		out      []byte // ARRAY: the results so far; a scalar: the first
-		seen     map[string]bool
-		dk       []byte
-		n        int
-		tooLarge bool
+		a       Aggregation
+		results int
+		out     []byte // ARRAY: the results so far; a scalar: the first
+		seen    map[string]bool
+		dk      []byte
 	)
 	leaf := func() bool {
 		if q.where != nil {
-			if v := b.eval(q.where, &x); v.Kind != Bool || !v.Bool {
+			v := b.eval(q.where, &x)
+			if x.failed() {
+				return false
+			}
+			if v.Kind != Bool || !v.Bool {
 				return true
 			}
 		}
 		if agg {
 			b.accumulateAll(q, &a, &x)
-			return true
+			return !x.failed()
 		}
 		res, ok := b.project(q, nil, &x)
+		if x.failed() {
+			return false
+		}
 		if !ok {
 			return true
 		}
@@ -62,6 +71,10 @@ func (b *Bound) evalSub(e *expr, r *Row) val {
 			return false
 		case xScalarSub:
 			out = res
+			return false
+		}
+		if len(out)+1+len(res) > MaxSubqueryBytes {
+			x.tooLarge(len(out) + 1 + len(res))
 			return false
 		}
 		if results > 1 {
@@ -85,8 +98,7 @@ func (b *Bound) evalSub(e *expr, r *Row) val {
 			text = string(appendVal(nil, src, &x))
 		}
 		if !j.each {
-			if n++; n > MaxJoinRows {
-				tooLarge = true
+			if !x.spend() {
 				return false
 			}
 			x.binds[q.base+k] = text
@@ -94,8 +106,7 @@ func (b *Bound) evalSub(e *expr, r *Row) val {
 		}
 		more := true
 		Elements(text, func(elem string) bool {
-			if n++; n > MaxJoinRows {
-				tooLarge = true
+			if !x.spend() {
 				more = false
 				return false
 			}
@@ -108,7 +119,7 @@ func (b *Bound) evalSub(e *expr, r *Row) val {
 	if top != 0 {
 		walk(0)
 	}
-	if tooLarge {
+	if x.failed() {
 		return undef
 	}
 	if agg && top != 0 {
