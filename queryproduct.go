@@ -70,5 +70,8 @@ func (r *queryRun) render(d *engine.Doc) ([]byte, bool) {
 	return r.out, ok
 }
 
-// row returns d as the query reads it.
-func (r *queryRun) row(d *engine.Doc) query.Row { return query.RowOf(d, r.tag[:]) }
+// row returns d as the query reads it, with a fresh budget (the run's, reset).
+func (r *queryRun) row(d *engine.Doc) query.Row {
+	r.budget.Reset()
+	return query.RowOf(d, r.tag[:]).Spend(&r.budget)
+}

@@ -38,9 +38,10 @@ type queryRun struct {
 	desc    bool          // ties in ORDER BY go by key, descending
 	plan    QueryPlan
 
-	ctx pageContext // the context of the call reading: a cursor's, its page's
-	tag [engine.ETagLen]byte
-	out []byte
+	ctx    pageContext // the context of the call reading: a cursor's, its page's
+	tag    [engine.ETagLen]byte
+	budget query.Budget // the document's being read (row)
+	out    []byte
 }
 
 // pageContext is the context a query's reads look at: the call's, or for a

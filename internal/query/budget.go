@@ -2,6 +2,22 @@ package query
 
 import "fmt"
 
+// Budget is what the evaluation of one document may spend (MaxJoinRows
+// rows, MaxSubqueryBytes a subquery's result): a query's run keeps one,
+// resets it for each document, and gives it to the document's rows with
+// [Row.Spend]. Its zero value is a fresh budget.
+type Budget = budget
+
+// Reset makes b a fresh budget, for the next document.
+func (b *Budget) Reset() { *b = budget{} }
+
+// Spend makes the calls that read r (Match, Each, AppendResult...) spend
+// b, and returns r: the calls reading one document share one budget.
+func (r Row) Spend(b *Budget) Row {
+	r.budget = b
+	return r
+}
+
 // budget is what one document's evaluation may spend: the rows its
 // product and every subquery under it make (MaxJoinRows in all), and the
 // first limit it went beyond, which the evaluation then reports rather
@@ -28,8 +44,8 @@ func (r *Row) spend() bool {
 	return true
 }
 
-// spendable returns r's budget, given one if it had none (a Row not made
-// by RowOf: its budget is then the call's).
+// spendable returns r's budget, given one if it had none (a Row given no
+// budget by Spend: its budget is then the call's).
 func (r *Row) spendable() *budget {
 	if r.budget == nil {
 		r.budget = new(budget)
@@ -52,7 +68,7 @@ func (r *Row) tooLarge(n int) {
 // product and subqueries made more than MaxJoinRows rows, or a subquery's
 // result is beyond MaxSubqueryBytes. Those calls then answer as if the
 // value were undefined, which the caller must not take for the answer.
-// Nil for none, and for a Row not made by RowOf. It costs nothing.
+// Nil for none, and for a Row given no budget (Spend). It costs nothing.
 func (r Row) Err() error {
 	if r.budget == nil {
 		return nil

@@ -217,9 +217,10 @@ func Elements(raw string, fn func(elem string) bool) {
 }
 
 // RowOf returns d as a query reads it; its etag is written into tag, which
-// must outlive the row's use. The calls reading the row share one budget
-// of MaxJoinRows rows (see Row.Err): make one a document.
+// must outlive the row's use. The row has no budget of its own: a query
+// gives it the document's with [Row.Spend], so that the calls reading the
+// document share one (see Row.Err). It allocates nothing.
 func RowOf(d *engine.Doc, tag []byte) Row {
 	t := engine.AppendETag(tag[:0], d.Tag)
-	return Row{Body: d.Body(), TS: d.TS, ETag: unsafe.String(unsafe.SliceData(t), len(t)), budget: new(budget)}
+	return Row{Body: d.Body(), TS: d.TS, ETag: unsafe.String(unsafe.SliceData(t), len(t))}
 }
