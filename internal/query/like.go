@@ -1,6 +1,7 @@
 package query
 
 import (
+	"strings"
 	"unicode/utf8"
 )
 
@@ -38,8 +39,9 @@ type likeElem struct {
 // undefined).
 type likePattern struct {
 	elems  []likeElem
-	prefix string // the characters every match starts with, before the first wildcard
-	pre    []byte // prefix, while compileLike builds it
+	prefix string    // the characters every match starts with, before the first wildcard
+	pre    []byte    // prefix, while compileLike builds it
+	segs   []likeSeg // elems split at each %: one more than the %s
 }
 
 // compileLike compiles pat, with esc its escape character (0: none).
@@ -82,6 +84,7 @@ func compileLike(pat string, esc rune) *likePattern {
 		}
 	}
 	p.prefix, p.pre = string(p.pre), nil
+	p.segs = likeSegments(p.elems)
 	return p
 }
 
@@ -145,33 +148,235 @@ func (el *likeElem) one(r rune) bool {
 	return in != el.not
 }
 
-// match reports whether s matches p: the classic scan that, on a
-// mismatch, lets the last % take one more character, in time
-// O(len(s) × len(p.elems)) at worst, and no allocation.
+// match reports whether s matches p, in time O(len(s) + the pattern's
+// length) but for a segment with _ or a class (see matchSteps), and no
+// allocation but for such a segment's state.
 func (p *likePattern) match(s string) bool {
-	i, j := 0, 0        // byte in s, element of p
-	star, back := -1, 0 // the last % seen, and the byte of s it was tried at
-	for i < len(s) {
+	return p.matchSteps(s, nil)
+}
+
+// likeSeg is a run of elements between two %s (or the pattern's start or
+// end), each matching one character.
+type likeSeg struct {
+	elems []likeElem
+	lit   string // the characters, when all are likeChar but utf8.RuneError
+	isLit bool
+	// For a middle segment not isLit, Shift-And (Baeza-Yates and Gonnet)
+	// in blocks of 64 elements: bit i of a block's mask is set when its
+	// element i matches the character. ascii[128*b+c] is block b's for
+	// c < 128; for another, lits[b][c] | ones[b] | its classes' bits.
+	ascii   []uint64
+	lits    []map[rune]uint64
+	ones    []uint64
+	classes []int // the elements that are classes
+	ranges  int   // how many ranges the classes hold
+}
+
+// likeSegments splits elems at each likeAny, in time O(len(elems)) (128
+// tries of each element, and each range of a class, for a middle segment
+// not literal).
+func likeSegments(elems []likeElem) []likeSeg {
+	var segs []likeSeg
+	from := 0
+	for j, el := range elems {
+		if el.kind == likeAny {
+			segs = append(segs, likeSeg{elems: elems[from:j:j]})
+			from = j + 1
+		}
+	}
+	segs = append(segs, likeSeg{elems: elems[from:]})
+	for i := range segs {
+		sg := &segs[i]
+		sg.isLit = true
+		var lit []byte
+		for _, el := range sg.elems {
+			if el.kind != likeChar || el.c == utf8.RuneError {
+				sg.isLit = false
+				break
+			}
+			lit = utf8.AppendRune(lit, el.c)
+		}
+		if sg.isLit {
+			sg.lit = string(lit)
+			continue
+		}
+		if i == 0 || i == len(segs)-1 {
+			continue // anchored: checked element by element
+		}
+		blocks := (len(sg.elems) + 63) / 64
+		sg.ascii = make([]uint64, 128*blocks)
+		sg.lits, sg.ones = make([]map[rune]uint64, blocks), make([]uint64, blocks)
+		for j := range sg.elems {
+			el, b, bit := &sg.elems[j], j/64, uint64(1)<<(j%64)
+			for c := rune(0); c < 128; c++ {
+				if el.one(c) {
+					sg.ascii[128*b+int(c)] |= bit
+				}
+			}
+			switch el.kind {
+			case likeChar:
+				if sg.lits[b] == nil {
+					sg.lits[b] = map[rune]uint64{}
+				}
+				sg.lits[b][el.c] |= bit
+			case likeOne:
+				sg.ones[b] |= bit
+			case likeClass:
+				sg.classes = append(sg.classes, j)
+				sg.ranges += len(el.ranges)
+			}
+		}
+	}
+	return segs
+}
+
+// at reports where sg matches s from byte i, if it does: element by
+// element.
+func (sg *likeSeg) at(s string, i int) (int, bool) {
+	if sg.isLit {
+		return i + len(sg.lit), len(s)-i >= len(sg.lit) && s[i:i+len(sg.lit)] == sg.lit
+	}
+	for j := range sg.elems {
+		if i >= len(s) {
+			return 0, false
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case j < len(p.elems) && p.elems[j].kind == likeAny:
-			star, back = j, i
-			j++
-		case j < len(p.elems) && p.elems[j].one(r):
-			i += size
-			j++
-		case star >= 0:
-			_, bs := utf8.DecodeRuneInString(s[back:])
-			back += bs
-			i, j = back, star+1
-		default:
+		if !sg.elems[j].one(r) {
+			return 0, false
+		}
+		i += size
+	}
+	return i, true
+}
+
+// find returns the end of sg's leftmost match in s, a middle segment's
+// (not empty); -1 if none. A literal by strings.Index; otherwise
+// Shift-And, with len(sg.elems)/64 words of state, in time
+// O(len(s) × words()) (each class's ranges tried on each character not
+// ASCII).
+func (sg *likeSeg) find(s string) int {
+	if sg.isLit {
+		if i := strings.Index(s, sg.lit); i >= 0 {
+			return i + len(sg.lit)
+		}
+		return -1
+	}
+	k := len(sg.elems)
+	var small [2][2]uint64             // no allocation for 128 elements or fewer
+	d, cls := small[0][:], small[1][:] // cls: the classes' bits for a character not ASCII
+	if w := (k + 63) / 64; w > len(d) {
+		d, cls = make([]uint64, w), make([]uint64, w)
+	} else {
+		d, cls = d[:w], cls[:w]
+	}
+	if len(sg.classes) == 0 {
+		cls = nil
+	}
+	last := uint64(1) << ((k - 1) % 64)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r >= 128 && cls != nil {
+			clear(cls)
+			for _, j := range sg.classes {
+				if sg.elems[j].one(r) {
+					cls[j/64] |= 1 << (j % 64)
+				}
+			}
+		}
+		carry := uint64(1) // a match may start at each character
+		for b := range d {
+			var m uint64
+			if r < 128 {
+				m = sg.ascii[128*b+int(r)]
+			} else {
+				m = sg.lits[b][r] | sg.ones[b]
+				if cls != nil {
+					m |= cls[b]
+				}
+			}
+			next := d[b] >> 63
+			d[b] = (d[b]<<1 | carry) & m
+			carry = next
+		}
+		if d[len(d)-1]&last != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// words bounds the cost of reading a character for find: 1 for a
+// literal, otherwise the words of Shift-And's state and the classes'
+// ranges.
+func (sg *likeSeg) words() int {
+	if sg.isLit {
+		return 1
+	}
+	return (len(sg.elems)+63)/64 + sg.ranges
+}
+
+// matchSteps is match, adding to *steps (when not nil) a bound on the
+// work it did: characters read, times words of state for a segment with
+// _ or a class. Greedy is exact with % the only wildcard of variable
+// length: the first segment must match at the start, the last at the
+// end, and each other at its leftmost match after the one before.
+func (p *likePattern) matchSteps(s string, steps *int) bool {
+	segs := p.segs
+	first, last := &segs[0], &segs[len(segs)-1]
+	lo, ok := first.at(s, 0)
+	if steps != nil {
+		*steps += len(first.elems)
+	}
+	if !ok {
+		return false
+	}
+	if len(segs) == 1 {
+		return lo == len(s)
+	}
+	// The last segment starts len(last.elems) characters before the end (a
+	// literal with no U+FFFD at a character's start, as any match of it).
+	hi := len(s)
+	if k := len(last.elems); last.isLit {
+		if steps != nil {
+			*steps += len(last.lit)
+		}
+		if !strings.HasSuffix(s[lo:], last.lit) {
+			return false
+		}
+		hi -= len(last.lit)
+	} else {
+		n := utf8.RuneCountInString(s[lo:])
+		if steps != nil {
+			*steps += 2*(len(s)-lo) + k
+		}
+		if n < k {
+			return false
+		}
+		hi = lo
+		for ; n > k; n-- {
+			_, size := utf8.DecodeRuneInString(s[hi:])
+			hi += size
+		}
+		if end, ok := last.at(s, hi); !ok || end != len(s) {
 			return false
 		}
 	}
-	for j < len(p.elems) && p.elems[j].kind == likeAny {
-		j++
+	for i := 1; i < len(segs)-1; i++ {
+		end := segs[i].find(s[lo:hi])
+		if steps != nil {
+			read := end
+			if end < 0 {
+				read = hi - lo
+			}
+			*steps += read * segs[i].words()
+		}
+		if end < 0 {
+			return false
+		}
+		lo += end
 	}
-	return j == len(p.elems)
+	return true
 }
 
 // likeOf returns the pattern of e, an xLike, for r: the one Bind compiled
