@@ -15,6 +15,7 @@ func BenchmarkLikeMatch(b *testing.B) {
 		{"classes", "%SO[t-z]PS_%", "an ISO PSA, the SOuPSx standard"},
 		{"adversarial", "%" + strings.Repeat("a", 4000) + "b", strings.Repeat("a", 200000)},
 		{"adversarialOne", "%" + strings.Repeat("a", 4000) + "_b", strings.Repeat("a", 200000)},
+		{"adversarialLiteralMiddle", "%" + strings.Repeat("a", 4000) + "b%", strings.Repeat("a", 200000)},
 		{"adversarialMiddle", "%" + strings.Repeat("a", 4000) + "_b%", strings.Repeat("a", 200000)},
 		{"adversarialMiddle64", "%" + strings.Repeat("a", 62) + "_b%", strings.Repeat("a", 200000)},
 	} {
