@@ -199,5 +199,14 @@ func withoutCosmos(line []byte) ([]byte, error) {
 		kj, _ := json.Marshal(k)
 		out = append(append(append(out, kj...), ':'), v...)
 	}
+	// The object must close, and nothing may follow it: a line cut short
+	// after a member, or two objects on one line, is refused, not stored
+	// in part.
+	if tok, err := d.Token(); err != nil || tok != json.Delim('}') {
+		return nil, errors.New("not a whole JSON object: it ends before its closing }")
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value on the line")
+	}
 	return append(out, '}'), nil
 }

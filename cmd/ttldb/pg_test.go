@@ -64,6 +64,17 @@ func TestPostgresNeedsCollection(t *testing.T) {
 	if strings.Contains(r.stderr, "hunter2") {
 		t.Errorf("the password is in the message: %s", r.stderr)
 	}
+	// Nor when the URL does not parse: a bad escape, a bad port, a space.
+	for _, u := range []string{"postgres://u:s3c%zzret@127.0.0.1:1/db", "postgres://u:s3cret@127.0.0.1:x/db", "postgresql://u:s3c ret@127.0.0.1:1/db"} {
+		r := ttl(t, "", "stats", "--collection", "c", u)
+		if r.code == 0 || strings.Contains(r.stderr, "s3c") {
+			t.Errorf("stats %s: exit %d, stderr %q: want a failure that hides the password", u, r.code, r.stderr)
+		}
+		r = ttl(t, "", "verify", u)
+		if strings.Contains(r.stderr, "s3c") {
+			t.Errorf("verify %s: the password is in the message: %q", u, r.stderr)
+		}
+	}
 }
 
 // R17, R16: every command works on a PostgreSQL collection, named by its

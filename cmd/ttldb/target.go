@@ -110,11 +110,21 @@ func targetURL(arg string) (u, dir string, err error) {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), abs, nil
 }
 
-// shown is arg as a message shows it: a URL without its password.
+// shown is arg as a message shows it: a URL without its password. A URL
+// that does not parse (a bad escape or port, a space) shows xxxxx for all
+// that stands between its "//" and the last "@" after it, which may hold
+// a password.
 func shown(arg string) string {
-	if u, err := url.Parse(arg); err == nil && u.User != nil {
+	u, err := url.Parse(arg)
+	if err == nil {
 		if _, ok := u.User.Password(); ok {
 			return u.Redacted()
+		}
+		return arg
+	}
+	if i := strings.Index(arg, "//"); i >= 0 {
+		if j := strings.LastIndexByte(arg[i+2:], '@'); j >= 0 {
+			return arg[:i+2] + "xxxxx" + arg[i+2+j:]
 		}
 	}
 	return arg
