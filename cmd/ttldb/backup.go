@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -96,10 +97,30 @@ func backupToFile(ctx context.Context, c *ttldb.Collection, path string) (info t
 	if err = f.Close(); err != nil {
 		return info, err
 	}
-	if _, err := os.Lstat(path); err == nil {
-		return info, fmt.Errorf("%s appeared meanwhile: a backup never replaces a file", path)
+	// A link, not a rename: it fails on a name taken meanwhile, where a
+	// rename would replace the file. Then the directory is synced, so that
+	// the name survives a power loss once the command said it is there.
+	if err = os.Link(f.Name(), path); errors.Is(err, fs.ErrExist) {
+		err = fmt.Errorf("%s appeared meanwhile: a backup never replaces a file", path)
 	}
-	return info, os.Rename(f.Name(), path)
+	if err != nil {
+		return info, err
+	}
+	_ = os.Remove(f.Name())
+	return info, syncDir(filepath.Dir(path))
+}
+
+// syncDir makes the names in the directory dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 var restoreCmd = &command{
