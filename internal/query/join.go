@@ -34,6 +34,44 @@ func (p *parser) parseSource() (*expr, error) {
 	return e, err
 }
 
+// parseAliased parses what a FROM or JOIN names: alias IN source, which
+// makes a row of each element of the array at the source, or source
+// [[AS] alias], a row of the value there. Without AS the alias is the
+// path's last name; for a source without a path, its root when rootAlias
+// (a subquery's FROM c), else none. want is what to expect when there is
+// no alias.
+func (p *parser) parseAliased(rootAlias bool, want string) (join, error) {
+	t := p.tok()
+	if t.kind == tIdent && !t.isReserved() && p.peek(1).isKeyword("IN") {
+		p.advance()
+		p.advance()
+		src, err := p.parseSource()
+		if err != nil {
+			return join{}, err
+		}
+		return join{alias: t.text, src: src, each: true}, nil
+	}
+	src, err := p.parseSource()
+	if err != nil {
+		return join{}, err
+	}
+	j := join{src: src}
+	if n := len(src.path); n > 0 && !src.path[n-1].IsIndex {
+		j.alias = src.path[n-1].Name
+	} else if n == 0 && rootAlias {
+		j.alias = src.root
+	}
+	if n := p.tok(); n.isKeyword("AS") || n.kind == tIdent && !n.isReserved() {
+		if j.alias, err = p.parseAlias(); err != nil {
+			return join{}, err
+		}
+	}
+	if j.alias == "" {
+		return join{}, p.expected(want)
+	}
+	return j, nil
+}
+
 // parseJoins parses {JOIN (alias IN source | source [[AS] alias])}: the
 // first form makes a row of each element of the array at the source, the
 // second of the value there; neither makes one of an undefined value, nor
@@ -43,32 +81,9 @@ func (p *parser) parseJoins() error {
 	for p.tok().isKeyword("JOIN") {
 		p.advance()
 		t := p.tok()
-		var j join
-		if t.kind == tIdent && !t.isReserved() && p.peek(1).isKeyword("IN") {
-			p.advance()
-			p.advance()
-			src, err := p.parseSource()
-			if err != nil {
-				return err
-			}
-			j = join{alias: t.text, src: src, each: true}
-		} else {
-			src, err := p.parseSource()
-			if err != nil {
-				return err
-			}
-			j = join{src: src}
-			if len(src.path) > 0 && !src.path[len(src.path)-1].IsIndex {
-				j.alias = src.path[len(src.path)-1].Name
-			}
-			if n := p.tok(); n.isKeyword("AS") || n.kind == tIdent && !n.isReserved() {
-				if j.alias, err = p.parseAlias(); err != nil {
-					return err
-				}
-			}
-			if j.alias == "" {
-				return p.expected("an alias for the JOIN's source, as JOIN c.tags[0] AS t")
-			}
+		j, err := p.parseAliased(false, "an alias for the JOIN's source, as JOIN c.tags[0] AS t")
+		if err != nil {
+			return err
 		}
 		if !q.sub { // a subquery's are resolved with its outer queries' aliases (resolveSubs)
 			k, ok := p.aliasIndex(j.src.root, len(q.joins))

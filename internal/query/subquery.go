@@ -57,36 +57,9 @@ func (p *parser) parseSubBody() error {
 	p.aggAt = aggNot
 	if p.tok().isKeyword("FROM") {
 		p.advance()
-		t := p.tok()
-		var j join
-		if t.kind == tIdent && !t.isReserved() && p.peek(1).isKeyword("IN") {
-			p.advance()
-			p.advance()
-			src, err := p.parseSource()
-			if err != nil {
-				return err
-			}
-			j = join{alias: t.text, src: src, each: true}
-		} else {
-			src, err := p.parseSource()
-			if err != nil {
-				return err
-			}
-			j = join{src: src, alias: src.root}
-			if len(src.path) > 0 {
-				j.alias = ""
-				if last := src.path[len(src.path)-1]; !last.IsIndex {
-					j.alias = last.Name
-				}
-			}
-			if n := p.tok(); n.isKeyword("AS") || n.kind == tIdent && !n.isReserved() {
-				if j.alias, err = p.parseAlias(); err != nil {
-					return err
-				}
-			}
-			if j.alias == "" {
-				return p.expected("an alias for the subquery's source, as FROM c.tags[0] AS t")
-			}
+		j, err := p.parseAliased(true, "an alias for the subquery's source, as FROM c.tags[0] AS t")
+		if err != nil {
+			return err
 		}
 		q.joins = append(q.joins, j)
 		if err := p.parseJoins(); err != nil {
