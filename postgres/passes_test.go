@@ -165,3 +165,36 @@ func TestFeedOffDeletesWithoutTheirLSN(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A pass that numbers nothing still commits a write (of the collection's
+// row), so that its COMMIT waits for the flush and the synchronous
+// standbys: the LSNs it serves may come from another process's pass, whose
+// wait for a standby may have been cut short. A transaction that wrote no
+// WAL commits without waiting for either.
+func TestAPassThatNumbersNothingWrites(t *testing.T) { // R16
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", nil)
+	if _, err := h.put(engine.Upsert, "k", `{"a":1}`, 0); err != nil {
+		t.Fatal(err)
+	}
+	xmin := func() string {
+		t.Helper()
+		var x string
+		err := s.admin.QueryRow(t.Context(), `SELECT xmin::text FROM `+s.ident()+`.ttldb_collections WHERE no = $1`, h.e.no).Scan(&x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	before, runs := xmin(), h.e.passes.runs.Load()
+	if _, err := h.e.sequence(t.Context(), 0); err != nil { // nothing waits for an LSN
+		t.Fatal(err)
+	}
+	if got := h.e.passes.runs.Load(); got != runs+1 {
+		t.Fatalf("passes run: %d, want %d", got, runs+1)
+	}
+	if after := xmin(); after == before {
+		t.Fatalf("the collection's row is the version of xid %s before and after a pass that numbered nothing: its COMMIT wrote no WAL, so it waited for no flush and no standby", before)
+	}
+}

@@ -32,7 +32,14 @@ const seqLockSQL = `SELECT ` + syncOn + `, pg_advisory_xact_lock(hashtextextende
 // the documents whose current version is one of them; it raises the
 // counter by as many, and the high-water mark of now, and, when it
 // numbered any, queues the pass's one NOTIFY on channel $5 (watch.go),
-// sent when the transaction commits. It returns the last LSN given out,
+// sent when the transaction commits. It writes the collection's row even
+// when it numbers nothing, so that every pass's COMMIT writes WAL and so
+// waits for its flush and for the synchronous standbys: a pass that
+// serves LSNs another pass gave (of another process, whose wait for a
+// standby may have been cut short: a canceled wait still commits on the
+// primary) then acknowledges them only once its own commit, which comes
+// after theirs in the WAL, is as durable as the server's settings make
+// any commit. It returns the last LSN given out,
 // and the LSNs of the records of seqs $3, in their order: given by this
 // pass, or by an earlier one (of any process), read from the feed, or,
 // for a record the feed's retention deleted since, from its document if
@@ -52,13 +59,13 @@ WITH p AS (SELECT seq, $4 + octet_length(key) + octet_length(body) AS size FROM 
 l AS MATERIALIZED (SELECT d.h FROM {s}.ttldb_docs_{n} d WHERE d.seq IN (SELECT seq FROM p) ORDER BY d.h FOR UPDATE),
 c AS (
 	UPDATE {s}.ttldb_collections c SET lsn = c.lsn + (SELECT count(*) FROM p), now_hwm = ` + nowSQL + `
-	WHERE c.no = $1 AND EXISTS (SELECT 1 FROM p) AND (SELECT count(*) FROM l) >= 0
+	WHERE c.no = $1 AND (SELECT count(*) FROM l) >= 0
 	RETURNING c.lsn - (SELECT count(*) FROM p) AS base, c.lsn),
 n AS (SELECT p.seq, c.base + row_number() OVER (ORDER BY p.seq) AS lsn,
 	coalesce((SELECT f.cum FROM {s}.ttldb_feed_{n} f WHERE f.lsn = c.base), 0) + sum(p.size) OVER (ORDER BY p.seq) AS cum FROM p, c),
 f AS (UPDATE {s}.ttldb_feed_{n} f SET lsn = n.lsn, cum = n.cum FROM n WHERE f.seq = n.seq RETURNING 1),
 d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq AND d.h IN (SELECT h FROM l) RETURNING 1),
-w AS (SELECT pg_notify($5, '') FROM c)
+w AS (SELECT pg_notify($5, '') FROM c WHERE EXISTS (SELECT 1 FROM p))
 SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHERE no = $1)),
 	(SELECT count(*) FROM f), (SELECT count(*) FROM d), (SELECT count(*) FROM w),
 	coalesce((SELECT array_agg(coalesce((SELECT n.lsn FROM n WHERE n.seq = m.seq),
