@@ -166,6 +166,38 @@ func TestFeedOffDeletesWithoutTheirLSN(t *testing.T) {
 	}
 }
 
+// R11, R16: with the feed off, a write whose record another handle's pass
+// numbered, and whose document that handle changed since, still finds its
+// LSN (its etag) in its record, which the passes keep offGrace seconds: an
+// Upsert once committed and then failed with "its etag cannot be given".
+func TestFeedOffUpsertFindsItsLSNAfterAnotherPass(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	o := &ttldb.Options{Feed: ttldb.FeedOptions{Off: true}}
+	a, b := open(t, s, "c", o), open(t, s, "c", o)
+	held, _, release := heldPass(b)
+	type result struct {
+		d   *engine.Doc
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		d, err := b.put(engine.Upsert, "k", `{"by":"b"}`, 0)
+		got <- result{d, err}
+	}()
+	<-held // b's Upsert committed; its pass waits to start
+	// a's pass numbers both records; then k holds a's version.
+	da := a.mustPut(engine.Upsert, "k", `{"by":"a"}`, 0)
+	close(release)
+	r := <-got
+	if r.err != nil {
+		t.Fatalf("b's Upsert, whose record a's pass numbered: %v", r.err)
+	}
+	if lb, la := b.lsn(r.d), a.lsn(da); lb == 0 || lb >= la {
+		t.Fatalf("b's Upsert has LSN %d, a's (after it) %d", lb, la)
+	}
+}
+
 // A pass that numbers nothing still commits a write (of the collection's
 // row), so that its COMMIT waits for the flush and the synchronous
 // standbys: the LSNs it serves may come from another process's pass, whose

@@ -104,7 +104,7 @@ func (e *Engine) pass(ctx context.Context) error {
 	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	b.Queue(seqLockSQL, e.schema, e.no)
 	b.Queue(e.sql(passSQL), e.no, clock, seqs, recordOverhead, e.channel())
-	b.Queue(e.sql(trimSQL), e.no, clock, recordOverhead)
+	b.Queue(e.sql(trimSQL), e.no, clock, recordOverhead, offGrace)
 	b.Queue("COMMIT")
 	br := e.pool.SendBatch(ctx, &b)
 	// Once br is closed, the transaction is closed too when the COMMIT
