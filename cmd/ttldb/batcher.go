@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,9 +16,12 @@ import (
 // key (a dump's order: by partition key, then id) go in one transactional
 // batch of up to ttldb.MaxBatchOperations, one group in a directory's log
 // and one transaction on a server (on PostgreSQL, some 100 times fewer
-// round trips). A batch that fails is written again a document at a time,
-// so that the result, and the line an error names, are those of writing
-// each line alone: the batch is only a way to go faster.
+// round trips). A batch refused because of one of its documents (a
+// *ttldb.BatchError) is written again a document at a time, so that the
+// result, and the line an error names, are those of writing each line
+// alone: the batch is only a way to go faster. A batch that fails
+// otherwise (a commit whose outcome is unknown, an I/O error) stops the
+// load, with an error naming its lines.
 type batcher struct {
 	ctx    context.Context
 	c      *ttldb.Collection
@@ -71,12 +75,20 @@ func (b *batcher) flush() error {
 			bt.Upsert(d)
 		}
 	}
-	if _, err := b.c.ExecuteBatch(b.ctx, bt); err == nil {
+	_, err := b.c.ExecuteBatch(b.ctx, bt)
+	switch {
+	case err == nil:
 		b.n += len(docs)
 		b.p.add(len(docs))
 		return nil
-	} else if b.ctx.Err() != nil {
+	case b.ctx.Err() != nil:
 		return err
+	case !refusedInput(err):
+		// Not a refusal of a document, which changed nothing: a commit
+		// whose outcome is unknown, a failing disk. Writing the lines
+		// again could write twice what was committed, or go on where the
+		// engine is failing.
+		return fmt.Errorf("stdin lines %d to %d, written as one batch of %d documents, failed not because of a document (all of them may be stored, or none: get or query them to know): %w", lines[0], lines[len(lines)-1], len(docs), err)
 	}
 	for i, d := range docs {
 		if err := b.one(lines[i], d); err != nil {
@@ -84,6 +96,15 @@ func (b *batcher) flush() error {
 		}
 	}
 	return nil
+}
+
+// refusedInput reports whether err, a batch's, is the refusal of one of
+// its documents, or of their partition key, which the API checks before
+// the engine writes anything: the batch changed nothing, and writing its
+// documents alone finds the line at fault.
+func refusedInput(err error) bool {
+	var be *ttldb.BatchError
+	return errors.As(err, &be) || errors.Is(err, ttldb.ErrInvalidPartitionKey)
 }
 
 // one writes a document alone.

@@ -23,7 +23,11 @@ skipped), as 'ttldb dump' and Cosmos DB's export tools write them. Each
 replaces the document with its key (upsert; --create refuses to).
 Consecutive documents of one partition key, as a dump has them, are
 written in transactional batches of up to 100; the result is that of
-writing each line alone, and an error names its line.
+writing each line alone, and an error names its line: a batch refused
+because of a document is written again line by line, up to the line at
+fault. A batch that fails otherwise (a lost connection, whose commit may
+or may not have happened; an I/O error) stops the load, naming the
+batch's first and last lines: those lines are all stored or none is.
 
 _ts is restamped: every document gets the time of the load as its _ts, and
 a new _etag, as any write does (R4, R6). So a document's TTL counts again
