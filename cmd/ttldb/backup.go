@@ -27,10 +27,11 @@ temporary name and renamed when whole; an existing FILE is refused. With
 -, the backup goes to stdout; a backup cut short (an interrupt, a full
 disk) is refused by restore, never taken as whole.
 
-ttldb opens DIR for the time of the backup. A directory a running program
-has open is opened read-only: the backup is the collection its files held
-at that open, every change whole (a change the program was writing at
-that instant is in it or not); the program can also back up itself with
+ttldb opens DIR read-only for the time of the backup, writing nothing to
+it, whether or not a running program has it open: the backup is the
+collection its files held at that open, every change whole (a change the
+program was writing at that instant is in it or not; a torn tail is left
+out, with a warning on stderr); the program can also back up itself with
 Collection.Backup. A PostgreSQL collection is backed up with pg_dump.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
 		var t target
@@ -48,7 +49,7 @@ Collection.Backup. A PostgreSQL collection is backed up with pg_dump.`,
 					return fmt.Errorf("%s exists: a backup never replaces a file; remove it or give another name", out)
 				}
 			}
-			c, err := t.open(ctx, args[0], ttldb.Options{})
+			c, err := t.open(ctx, e.stderr, args[0], ttldb.Options{})
 			if err != nil {
 				return err
 			}

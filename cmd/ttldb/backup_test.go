@@ -84,7 +84,9 @@ func TestVerifyAndCompact(t *testing.T) {
 	if got := ttl(t, "", "dump", dir).stdout; got != before {
 		t.Errorf("compact changed the documents:\n%s\nwere\n%s", got, before)
 	}
-	ttl(t, "", "verify", dir).want(t, 0, []string{"1 documents in the snapshot, 0 changes in the logs", "ok"}, nil)
+	// (The log after the snapshot may hold a record of the clock, which
+	// compact's open and close record: a change, of no document.)
+	ttl(t, "", "verify", dir).want(t, 0, []string{"1 documents in the snapshot", "1 documents, last LSN 200", "ok"}, nil)
 
 	log := filepath.Join(dir, "log-0000000000000001")
 	lb, err := os.ReadFile(log)

@@ -26,7 +26,7 @@ terminal, or with --progress.`,
 			if err := needArgs(args, 1, 1, "DIR|URL"); err != nil {
 				return err
 			}
-			c, err := t.open(ctx, args[0], ttldb.Options{})
+			c, err := t.open(ctx, e.stderr, args[0], ttldb.Options{})
 			if err != nil {
 				return err
 			}

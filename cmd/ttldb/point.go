@@ -72,7 +72,7 @@ code is then 1.`,
 			if err != nil {
 				return err
 			}
-			c, err := t.open(ctx, args[0], ttldb.Options{})
+			c, err := t.open(ctx, e.stderr, args[0], ttldb.Options{})
 			if err != nil {
 				return err
 			}
@@ -110,7 +110,7 @@ stderr, and the exit code is then 1.`,
 			if err != nil {
 				return err
 			}
-			c, err := t.open(ctx, args[0], ttldb.Options{})
+			c, err := t.open(ctx, e.stderr, args[0], ttldb.Options{})
 			if err != nil {
 				return err
 			}
@@ -172,7 +172,7 @@ with --collection and --partition-key.`,
 			if !json.Valid(doc) {
 				return fmt.Errorf("%s: not JSON text: %.80q", from, doc)
 			}
-			c, err := t.open(ctx, args[0], ttldb.Options{})
+			c, err := t.open(ctx, e.stderr, args[0], ttldb.Options{})
 			if err != nil {
 				return err
 			}

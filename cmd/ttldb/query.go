@@ -52,7 +52,7 @@ reads every result before it prints).`,
 			if *format != "json" && *format != "table" {
 				return usagef("--format %q: want json or table", *format)
 			}
-			c, err := t.open(ctx, args[0], ttldb.Options{})
+			c, err := t.open(ctx, e.stderr, args[0], ttldb.Options{})
 			if err != nil {
 				return err
 			}

@@ -25,12 +25,13 @@ not yet deleted, when the live ones expire (within a minute, an hour, a
 day, a week, later, never), the change feed's last LSN and what its
 all-versions history keeps, and for a directory its files and their sizes.
 It reads every live document once (O(n)). It deletes nothing: the sweeper
-is off while ttldb has the collection open.`,
+is off while ttldb has the collection open, and a directory is opened
+read-only (a torn tail is left out, with a warning on stderr).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
 		var t target
 		t.flags(fs, false)
 		format := fs.String("format", "text", "`text` (for a person) or json (for a program: DefaultTTL null for off, -1, or seconds; the feed null when off)")
-		now := fs.String("now", "", "count expiry as at this `instant` (RFC 3339, such as 2026-11-27T10:00:00Z) instead of the clock's now; not later than the clock's now, since a collection records its clock and never goes back: a later one would expire the application's documents early. An instant before the clock the directory last recorded counts, for the live and expired counts, as that one")
+		now := fs.String("now", "", "count expiry as at this `instant` (RFC 3339, such as 2026-11-27T10:00:00Z) instead of the clock's now; not later than the clock's now, since a PostgreSQL collection records the clock it is read at and never goes back: a later one would expire the application's documents early (a directory, opened read-only, records nothing, but is refused one alike). An instant before the clock the collection last recorded counts, for the live and expired counts, as that one")
 		return func(ctx context.Context, e env, args []string) error {
 			if err := needArgs(args, 1, 1, "DIR|URL"); err != nil {
 				return err
@@ -50,7 +51,7 @@ is off while ttldb has the collection open.`,
 			if *format != "text" && *format != "json" {
 				return usagef("--format %q: want text or json", *format)
 			}
-			return stats(ctx, e.stdout, &t, args[0], opts, at, *format == "json")
+			return stats(ctx, e, &t, args[0], opts, at, *format == "json")
 		}
 	},
 }
@@ -103,8 +104,9 @@ type file struct {
 	Dir  bool   `json:"dir,omitempty"`
 }
 
-func stats(ctx context.Context, w io.Writer, t *target, arg string, opts ttldb.Options, now time.Time, asJSON bool) (err error) {
-	c, err := t.open(ctx, arg, opts)
+func stats(ctx context.Context, e env, t *target, arg string, opts ttldb.Options, now time.Time, asJSON bool) (err error) {
+	w := e.stdout
+	c, err := t.open(ctx, e.stderr, arg, opts)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -38,10 +39,13 @@ func (t *target) flags(fs *flag.FlagSet, write bool) {
 // open opens the collection that arg, the command's DIR|URL argument,
 // names, with the sweeper off (a command never deletes what expired: it
 // shows it) and opts' clock. A command that only reads refuses a directory
-// that does not exist, rather than making one, and opens one another
-// process has open read-only (Options.ReadOnly): the collection as of the
-// open. One that writes is refused it, with ttldb.ErrLocked.
-func (t *target) open(ctx context.Context, arg string, opts ttldb.Options) (*ttldb.Collection, error) {
+// that does not exist or holds no collection, rather than making one, and
+// opens a directory read-only (Options.ReadOnly), whether or not another
+// process has it open: the collection as of the open, writing nothing to
+// the directory, not the clock an open records, nor the cut of a torn
+// tail, which it leaves out and reports on stderr. One that writes is
+// refused a directory another process has open, with ttldb.ErrLocked.
+func (t *target) open(ctx context.Context, stderr io.Writer, arg string, opts ttldb.Options) (*ttldb.Collection, error) {
 	if arg == "" {
 		return nil, usagef("DIR|URL is empty")
 	}
@@ -62,20 +66,19 @@ func (t *target) open(ctx context.Context, arg string, opts ttldb.Options) (*ttl
 	}
 	opts.Name, opts.PartitionKeyPath = t.name, t.pkPath
 	opts.ManualSweep = true
+	opts.ReadOnly = t.readOK && dir != ""
 	if t.write && t.defaultTTL != 0 {
 		opts.DefaultTTL = ttldb.TTLSeconds(t.defaultTTL)
 	}
 	c, err := ttldb.Open(ctx, u, &opts)
-	if errors.Is(err, ttldb.ErrLocked) && t.readOK && dir != "" {
-		// In use by another process: read it as it is now, writing nothing.
-		opts.ReadOnly = true
-		c, err = ttldb.Open(ctx, u, &opts)
-	}
 	switch {
 	case errors.Is(err, ttldb.ErrLocked):
 		return nil, fmt.Errorf("%s: in use by another process (or another open collection), which holds its lock; a command that writes cannot open it while that process runs (commands that only read open it read-only): %w", arg, err)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", shown(arg), err)
+	}
+	if r := c.Recovery(); opts.ReadOnly && r.Truncated != "" {
+		fmt.Fprintf(stderr, "ttldb: warning: torn tail: %s (%s): a write a crash interrupted, never acknowledged, which this command leaves out; the next open for writing cuts it\n", r.Truncated, r.Reason)
 	}
 	return c, nil
 }

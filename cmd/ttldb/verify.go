@@ -76,7 +76,7 @@ compacts by itself as its files grow.`,
 			if dir == "" {
 				return usagef("%s: compact works on a directory; a server compacts its own tables", shown(args[0]))
 			}
-			c, err := t.open(ctx, args[0], ttldb.Options{})
+			c, err := t.open(ctx, e.stderr, args[0], ttldb.Options{})
 			if err != nil {
 				return err
 			}
