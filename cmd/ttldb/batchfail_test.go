@@ -84,3 +84,20 @@ func TestLoadBatchOfABadPartitionKey(t *testing.T) {
 	ttl(t, in, "load", "--collection", "c", "--partition-key", "/t", into).
 		want(t, 1, nil, []string{"stdin line 2:", "partition key", "(1 documents loaded before it)"})
 }
+
+// R17, R10: the cap on a line's length leaves room for a document of the
+// largest size with the system properties a dump or Cosmos DB's export
+// writes: such a line loads, and one byte more of document is refused by
+// the engine, for its size, by its line.
+func TestLoadTheLargestDocument(t *testing.T) {
+	into := t.TempDir() + "/into"
+	doc := func(size int) string {
+		head := `{"id":"m","t":"x","s":"`
+		return head + strings.Repeat("x", size-len(head)-2) + `"}`
+	}
+	sys := `,"_rid":"Sl8fALN4sw4BAAAAAAAAAA==","_self":"dbs/Sl8fAA==/colls/Sl8fALN4sw4=/docs/Sl8fALN4sw4BAAAAAAAAAA==/","_etag":"\"0000d986-0000-0000-0000-655a8e2a0000\"","_attachments":"attachments/","_ts":1700433450}`
+	line := strings.TrimSuffix(doc(ttldb.MaxDocumentSize), "}") + sys + "\n"
+	ttl(t, line, "load", "--collection", "c", "--partition-key", "/t", into).want(t, 0, nil, []string{"loaded 1 documents"})
+	line = strings.TrimSuffix(doc(ttldb.MaxDocumentSize+1), "}") + sys + "\n"
+	ttl(t, line, "load", into).want(t, 1, nil, []string{"stdin line 1:", "too large"})
+}

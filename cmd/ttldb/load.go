@@ -19,7 +19,10 @@ var loadCmd = &command{
 	usage: `[flags] DIR|URL < in.ndjson
 
 Writes the documents of stdin, one JSON object a line (blank lines are
-skipped), as 'ttldb dump' and Cosmos DB's export tools write them. Each
+skipped), as 'ttldb dump' and Cosmos DB's export tools write them. A line
+longer than a document can be (2 MiB, with 64 KiB for its system
+properties and white space) is refused by its number, unread beyond that,
+and stops the load as a refused document does. Each
 replaces the document with its key (upsert; --create refuses to).
 Consecutive documents of one partition key, as a dump has them, are
 written in transactional batches of up to 100; the result is that of
@@ -122,10 +125,13 @@ func load(ctx context.Context, r io.Reader, b *batcher) error {
 		if err := b.flush(); err != nil {
 			return err
 		}
-		if c.err == io.EOF {
+		var long *longLineError
+		switch {
+		case c.err == io.EOF:
 			return nil
-		}
-		if c.err != nil {
+		case errors.As(c.err, &long):
+			return c.err
+		case c.err != nil:
 			return fmt.Errorf("reading stdin: %w", c.err)
 		}
 	}
@@ -146,7 +152,10 @@ func readLines(r io.Reader, ch chan<- chunk, stop <-chan struct{}) {
 		}
 	}
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := readLine(br)
+		if errors.Is(err, errLongLine) {
+			err = &longLineError{no: c.first + len(c.lines)}
+		}
 		if len(line) > 0 {
 			c.lines = append(c.lines, line)
 		}
@@ -160,6 +169,43 @@ func readLines(r io.Reader, ch chan<- chunk, stop <-chan struct{}) {
 		}
 	}
 }
+
+// maxLine is the longest line load reads, without its end of line: a
+// document of ttldb.MaxDocumentSize bytes, and room for the system
+// properties a dump writes (_ts, _etag; Cosmos DB's _rid, _self,
+// _attachments) and some white space.
+const maxLine = ttldb.MaxDocumentSize + 64<<10
+
+// errLongLine is readLine's refusal of a line longer than maxLine.
+var errLongLine = errors.New("line too long")
+
+// readLine returns the next line of br, with its '\n' (none at the end of
+// the input), and the error that ended it; errLongLine, without the line,
+// when it holds more than maxLine bytes, of which it reads no more than
+// that (and br's buffer).
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(bytes.TrimSuffix(frag, []byte{'\n'})) > maxLine {
+			return nil, errLongLine
+		}
+		line = append(line, frag...) // a copy: br reuses frag's bytes
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
+}
+
+// longLineError is the refusal of stdin's line no, longer than maxLine.
+type longLineError struct{ no int }
+
+func (e *longLineError) Error() string {
+	return fmt.Sprintf("stdin line %d: longer than %d bytes, which no document is (at most %d bytes, R10, and its system properties): the rest of the line was not read", e.no, maxLine, ttldb.MaxDocumentSize)
+}
+
+// Unwrap returns ttldb.ErrTooLarge.
+func (e *longLineError) Unwrap() error { return ttldb.ErrTooLarge }
 
 // cosmosOnly are Cosmos DB's system properties that ttldb does not have;
 // an export's documents carry them, and load drops them. (_ts and _etag
