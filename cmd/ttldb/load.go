@@ -19,7 +19,8 @@ var loadCmd = &command{
 	usage: `[flags] DIR|URL < in.ndjson
 
 Writes the documents of stdin, one JSON object a line (blank lines are
-skipped), as 'ttldb dump' and Cosmos DB's export tools write them. A line
+skipped), as 'ttldb dump' and Cosmos DB's export tools write them; a
+UTF-8 byte order mark at the start, which Windows tools write, is skipped. A line
 longer than a document can be (2 MiB, with 64 KiB for its system
 properties and white space) is refused by its number, unread beyond that,
 and stops the load as a refused document does. Each
@@ -106,6 +107,9 @@ func load(ctx context.Context, r io.Reader, b *batcher) error {
 				return err
 			}
 			no := c.first + i
+			if no == 1 {
+				line = bytes.TrimPrefix(line, utf8BOM)
+			}
 			line = bytes.TrimSpace(line)
 			if len(line) == 0 {
 				continue
@@ -136,6 +140,10 @@ func load(ctx context.Context, r io.Reader, b *batcher) error {
 		}
 	}
 }
+
+// utf8BOM is the byte order mark that Windows tools write at the start of
+// a UTF-8 text; load skips it.
+var utf8BOM = []byte("\ufeff")
 
 // readLines sends r's lines to ch, 256 at a time, and then the error that
 // ended them (io.EOF at the end), until stop is closed.
