@@ -33,9 +33,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// binary returns the path of the built ttldb, building it at the first call.
+// binary returns the path of the built ttldb, building it at the first
+// call; or that of $TTLDB_CLI_BINARY, built beforehand (to run the tests
+// as a user without the Go toolchain's caches, or against another build).
 func binary(t *testing.T) string {
 	t.Helper()
+	if p := os.Getenv("TTLDB_CLI_BINARY"); p != "" {
+		return p
+	}
 	build.once.Do(func() {
 		build.dir, build.err = os.MkdirTemp("", "ttldb-cli-test")
 		if build.err != nil {

@@ -110,3 +110,40 @@ func TestReadersWriteNothing(t *testing.T) {
 		t.Errorf("a read-write open did not cut the torn tail: %d bytes, were %d and 3 torn", len(after), len(lb))
 	}
 }
+
+// R17, R12: a directory the user cannot write (mode 0500, its files
+// 0400: a copy kept read-only, another user's files) is read by the
+// commands that only read, which open it read-only and write nothing;
+// verify, which locks it, and a command that writes are refused, naming
+// the directory and why.
+func TestReadersOfADirectoryTheyCannotWrite(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("skipped as root, whom a directory's mode does not stop: run it as another user (the binary built beforehand, in $TTLDB_CLI_BINARY)")
+	}
+	clk := &clock{now: t0}
+	dir, c := collection(t, clk, ttldb.TTLOff(), `{"id":"a","tenant":"t"}`)
+	mustClose(t, c)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if err := os.Chmod(filepath.Join(dir, e.Name()), 0o400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) }) // for TempDir's removal
+	before := hashes(t, dir)
+	for _, args := range readers[:len(readers)-1] {
+		runReader(t, dir, args).want(t, 0, nil, nil)
+		sameFiles(t, strings.Join(args, " "), dir, before)
+	}
+	ttl(t, "", "get", dir, "t", "a").want(t, 0, []string{`"id":"a"`}, nil)
+	// verify locks the directory, and says why it cannot.
+	ttl(t, "", "verify", dir).want(t, 1, nil, []string{dir, "permission denied", "as the directory's owner"})
+	ttl(t, "", "put", dir, `{"id":"b","tenant":"t"}`).want(t, 1, nil, []string{dir, "permission denied"})
+	sameFiles(t, "verify and put", dir, before)
+}

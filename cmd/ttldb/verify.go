@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -20,7 +21,9 @@ frame's checksum, every record and document, the chain of logs) and checks
 what they make, without writing to DIR. Damage is reported by file and
 offset (exit code 1); a torn tail, which a crash leaves and an open cuts,
 is reported but is not damage. A directory a running program has open is
-refused: its files change as it runs.`,
+refused: its files change as it runs. Verify locks the directory, so the
+user must be able to write its file LOCK (the other commands that read
+take no lock).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, env, []string) error {
 		return func(ctx context.Context, e env, args []string) error {
 			if err := needArgs(args, 1, 1, "DIR"); err != nil {
@@ -34,6 +37,9 @@ refused: its files change as it runs.`,
 				return usagef("%s: verify reads a directory, not a server's collection", shown(args[0]))
 			}
 			rep, err := ttldb.Verify(ctx, dir)
+			if errors.Is(err, os.ErrPermission) {
+				return fmt.Errorf("%w: verify locks the directory (its file LOCK, opened for writing), which this user cannot: run it as the directory's owner; stats, dump and query read the directory read-only", err)
+			}
 			if err != nil {
 				return err
 			}
