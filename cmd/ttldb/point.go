@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -146,7 +147,9 @@ var putCmd = &command{
 	usage: `[flags] DIR|URL [DOCUMENT]
 
 Writes one document, given as JSON text in the argument or, without it, on
-stdin; its id and partition key are its own members. It replaces the
+stdin (a UTF-8 byte order mark at its start is skipped; more than 2 MiB
+and 64 KiB is refused unread); its id and partition key are its own
+members. It replaces the
 document with that key (upsert; --create refuses to). The document's own
 ttl applies, counted from this write. Prints the stored document with its
 _ts and _etag. A directory that does not exist becomes a new collection
@@ -165,9 +168,13 @@ with --collection and --partition-key.`,
 				doc = []byte(args[1])
 			} else {
 				from = "stdin"
-				if doc, err = io.ReadAll(e.stdin); err != nil {
+				if doc, err = io.ReadAll(io.LimitReader(e.stdin, maxLine+1)); err != nil {
 					return fmt.Errorf("reading stdin: %w", err)
 				}
+				if len(doc) > maxLine {
+					return fmt.Errorf("stdin: longer than %d bytes, which no document is (at most %d bytes, R10): the rest was not read: %w", maxLine, ttldb.MaxDocumentSize, ttldb.ErrTooLarge)
+				}
+				doc = bytes.TrimPrefix(doc, utf8BOM)
 			}
 			if !json.Valid(doc) {
 				return fmt.Errorf("%s: not JSON text: %.80q", from, doc)

@@ -59,3 +59,13 @@ func TestNoPartitionKey(t *testing.T) {
 	ttl(t, "", "get", dir, "x").want(t, 2, nil, []string{"--no-pk"})
 	ttl(t, "", "delete", "--no-pk", dir, "x").want(t, 0, nil, nil)
 }
+
+// R17, R10: put's document on stdin may start with a UTF-8 byte order
+// mark, which is skipped; stdin longer than a document can be is refused
+// without being read whole (ErrTooLarge's message).
+func TestPutFromStdinBOMAndSize(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new")
+	ttl(t, "\ufeff"+`{"id":"a","tenant":"t"}`+"\n", "put", "--collection", "s", "--partition-key", "/tenant", dir).want(t, 0, []string{`{"id":"a","tenant":"t","_ts":`}, nil)
+	big := `{"id":"b","tenant":"t","s":"` + strings.Repeat("x", maxLine) + `"}`
+	ttl(t, big, "put", dir).want(t, 1, nil, []string{"stdin: longer than", "document too large"})
+}
