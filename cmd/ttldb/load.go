@@ -19,11 +19,7 @@ var loadCmd = &command{
 	usage: `[flags] DIR|URL < in.ndjson
 
 Writes the documents of stdin, one JSON object a line (blank lines are
-skipped), as 'ttldb dump' and Cosmos DB's export tools write them; a
-UTF-8 byte order mark at the start, which Windows tools write, is skipped. A line
-longer than a document can be (2 MiB, with 64 KiB for its system
-properties and white space) is refused by its number, unread beyond that,
-and stops the load as a refused document does. Each
+skipped), as 'ttldb dump' and Cosmos DB's export tools write them. Each
 replaces the document with its key (upsert; --create refuses to).
 Consecutive documents of one partition key, as a dump has them, are
 written in transactional batches of up to 100; the result is that of
@@ -32,6 +28,11 @@ because of a document is written again line by line, up to the line at
 fault. A batch that fails otherwise (a lost connection, whose commit may
 or may not have happened; an I/O error) stops the load, naming the
 batch's first and last lines: those lines are all stored or none is.
+
+A line longer than a document can be (2 MiB, with 64 KiB for its system
+properties and white space) is refused by its number, unread beyond that,
+and stops the load as a refused document does. A UTF-8 byte order mark at
+the start of stdin, which Windows tools write, is skipped.
 
 _ts is restamped: every document gets the time of the load as its _ts, and
 a new _etag, as any write does (R4, R6). So a document's TTL counts again

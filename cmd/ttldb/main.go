@@ -192,8 +192,9 @@ usage: ttldb COMMAND [flags] DIR|URL [ARG...]
 DIR is a durable collection's directory; URL is file:///abs/path,
 file:relative/path, or postgres://... (with --collection NAME).
 The commands that only read (stats, get, query, dump, backup, verify)
-write nothing to a directory, even one no other process has open: they
-open it read-only, and leave a torn tail as it is, with a warning.
+write nothing to a directory's files, even when no other process has it
+open: they open it read-only (verify reads its files), and report a torn
+tail rather than cut it.
 
 commands:
 `)
