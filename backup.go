@@ -21,13 +21,12 @@ type BackupInfo = engine.BackupInfo
 // The copy is the collection as of the change LastLSN: every document
 // stored then (expired ones not yet swept too, which the restored
 // collection's sweeper deletes) with its body, _ts, _etag and LSN; the
-// collection's name, partition-key path, ID (continuation tokens and the
-// latest-version feed's positions carry over), DefaultTTL and R7's
-// cut-offs, indexing mode, secondary-index paths (rebuilt when the restore
-// is opened), and clock. Not the all-versions feed's history: the
-// restored collection's all-versions feed begins after LastLSN, as after a
-// compaction, and a reader positioned before it gets [ErrFeedTrimmed];
-// the latest-version feed is whole. The feed's switch and retention, and
+// collection's name, partition-key path, DefaultTTL and R7's cut-offs,
+// indexing mode, secondary-index paths (rebuilt when the restore is
+// opened), and clock. Not the all-versions feed's history: the restored
+// collection's all-versions feed begins after its restore, and a reader
+// positioned before it gets [ErrFeedTrimmed]; the latest-version feed is
+// whole. A restore is a collection of its own: see [Restore]. The feed's switch and retention, and
 // the other Options, are the open's.
 //
 // It takes the instant in O(1) under the collection's lock, reads the
@@ -62,28 +61,44 @@ func (c *Collection) Backup(ctx context.Context, w io.Writer) (BackupInfo, error
 // Restore makes the directory dir hold the collection of a backup that
 // [Collection.Backup] wrote, read from r, and returns what it held; open
 // it then with [NewCollection] (giving the backup's name and
-// partition-key path) or [Open] ("file://" + dir). dir must not exist, or
-// be empty: a restore never merges with, nor replaces, a collection. It
-// copies r into dir, checks all of it as an open would (the time and the
-// memory of an open, which the collection's are dropped after), and only
-// then names the copy so that an open reads it; a backup refused, or any
-// failure, leaves no file of a collection in dir (a crash leaves a
-// temporary file that an open removes: such a dir then opens as a new,
-// empty collection, so restore again into an empty directory after a
-// crash, and check the BackupInfo it returns).
+// partition-key path) or [Open] ("file://" + dir). dir must not exist, be
+// empty, or be one a restore did not finish: a restore never merges with,
+// nor replaces, a collection. It marks dir as being restored (a file
+// RESTORING, durable before anything else), copies r into dir, checks all
+// of it as an open would (the time and the memory of an open, which the
+// collection's are dropped after), writes the collection, and removes the
+// mark only once all of it is durable. A backup refused, or any failure,
+// leaves no file of a collection in dir; a crash leaves the mark, which
+// [Open], [NewCollection] and [Verify] refuse with [ErrCorrupt] naming it,
+// so that dir never opens as a collection, whole or empty, until a
+// Restore into it again finishes. It writes the backup's size twice.
 //
-// The collection restored is the original as of the backup: the same
-// collection ID, the same etags, and LSNs that go on from the backup's
-// LastLSN. So an etag, a continuation token or a feed position that the
-// original gave after the backup may name another version in the
-// restored collection: an IfMatch with such an etag can match a version
-// its holder never read. After a restore, clients drop what they hold
-// from later than [BackupInfo.LastLSN].
+// The collection restored is the original as of the backup, but a
+// collection of its own, as the original may have written after the
+// backup:
+//   - its documents keep their etags and LSNs: an [IfMatch] with an etag
+//     read before the backup matches as it did;
+//   - it numbers its own changes from [BackupInfo.LastLSN] plus a jump of
+//     2^44 to 2^45, drawn at random: its writes get LSNs and etags (the
+//     etag grows with the LSN) that the original never gave, unless it
+//     wrote 2^44 times after the backup, so an etag of a version the
+//     original wrote after the backup matches none at the copy;
+//   - it has a collection ID of its own: the original's continuation
+//     tokens (of List, Query and the feed) are refused as another
+//     collection's ([ErrInvalidContinuation]); a feed reader resumes with
+//     [FeedQuery].AfterLSN and the LSN of its last page;
+//   - a feed position the original gave after the backup (an AfterLSN
+//     beyond LastLSN, within the jump) is refused with [ErrFeedTrimmed]
+//     in both feed modes, and the error says why: the copy lacks changes
+//     that reader applied, which must read the feed again from the
+//     beginning. A position up to LastLSN resumes as at the original.
 //
 // Errors: [ErrCorrupt], as a [*CorruptError] naming the offset in r, for a
 // backup cut short, damaged, or followed by other bytes; [ErrLocked] for a
 // directory a collection has open; [ErrInvalidOption] for a nil ctx or r,
-// a directory that holds files or cannot be written; r's errors, wrapped.
+// a directory that holds files or cannot be written, or a backup whose
+// LSNs leave no room for the jump (after 65,535 restores of restores); ctx's
+// error, wrapped; r's errors, wrapped.
 func Restore(ctx context.Context, r io.Reader, dir string) (BackupInfo, error) {
 	if ctx == nil {
 		return BackupInfo{}, contextError(ctx, "Restore")

@@ -46,6 +46,7 @@ type collection struct {
 	sec       secondaries   // the secondary indexes (R13)
 	exp       expiryIndex   // and the DefaultTTL it owns
 	seq       uint64        // the last LSN given out (R11); a document's etag is etagBase + its LSN
+	gaps      []lsnGap      // the LSNs its restores skipped (restore.go)
 	feed      feed          // the change feed (R11)
 	ver       versions      // the older documents open snapshots may read
 	swept     atomic.Uint64 // written under mu, read anywhere

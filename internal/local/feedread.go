@@ -50,6 +50,9 @@ func (c *collection) feedStart(r engine.FeedRead) (uint64, error) {
 		if after > last {
 			return 0, &engine.FeedBeyond{Last: last}
 		}
+		if err := c.inGap(after); err != nil {
+			return 0, err
+		}
 	case engine.FromNow:
 		after = last
 	case engine.FromOldest:

@@ -79,6 +79,9 @@ func listFiles(d vfs.Dir) (snaps, logs []uint64, err error) {
 	if err != nil {
 		return nil, nil, errorf(engine.ErrInvalidOption, "Options.Dir %q: %w", d.Path(), err)
 	}
+	if err := unfinishedRestore(d.Path(), names); err != nil {
+		return nil, nil, err
+	}
 	for _, name := range names {
 		if strings.HasSuffix(name, TmpSuffix) {
 			d.Remove(name) // a snapshot never finished
@@ -134,6 +137,7 @@ func (c *collection) savedState() savedState {
 		seq: c.seq, last: c.last.Load(), mode: c.mode, def: c.exp.def,
 		ownCut: c.exp.ownCut, cuts: slices.Clone(c.exp.cuts), docs: uint64(c.prim.len()),
 		indexes: append(c.sec.paths(), c.sec.loaded...), // loaded: those an opening collection has yet to build
+		gaps:    slices.Clone(c.gaps),
 	}
 }
 
@@ -229,7 +233,9 @@ func encodeSnapshot(w io.Writer, st savedState, docs []*engine.Doc, etagBase uin
 }
 
 // Holds reports whether the directory dir holds a collection: a
-// snapshot, which a collection's first open writes. It writes nothing.
+// snapshot, which a collection's first open writes. It writes nothing. It
+// fails with an [engine.CorruptError] for a directory a restore did not
+// finish (restore.go), and with the error of a directory it cannot read.
 func Holds(fsys vfs.FS, dir string) (bool, error) {
 	if fsys == nil {
 		fsys = vfs.OS{}
@@ -244,6 +250,9 @@ func Holds(fsys vfs.FS, dir string) (bool, error) {
 	defer d.Close()
 	names, err := d.List()
 	if err != nil {
+		return false, err
+	}
+	if err := unfinishedRestore(dir, names); err != nil {
 		return false, err
 	}
 	for _, name := range names {

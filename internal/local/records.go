@@ -115,6 +115,7 @@ type savedState struct {
 	cuts              []inheritCut
 	docs              uint64   // in the snapshot, to size the maps that load them
 	indexes           []string // the paths of the secondary indexes
+	gaps              []lsnGap // the LSNs restores skipped (restore.go), oldest first
 }
 
 // appendState appends a state record: kind 5, then the name and the
@@ -124,7 +125,10 @@ type savedState struct {
 // cuts (a count (4), then upTo and ttl (8 each) of each), the number
 // of documents that follow (8), and the paths of the secondary indexes (a
 // count (2), then each as a length (2) and its bytes), which snapshots
-// written before indexes existed lack.
+// written before indexes existed lack; then, only in a collection made by a
+// restore, the LSN gaps of its restores (a count (2), then from and to (8
+// each) of each), so that other collections' snapshots stay readable by
+// versions of ttldb that know no gaps.
 func appendState(b []byte, s savedState) []byte {
 	b = append(b, recState)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(s.name)))
@@ -147,6 +151,13 @@ func appendState(b []byte, s savedState) []byte {
 	for _, p := range s.indexes {
 		b = binary.BigEndian.AppendUint16(b, uint16(len(p)))
 		b = append(b, p...)
+	}
+	if len(s.gaps) > 0 {
+		b = binary.BigEndian.AppendUint16(b, uint16(len(s.gaps)))
+		for _, g := range s.gaps {
+			b = binary.BigEndian.AppendUint64(b, g.from)
+			b = binary.BigEndian.AppendUint64(b, g.to)
+		}
 	}
 	return b
 }
@@ -250,6 +261,20 @@ func readState(b []byte) (savedState, error) {
 		}
 		if len(s.indexes) != n {
 			f.bad = true
+		}
+	}
+	if len(f.b) > 0 { // written by a restore's snapshot and those after it
+		n := f.u16()
+		if n == 0 || n > len(f.b)/16 {
+			return s, fmt.Errorf("a state record counts %d LSN gaps in %d bytes", n, len(f.b))
+		}
+		prev := uint64(0)
+		for range n {
+			g := lsnGap{from: f.u64(), to: f.u64()}
+			if g.from < prev || g.to <= g.from || g.to > s.seq {
+				return s, fmt.Errorf("a state record holds the LSN gap %d-%d after %d, with last LSN %d", g.from, g.to, prev, s.seq)
+			}
+			s.gaps, prev = append(s.gaps, g), g.to
 		}
 	}
 	switch {

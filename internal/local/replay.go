@@ -382,7 +382,7 @@ func (c *collection) load(d *engine.Doc) (ok bool) {
 
 // restore gives the new collection the state of a snapshot.
 func (c *collection) restore(s savedState) {
-	c.etagBase, c.tokenID, c.seq = s.etagBase, s.tokenID, s.seq
+	c.etagBase, c.tokenID, c.seq, c.gaps = s.etagBase, s.tokenID, s.seq, s.gaps
 	c.advance(s.last)
 	c.mode = s.mode
 	c.exp.def, c.exp.ownCut, c.exp.cuts = s.def, s.ownCut, s.cuts

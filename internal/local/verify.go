@@ -163,6 +163,9 @@ func (c *collection) loadFiles(ctx context.Context, d vfs.Dir, rep *VerifyReport
 	if err != nil {
 		return errorf(engine.ErrInvalidOption, "%s: %w", dir, err)
 	}
+	if err := unfinishedRestore(dir, names); err != nil {
+		return err
+	}
 	var snaps, logs []uint64
 	var leftovers []string
 	for _, name := range names {
