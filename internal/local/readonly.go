@@ -94,6 +94,9 @@ func pin(d vfs.Dir) (*pinnedDir, error) {
 	if err != nil {
 		return nil, errorf(engine.ErrInvalidOption, "%s: %w", d.Path(), err)
 	}
+	if err := unfinishedRestore(d.Path(), names); err != nil {
+		return nil, err
+	}
 	pd := &pinnedDir{Dir: d, files: map[string]vfs.File{}}
 	for _, name := range names {
 		_, snap := fileEpoch(name, "snap-")
