@@ -121,8 +121,9 @@ type Options struct {
 	// even the cut of a torn tail, which is left out and named in
 	// [Collection.Recovery]. The open costs what an open costs; a file
 	// the other process's compaction removes meanwhile makes it read the
-	// directory again (three times at most). Requires Dir; the directory
-	// must hold a collection. Zero: a read-write open, which locks Dir.
+	// directory again (five readings in all at most). Requires Dir; the
+	// directory must hold a collection. Zero: a read-write open, which
+	// locks Dir.
 	ReadOnly bool
 
 	// Indexes are the paths of secondary indexes to have (R13), JSON

@@ -149,7 +149,8 @@ type keptFile struct{ vfs.File }
 
 func (keptFile) Close() error { return nil }
 
-// readOnlyTries is how many times openReadOnly reads the files.
+// readOnlyTries is how many times openReadOnly reads the files at most
+// (Options.ReadOnly's doc says five).
 const readOnlyTries = 5
 
 // errReadOnly is the refusal of op, a call that writes, on a collection
