@@ -33,7 +33,8 @@ import (
 //
 // Errors: [engine.ErrInvalidOption] for a nil w; [engine.ErrClosed] when
 // the collection closes before or while it writes; ctx's error, wrapped,
-// checked between groups; w's error, wrapped. After an error what w got is
+// checked before each hold of the walk (nothing written yet) and between
+// groups; w's error, wrapped. After an error what w got is
 // not a whole backup, and Restore refuses it.
 func (x *Engine) Backup(ctx context.Context, w io.Writer) (engine.BackupInfo, error) {
 	c := (*collection)(x)
@@ -60,7 +61,7 @@ func (x *Engine) Backup(ctx context.Context, w io.Writer) (engine.BackupInfo, er
 	wk := c.startWalk()
 	st := c.savedState()
 	c.mu.Unlock()
-	docs, err := c.snapshotDocs("Backup", s, wk, st.docs)
+	docs, err := c.snapshotDocs(ctx, "Backup", s, wk, st.docs)
 	s.release()
 	<-c.walking
 	if err != nil {

@@ -105,7 +105,7 @@ func (c *collection) compact(stop <-chan struct{}) error {
 	j.rotate(epoch)
 	c.mu.Unlock()
 
-	docs, err := c.snapshotDocs("Compact", s, w, st.docs)
+	docs, err := c.snapshotDocs(context.Background(), "Compact", s, w, st.docs)
 	s.release()
 	<-c.walking
 	if err != nil {

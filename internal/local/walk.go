@@ -2,6 +2,7 @@ package local
 
 import (
 	"cmp"
+	"context"
 	"slices"
 
 	"github.com/ttldb/ttldb/engine"
@@ -48,22 +49,27 @@ var walkHook func(c *collection, read int)
 // them all, or the snapshot would lose some once the logs before it go.
 //
 // op is the call's name, for errors: "Compact" or "Backup". The caller
-// holds the walking token: one walk at a time.
+// holds the walking token: one walk at a time (prim.walk is one). ctx,
+// when not nil, stops the walk before any hold of the lock once it is
+// done.
 //
-// op is the call's name, for errors: "Compact" or "Backup". The caller
-// holds the walking token: one walk at a time (prim.walk is one).
-//
-// Errors: [engine.ErrClosed] when the collection closes meanwhile; [engine.ErrCorrupt]
-// when the walk does not find n documents, which only a bug can cause.
-func (c *collection) snapshotDocs(op string, s snapshot, w *keyWalk, n uint64) ([]*engine.Doc, error) {
+// Errors: [engine.ErrClosed] when the collection closes meanwhile; ctx's
+// error, wrapped; [engine.ErrCorrupt] when the walk does not find n
+// documents, which only a bug can cause.
+func (c *collection) snapshotDocs(ctx context.Context, op string, s snapshot, w *keyWalk, n uint64) ([]*engine.Doc, error) {
 	var es []*entry
 	from, done := uint64(0), false
 	for !done {
 		c.mu.Lock()
-		if c.unusable() {
+		switch {
+		case c.unusable():
 			c.prim.walk = nil
 			c.mu.Unlock()
 			return nil, c.errClosed(op)
+		case ctx != nil && ctx.Err() != nil:
+			c.prim.walk = nil
+			c.mu.Unlock()
+			return nil, engine.ContextError(ctx, op)
 		}
 		seen, had := c.handoff.taken.Load(), len(es)
 		es, from, done = c.prim.keys.entriesFrom(es, from, orderReadSlots)

@@ -49,7 +49,7 @@ func walkNow(t *testing.T, c *Collection) (got, want []*engine.Doc) {
 	want = docsByLSN(c)
 	n := uint64(c.local.prim.len())
 	c.local.mu.Unlock()
-	got, err := c.local.snapshotDocs("Compact", s, w, n)
+	got, err := c.local.snapshotDocs(context.Background(), "Compact", s, w, n)
 	s.release()
 	require.NoError(t, err)
 	return got, want
