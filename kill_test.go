@@ -25,11 +25,16 @@ const (
 	killRunEnv    = "TTLDB_KILL_CHILD_RUN"
 )
 
-// TestMain runs the child of TestKillMinusNine or of
-// TestLockSurvivesRemovedLockFile when asked to, and the tests otherwise.
+// TestMain runs the child of TestKillMinusNine, of TestRestoreKilled or
+// of TestLockSurvivesRemovedLockFile when asked to, and the tests
+// otherwise.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(lockChildEnv); dir != "" {
 		lockChild(dir)
+		return
+	}
+	if dir := os.Getenv(restoreChildEnv); dir != "" {
+		restoreChild(dir, os.Getenv(restoreFromEnv))
 		return
 	}
 	if dir := os.Getenv(killChildEnv); dir != "" {
