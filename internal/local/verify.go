@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/vfs"
@@ -44,9 +46,12 @@ type VerifiedFile struct {
 // Verify reads every file of the durable collection in dir as an open
 // does, into a collection in memory that it then drops, and checks the
 // result (Check), without writing to the directory: an open would cut a
-// torn tail and sync; Verify reports it. It locks the directory meanwhile,
-// so that no collection opens it while it reads: a directory a collection
-// has open is refused, as its files change under a reader.
+// torn tail and sync; Verify reports it. It opens every file read-only.
+// It locks the directory meanwhile, so that no collection opens it while
+// it reads: a directory a collection has open is refused, as its files
+// change under a reader. A directory it cannot write (permission denied,
+// a read-only file system), where it cannot lock, it reads unlocked: one
+// that another user's collection has open may then show as damaged.
 //
 // It costs the time and memory of an open: O(n) for the n changes the
 // files hold.
@@ -72,20 +77,28 @@ func Verify(ctx context.Context, fsys vfs.FS, dir string, documents func(path st
 	}
 	defer d.Close()
 	lock, err := d.Lock(LockName)
-	if err != nil {
-		if errors.Is(err, vfs.ErrLocked) {
-			return rep, errorf(engine.ErrLocked, "verify %s: a collection has it open, whose files change as it runs: Close it first", dir)
-		}
+	switch {
+	case errors.Is(err, vfs.ErrLocked):
+		return rep, errorf(engine.ErrLocked, "verify %s: a collection has it open, whose files change as it runs: Close it first", dir)
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
+		// A directory it cannot write, which no collection of this user opens.
+	case err != nil:
 		return rep, errorf(engine.ErrInvalidOption, "verify %s: locking it: %w", dir, err)
+	default:
+		defer lock.Close()
 	}
-	defer lock.Close()
+	pd, err := pin(d) // every file read-only
+	if err != nil {
+		return rep, err
+	}
+	defer pd.release()
 	x, err := Open(Config{Documents: documents, ManualSweep: true})
 	if err != nil {
 		return rep, err
 	}
 	defer x.Close()
 	c := (*collection)(x)
-	if err := c.loadFiles(ctx, d, &rep); err != nil {
+	if err := c.loadFiles(ctx, pd, &rep); err != nil {
 		return rep, err
 	}
 	rep.Changes, rep.LastLSN, rep.Live = c.recovery.Changes, c.seq, c.prim.len()
