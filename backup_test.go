@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/ttldb/ttldb/internal/local"
+	"github.com/ttldb/ttldb/internal/vfs"
 )
 
 // backupOf backs c up into a buffer.
@@ -220,16 +221,39 @@ func requireRefused(t *testing.T, dir string, b []byte, what string) {
 	}
 }
 
+// requireRefusedInMem is requireRefused on a file system in memory: the
+// code of Restore but the disk's, without its syncs.
+func requireRefusedInMem(t *testing.T, b []byte, what string) {
+	t.Helper()
+	mem := &vfs.Mem{}
+	_, err := local.Restore(bg, bytes.NewReader(b), local.RestoreConfig{Dir: "db", Documents: documents, FS: mem})
+	var ce *CorruptError
+	require.ErrorAs(t, err, &ce, what)
+	require.True(t, ce.Offset >= 0 && ce.Offset <= int64(len(b)), "%s: offset %d of %d bytes", what, ce.Offset, len(b))
+	names, err := mem.List("db")
+	require.NoError(t, err)
+	for _, n := range names {
+		require.Equal(t, "LOCK", n, "%s: a refused restore left a file", what)
+	}
+}
+
 // TestBackupDamageRefused: a backup cut at any offset, with any byte
 // changed, or followed by more bytes, is refused with ErrCorrupt naming
-// the offset, never restored as whole (R17).
+// the offset, never restored as whole (R17). Each offset on a file system
+// in memory, some on the disk.
 func TestBackupDamageRefused(t *testing.T) { // R17
 	b := smallBackup(t)
 	dir := t.TempDir()
 	for off := range len(b) {
-		requireRefused(t, dir, b[:off], fmt.Sprintf("cut at %d", off))
+		requireRefusedInMem(t, b[:off], fmt.Sprintf("cut at %d", off))
 	}
 	for off := range len(b) {
+		bad := bytes.Clone(b)
+		bad[off] ^= 0x5a
+		requireRefusedInMem(t, bad, fmt.Sprintf("byte %d changed", off))
+	}
+	for _, off := range []int{0, 1, len(b) / 3, len(b) / 2, len(b) - 1} {
+		requireRefused(t, dir, b[:off], fmt.Sprintf("cut at %d", off))
 		bad := bytes.Clone(b)
 		bad[off] ^= 0x5a
 		requireRefused(t, dir, bad, fmt.Sprintf("byte %d changed", off))
