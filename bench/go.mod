@@ -8,6 +8,7 @@ require (
 	github.com/jellydator/ttlcache/v3 v3.4.1
 	github.com/patrickmn/go-cache v2.1.0+incompatible
 	github.com/tidwall/buntdb v1.3.2
+	github.com/tidwall/gjson v1.14.3
 	github.com/ttldb/ttldb v0.0.0
 	github.com/ttldb/ttldb/postgres v0.0.0
 )
@@ -22,7 +23,6 @@ require (
 require (
 	github.com/google/btree v1.1.3 // indirect
 	github.com/tidwall/btree v1.4.2 // indirect
-	github.com/tidwall/gjson v1.14.3 // indirect
 	github.com/tidwall/grect v0.1.4 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
