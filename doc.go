@@ -2,12 +2,14 @@
 // the time-to-live model of Azure Cosmos DB.
 //
 // The behaviour is a contract of numbered rules, R1 to R17, in
-// [the specification] (docs/SPEC.md in the repository); R1-R15 hold today,
-// R13 for part of the query language, R16 for its contexts, opening by URL,
-// the engine interface and the conformance suite, and the rest of R16-R17
-// (engines beyond the process, and the operator's tools) is planned. Doc comments and
-// error messages name the rule they follow, as in "(R10)", and each rule
-// is checked by tests that name it.
+// [the specification] (docs/SPEC.md in the repository). R1-R16 hold in
+// the process (in memory or on a directory) and on PostgreSQL (module
+// github.com/ttldb/ttldb/postgres, shared by many processes), R13 for
+// nearly all of Cosmos DB's query language (docs/SPEC.md lists what is
+// still refused), R17 for the operator's tools in part (the ttldb command,
+// backup, restore and verify). Doc comments and error messages name the
+// rule they follow, as in "(R10)", and each rule is checked by tests that
+// name it.
 //
 // # Collections and documents
 //

@@ -186,7 +186,7 @@ func unknownScheme(u *url.URL) error {
 	slices.Sort(known)
 	hint := "import the package of the engine that registers it (ttldb.Register) for its side effect"
 	if pkg, ok := enginePackages[u.Scheme]; ok {
-		hint = fmt.Sprintf("import its engine's package for its side effect: import _ %q (planned: issue 29)", pkg)
+		hint = fmt.Sprintf("import its engine's package for its side effect: import _ %q", pkg)
 	}
 	return errorf(ErrInvalidOption, "URL %q: no engine is registered for scheme %q (registered: %s): %s", u.Redacted(), u.Scheme, strings.Join(known, ", "), hint)
 }
