@@ -268,6 +268,7 @@ func (c *Collection) ExecuteBatch(ctx context.Context, b *Batch) ([]Document, er
 	if err != nil {
 		return nil, stepRefusal(err, b.pk, steps, about)
 	}
+	c.m.writes[batchSlot].Add(1)
 	out := make([]Document, len(steps))
 	for i, d := range docs {
 		if d != nil {

@@ -17,19 +17,27 @@ import (
 // suite runs the in-process engine through the interface too).
 
 // get reads the live document with the key.
-func (c *Collection) get(ctx context.Context, key []byte) (*engine.Doc, error) {
+func (c *Collection) get(ctx context.Context, key []byte) (d *engine.Doc, err error) {
 	if c.fast != nil {
-		return c.fast.Get(ctx, key)
+		d, err = c.fast.Get(ctx, key)
+	} else {
+		d, err = c.eng.Get(ctx, bytes.Clone(key))
 	}
-	return c.eng.Get(ctx, bytes.Clone(key))
+	c.m.read(err)
+	return d, err
 }
 
 // apply makes the write w of the document with the key.
-func (c *Collection) apply(ctx context.Context, key []byte, w engine.Write) (*engine.Doc, error) {
+func (c *Collection) apply(ctx context.Context, key []byte, w engine.Write) (d *engine.Doc, err error) {
 	if c.fast != nil {
-		return c.fast.Write(ctx, key, w)
+		d, err = c.fast.Write(ctx, key, w)
+	} else {
+		d, err = c.eng.Write(ctx, bytes.Clone(key), w)
 	}
-	return c.eng.Write(ctx, bytes.Clone(key), w)
+	if err == nil {
+		c.m.wrote(w.Op)
+	}
+	return d, err
 }
 
 // snapshot opens a snapshot that reads the indexes on paths, or the keys

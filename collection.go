@@ -59,6 +59,7 @@ type Collection struct {
 	clock    func() time.Time // Options.Now, or time.Now: what a query's GetCurrentDateTime reads
 	closed   atomic.Bool
 	stop     chan struct{} // closed by Close: WatchFeed stops waiting
+	m        counters      // the API's counters (metrics.go)
 }
 
 // NewCollection returns an empty collection named name whose documents carry
@@ -120,7 +121,7 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 		DefaultTTL: o.DefaultTTL.engine(), Indexing: engine.Indexing(o.Indexing), Indexes: o.Indexes,
 		Feed: !o.Feed.Off, Keep: keep,
 		Dir: o.Dir, Sync: local.Sync(o.Sync), AsStored: o.asStored, KeepSettings: o.keepSettings,
-		FS: o.fs, CompactAt: o.compactAt, ReadOnly: o.ReadOnly,
+		FS: o.fs, CompactAt: o.compactAt, ReadOnly: o.ReadOnly, Logger: o.Logger,
 	})
 	if err != nil {
 		return nil, err

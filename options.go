@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -137,6 +138,22 @@ type Options struct {
 	// Sync is when a durable collection's writes reach stable storage.
 	// Zero: [SyncEverySecond]. Ignored without Dir.
 	Sync SyncPolicy
+
+	// Logger is where the collection logs what an operator wants to know
+	// (R17), with the attribute collection (its name) and never a
+	// document's content: at Info, each open (for a directory, what
+	// recovery found: the snapshot and its documents, the logs and changes
+	// replayed, a torn tail cut, the last LSN, how long it took) and each
+	// compaction's start and end (the files' sizes, how long); at Warn,
+	// the background sweeper falling behind, when the oldest expired
+	// document not yet swept expired 10 s or more ago, at most once a
+	// minute (both by the collection's clock); at Error, a disk failing (a
+	// write or sync of the log, which closes the collection, or a
+	// compaction that could not write its snapshot). Records are few: none
+	// is made on the path of a read or a write. Zero (nil): nothing is
+	// logged, at no cost. For the in-process engine; another engine takes
+	// its own.
+	Logger *slog.Logger
 
 	fs        vfs.FS // the filesystem, for tests; nil: the operating system's
 	compactAt int64  // the slack before compaction; 0: defaultCompactSlack

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +51,8 @@ type collection struct {
 	feed      feed          // the change feed (R11)
 	ver       versions      // the older documents open snapshots may read
 	swept     atomic.Uint64 // written under mu, read anywhere
+	expired   atomic.Uint64 // the documents a call found expired and hid (R4), for Metrics
+	behind    every         // the last warning that the sweeper is behind (logs.go)
 	lastSweep time.Duration
 	sweeping  chan struct{} // holds a token while a sweep runs: one at a time (R5)
 	wakeAt    int64         // the instant the sweeper sleeps until; a write due earlier wakes it
@@ -59,6 +62,9 @@ type collection struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	closeErr  error
+
+	logger *slog.Logger // Config.Logger: nil logs nothing (logs.go)
+	dir    string       // Config.Dir, for the logs
 
 	// Durability (R12); j is nil for a collection in memory.
 	j            *journal

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/ttldb/ttldb/engine"
 )
@@ -82,8 +83,22 @@ func (j *journal) oversized(slack int64) bool {
 }
 
 // compact writes a snapshot and removes the files before it; stop
-// abandons it. Call holding the compacting token.
+// abandons it. Call holding the compacting token. It logs its start and
+// its end (logs.go).
 func (c *collection) compact(stop <-chan struct{}) error {
+	j := c.j
+	start, before := time.Now(), j.snap.Load()+j.logs.Load()
+	c.logCompaction(true, before, max(j.live.Load(), 0), 0, 0, nil)
+	err := c.compactFiles(stop)
+	if errors.Is(err, errStopped) || err != nil && c.unusable() && c.failure.Load() == nil {
+		return err // stopped, or closed meanwhile: nothing failed
+	}
+	c.logCompaction(false, before, 0, j.snap.Load()+j.logs.Load(), time.Since(start), err)
+	return err
+}
+
+// compactFiles is compact, but for its logs.
+func (c *collection) compactFiles(stop <-chan struct{}) error {
 	j := c.j
 	select {
 	case c.walking <- struct{}{}: // a backup's walk first

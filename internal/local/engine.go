@@ -33,7 +33,11 @@ func (x *Engine) Get(ctx context.Context, key []byte) (*engine.Doc, error) {
 	if !open || c.unusable() {
 		return nil, c.errClosed("Get")
 	}
-	if d == nil || rules.limits(now).expired(d) {
+	if d == nil {
+		return nil, engine.ErrNotFound
+	}
+	if rules.limits(now).expired(d) {
+		c.expired.Add(1)
 		return nil, engine.ErrNotFound
 	}
 	return d, nil
@@ -61,6 +65,9 @@ func (x *Engine) Write(ctx context.Context, key []byte, w engine.Write) (_ *engi
 		old = e.doc()
 	}
 	live := old != nil && !c.exp.limits(now).expired(old)
+	if old != nil && !live {
+		c.expired.Add(1)
+	}
 	switch {
 	case w.Op == engine.Create && live:
 		return nil, engine.ErrConflict

@@ -19,6 +19,7 @@ type primary struct {
 	keys  keyMap
 	order keyOrder
 	walk  *keyWalk // a compaction's walk of the key map, or nil
+	bytes int64    // the bodies of the documents held, for Metrics
 }
 
 // init makes p empty and ready, its order not built.
@@ -36,6 +37,7 @@ func (p *primary) clear() {
 	p.keys.clear()
 	p.order.reset()
 	p.walk = nil
+	p.bytes = 0
 }
 
 // lookup returns the document stored under key, live or not, or nil, for a
@@ -52,6 +54,7 @@ func (p *primary) get(key []byte) (e *entry, h uint64) { return p.keys.get(key) 
 // and returns the new entry.
 func (p *primary) insert(d *engine.Doc, h uint64) *entry {
 	e := newEntry(d)
+	p.bytes += int64(len(d.Body()))
 	p.keys.insert(h, d, e)
 	p.order.add(e)
 	return e
@@ -60,6 +63,7 @@ func (p *primary) insert(d *engine.Doc, h uint64) *entry {
 // swap stores d, a new document of e's key, whose hash is h, in e and in
 // the key's slot. It takes O(1): the order is not touched.
 func (p *primary) swap(e *entry, d *engine.Doc, h uint64) {
+	p.bytes += int64(len(d.Body()) - len(e.doc().Body()))
 	e.cur.Store(d)
 	p.keys.swap(h, d)
 }
@@ -67,6 +71,7 @@ func (p *primary) swap(e *entry, d *engine.Doc, h uint64) {
 // remove drops e.
 func (p *primary) remove(e *entry) {
 	key := e.key()
+	p.bytes -= int64(len(e.doc().Body()))
 	p.keys.remove(maphash.String(p.keys.seed, key), key)
 	p.order.remove(e)
 	if p.walk != nil {

@@ -109,7 +109,9 @@ func (c *collection) unlock() {
 // what is on disk. Close still stops the goroutines and releases the
 // files. It returns the error of the call that found the failure.
 func (c *collection) fail(err error) error {
-	c.failure.CompareAndSwap(nil, &err)
+	if c.failure.CompareAndSwap(nil, &err) {
+		c.logFailure(err)
+	}
 	c.closed.Store(true)
 	c.feed.wakeAll() // WatchFeed's readers, to find it closed
 	return fmt.Errorf("%w: collection %q: the change may not be on disk, and the collection is closed (reopen its directory to recover what is): %w", engine.ErrClosed, c.name, err)

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -57,6 +58,8 @@ type Config struct {
 	// not applied), no sweeper, every write refused, nothing written, no
 	// lock taken.
 	ReadOnly bool
+	// Logger is where the collection logs (logs.go); nil logs nothing.
+	Logger *slog.Logger
 }
 
 // Parser reads a document's body, compact JSON, as the API reads a write:
@@ -99,7 +102,19 @@ type Retention struct{ Records, Bytes, Age int64 }
 // Errors: those of the directory ([engine.ErrLocked], [engine.ErrCorrupt]
 // as a [*engine.CorruptError], [engine.ErrInvalidOption] for a directory
 // that cannot be used) and of the settings' change.
+//
+// An open logs at Info what it found (logs.go).
 func Open(cfg Config) (*Engine, error) {
+	start := time.Now()
+	x, err := open(cfg)
+	if err == nil {
+		(*collection)(x).logOpen(&cfg, time.Since(start))
+	}
+	return x, err
+}
+
+// open is Open, but for the log of the open.
+func open(cfg Config) (*Engine, error) {
 	if cfg.Documents == nil {
 		return nil, errorf(engine.ErrInvalidOption, "local.Open of collection %q without Config.Documents, the parser of its documents", cfg.Name)
 	}
@@ -124,6 +139,8 @@ func Open(cfg Config) (*Engine, error) {
 		etagBase: rand.Uint64(),
 		wakeAt:   math.MinInt64,
 		stop:     make(chan struct{}),
+		logger:   cfg.Logger,
+		dir:      cfg.Dir,
 		sweeping: make(chan struct{}, 1),
 		walking:  make(chan struct{}, 1),
 		done:     make(chan struct{}),

@@ -51,7 +51,7 @@ func openReadOnly(cfg Config) (*Engine, error) {
 			}
 			return nil, err
 		}
-		x, err := Open(Config{Name: cfg.Name, Path: cfg.Path, Documents: cfg.Documents, Now: cfg.Now, SweepBatch: cfg.SweepBatch, ManualSweep: true, Feed: cfg.Feed, Keep: cfg.Keep})
+		x, err := open(Config{Name: cfg.Name, Path: cfg.Path, Documents: cfg.Documents, Now: cfg.Now, SweepBatch: cfg.SweepBatch, ManualSweep: true, Feed: cfg.Feed, Keep: cfg.Keep, Logger: cfg.Logger})
 		if err != nil {
 			pd.release()
 			return nil, err

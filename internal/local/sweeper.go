@@ -64,6 +64,7 @@ func (c *collection) sweep(done <-chan struct{}, stop func() bool) (n int, stopp
 		if stop() {
 			return total, true, nil
 		}
+		c.checkBehind()
 		c.yield(seen)
 	}
 	c.mu.Lock()
