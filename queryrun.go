@@ -126,7 +126,7 @@ func (r *queryRun) candidates(indexes []string) (filt, ord access) {
 			filt = a
 		}
 	}
-	if order := r.b.OrderBy(); len(order) == 1 && !r.b.Aggregate() {
+	if order := r.b.OrderBy(); len(order) == 1 && len(order[0].Path) > 0 && !r.b.Aggregate() {
 		if ptr, ok := order[0].Path.Pointer(); ok && slices.Contains(indexes, ptr) {
 			ord.path = ptr
 			ord.ranges, _ = r.b.Ranges(order[0].Path)

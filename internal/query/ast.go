@@ -80,11 +80,12 @@ type limitSpec struct {
 	param int // the parameter's index; -1: the literal
 }
 
-// Order is an item of an ORDER BY clause: a property path, ascending or
-// descending.
+// Order is an item of an ORDER BY clause: a property path of the
+// document, or a VECTORDISTANCE call, ascending or descending.
 type Order struct {
-	Path Path
-	Desc bool
+	Path Path // the document's path; nil for a VECTORDISTANCE call
+	Desc bool // descending; for VECTORDISTANCE, as its distance function's most similar first
+	e    *expr
 }
 
 // exprKind is the kind of an expression.

@@ -85,6 +85,9 @@ func (q *Query) BindAt(params map[string]string, now time.Time) (*Bound, error) 
 	for _, e := range q.group {
 		b.bindArrays(e)
 	}
+	for _, o := range q.order {
+		b.bindArrays(o.e)
+	}
 	b.terms = b.sargable()
 	return b, nil
 }
@@ -182,14 +185,19 @@ func (b *Bound) Limit() int { return b.limit }
 func (b *Bound) OrderBy() []Order { return slices.Clone(b.q.order) }
 
 // AppendSortKey appends, for each ORDER BY item in turn,
-// AppendKey(r.Value(item.Path)), with every byte of a DESC item's key
+// AppendKey(r.Value(item.Path)) (of a VECTORDISTANCE item, AppendKey of
+// its score for r, which costs the vectors' length), with every byte of a DESC item's key
 // complemented, so that comparing two rows' keys bytewise gives the ORDER
 // BY order: AppendKey's keys are prefix-free, so complementing reverses
 // their order.
 func (b *Bound) AppendSortKey(dst []byte, r Row) []byte {
 	for _, o := range b.q.order {
 		start := len(dst)
-		dst = AppendKey(dst, r.Value(o.Path))
+		if o.e != nil {
+			dst = AppendKey(dst, b.eval(o.e, &r).Value)
+		} else {
+			dst = AppendKey(dst, r.Value(o.Path))
+		}
 		if o.Desc {
 			for i := start; i < len(dst); i++ {
 				dst[i] = ^dst[i]

@@ -37,7 +37,9 @@ func (p *parser) applyFrom() error {
 		}
 	}
 	for i := range q.order {
-		q.order[i].Path = prefix(q.order[i].Path)
+		if q.order[i].e == nil { // a VECTORDISTANCE's paths are among p.paths
+			q.order[i].Path = prefix(q.order[i].Path)
+		}
 	}
 	defined := &expr{kind: xCall, fn: fIsDefined, args: []*expr{{kind: xPath, root: p.alias, path: q.from}}}
 	if q.where == nil {

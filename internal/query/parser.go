@@ -346,7 +346,9 @@ func (p *parser) parseFrom() error {
 	return p.parseJoins()
 }
 
-// parseOrderBy parses ORDER BY path [ASC|DESC], ...
+// parseOrderBy parses ORDER BY item [ASC|DESC], ..., each item a path of
+// the document or a VECTORDISTANCE call (orderby.go says which forms the
+// service refuses, and why).
 func (p *parser) parseOrderBy() error {
 	p.advance()
 	if !p.tok().isKeyword("BY") {
@@ -359,14 +361,14 @@ func (p *parser) parseOrderBy() error {
 		if err != nil {
 			return err
 		}
-		if k, ok := p.aliasIndex(e.root, len(p.q.joins)); ok && k > 0 && e.kind == xPath && len(e.path) > 0 {
-			return p.unsupported(off, "ORDER BY on a path of a JOIN's alias or of FROM x IN's (only the document's paths, as c.name, are)")
+		o, err := p.orderItem(e, off)
+		if err != nil {
+			return err
 		}
-		if !e.isPath() {
-			return p.fail(off, "ORDER BY takes property paths, as c.name")
-		}
-		o := Order{Path: e.path}
 		if t := p.tok(); t.isKeyword("ASC") || t.isKeyword("DESC") {
+			if o.e != nil {
+				return p.fail(t.off, "ORDER BY VectorDistance(...) takes no %s: it sorts the most similar first, as the Learn page \"VectorDistance\" has it (descending scores for cosine and dotproduct, ascending for euclidean)", strings.ToUpper(t.text))
+			}
 			o.Desc = t.isKeyword("DESC")
 			p.advance()
 		}
