@@ -64,7 +64,4 @@ func TestQueryJoinLikeAggregates(t *testing.T) {
 			require.Equal(t, got, joinPages(t, c, tc.text, 1), tc.text)
 		}
 	}
-	_, err := plain.Query(bg, SQL{Text: `SELECT DISTINCT c.team, COUNT(1) * 2 AS n FROM c JOIN i IN c.inventory GROUP BY c.team`})
-	require.ErrorIs(t, err, ErrInvalidQuery)
-	require.ErrorContains(t, err, "DISTINCT with GROUP BY")
 }

@@ -164,3 +164,34 @@ func TestQueryGroupBy(t *testing.T) {
 		}
 	}
 }
+
+// R13: SELECT DISTINCT with GROUP BY keeps, of the groups whose results
+// are equal (as = compares them), the first in the groups' order, and
+// OFFSET, LIMIT and TOP count the distinct results; page by page (each
+// page recomputes the earlier groups' results, so that none shows twice)
+// and through cursors, with an index or without. The service's plan takes
+// the two together (the .NET SDK's PipelineFactory stacks a Distinct and a
+// GroupBy stage when the query has both); its results are unobserved, and
+// this is SQL's reading: DISTINCT applies to the grouped results.
+func TestQueryDistinctGroupBy(t *testing.T) {
+	plain, _ := newQueryCollection(t)
+	indexed, _ := newQueryCollection(t, "/status", "/region")
+	for _, tc := range []struct {
+		text string
+		want string
+	}{
+		{`SELECT VALUE COUNT(1) FROM c GROUP BY c.region`, `2 1 3 2`},
+		{`SELECT DISTINCT VALUE COUNT(1) FROM c GROUP BY c.region`, `2 1 3`},
+		{`SELECT DISTINCT TOP 2 VALUE COUNT(1) FROM c GROUP BY c.region`, `2 1`},
+		{`SELECT DISTINCT VALUE COUNT(1) FROM c GROUP BY c.region OFFSET 1 LIMIT 5`, `1 3`},
+		{`SELECT DISTINCT COUNT(1) AS n FROM c GROUP BY c.region`, `{"n":2} {"n":1} {"n":3}`},
+		{`SELECT DISTINCT VALUE c.region FROM c GROUP BY c.region`, `"ap" "eu" "us"`},
+		{`SELECT DISTINCT VALUE COUNT(1) > 1 FROM c GROUP BY c.region, c.status`, `false true`},
+	} {
+		for _, c := range []*Collection{plain, indexed} {
+			for _, n := range []int{1, 2} {
+				require.Equal(t, tc.want, joinString(joinPages(t, c, tc.text, n)), tc.text)
+			}
+		}
+	}
+}

@@ -53,7 +53,8 @@ func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 // grouped gives fn the results of a GROUP BY query, one a group, in the
 // order of the groups' keys, after the group the query resumes after,
 // within OFFSET and remaining (-1: no bound); the token resumes after the
-// last group fn took.
+// last group fn took. With SELECT DISTINCT, a group whose result equals an
+// earlier group's (on this page or an earlier one) gives none.
 func (r *queryRun) grouped(offset, remaining int, fn func(res []byte) bool) (string, error) {
 	var g query.Groups
 	if err := r.rows(func(d *engine.Doc, _ []byte) bool {
@@ -63,13 +64,26 @@ func (r *queryRun) grouped(offset, remaining int, fn func(res []byte) bool) (str
 	}
 	accepted := 0
 	last := ""
+	var seen map[string]bool // SELECT DISTINCT: the results of the groups so far, earlier pages' included
+	if r.b.Distinct() {
+		seen = map[string]bool{}
+	}
+	var dk []byte
 	for _, key := range g.Keys() {
-		if r.resume && key <= string(r.afterSort) {
+		if r.resume && key <= string(r.afterSort) && seen == nil {
 			continue
 		}
 		res, ok := r.b.AppendGroup(r.out[:0], &g, key)
+		if ok && seen != nil {
+			if dk = query.AppendDistinctKey(dk[:0], res); seen[string(dk)] {
+				continue
+			}
+			seen[string(dk)] = true
+		}
 		switch {
 		case !ok:
+			continue
+		case r.resume && key <= string(r.afterSort):
 			continue
 		case offset > 0:
 			offset--

@@ -123,8 +123,9 @@
 // and 1.0, objects in any member order); AppendDistinctKey gives the key
 // that tells them apart, and orders them when no ORDER BY does (scalars as
 // ORDER BY sorts them, then arrays, then objects; a projection without a
-// member, {}, first). DISTINCT does not go with SELECT * nor GROUP BY;
-// with an aggregate, whose result is one, it changes nothing.
+// member, {}, first). DISTINCT does not go with SELECT *; with GROUP BY
+// it keeps the first group of equal results, in the groups' order; with
+// an aggregate, whose result is one, it changes nothing.
 //
 // A query without FROM has one row and
 // no document: no path, and no SELECT *; it gives at most one result. The binary operators bind as
@@ -142,7 +143,8 @@
 // and OFFSET ... LIMIT do not go together. ORDER BY does not go with
 // an aggregate. Projected members are named by AS, else by the last member name
 // of their path (the alias alone: by the alias), else $1, $2... among the
-// unnamed items in order.
+// unnamed items in order. ORDER BY takes paths of the document and
+// VECTORDISTANCE only, refusing what the service refuses (orderby.go).
 //
 // An aggregate stands in any expression of the SELECT clause (SELECT
 // VALUE COUNT(1) * 2, SELECT {n: COUNT(1), s: SUM(c.x)}), never in another
@@ -162,8 +164,7 @@
 // JOIN, over a container, or with ORDER BY, GROUP BY, OFFSET or SELECT *,
 // user-defined functions (udf.f), DOCUMENTID (it reads the service's
 // internal _rid, which ttldb has not), ORDER BY with GROUP BY or an
-// aggregate, ORDER BY on a path of a JOIN's alias, DISTINCT with GROUP BY,
-// a subquery outside an aggregate's argument in a query with aggregates or
+// aggregate, a subquery outside an aggregate's argument in a query with aggregates or
 // GROUP BY,
 // property names and indexes computed by an expression or a parameter
 // (c[@p], c[c.k]), SELECT * with other items, comments.

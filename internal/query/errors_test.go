@@ -226,7 +226,6 @@ func TestParseUnsupported(t *testing.T) {
 		{`SELECT c.id FROM c JOIN (SELECT VALUE t FROM t IN c.tags)`, 24, `a subquery as a source is not supported`},
 		{`SELECT c.id FROM c JOIN t IN c.tags ORDER BY t.name`, 45, `ORDER BY on a path of a JOIN's alias`},
 		{`SELECT x FROM x IN c.tags ORDER BY x.a`, 35, `ORDER BY on a path of a JOIN's alias`},
-		{`SELECT DISTINCT c.a FROM c GROUP BY c.a`, 27, `DISTINCT with GROUP BY is not supported`},
 		{`SELECT * FROM c WHERE c.a IN (SELECT VALUE 1 FROM d)`, 30, `a subquery is not supported`},
 		{`SELECT * FROM c WHERE c.a = (SELECT VALUE 1 FROM d)`, 49, `a subquery that reads a container (d) is not supported`},
 		{`SELECT VALUE (SELECT * FROM t IN c.a) FROM c`, 21, `SELECT * in a subquery is not supported`},

@@ -186,9 +186,6 @@ func (p *parser) parseQuery() error {
 		next = "AND, OR, ORDER BY, OFFSET or the end of the query"
 	}
 	if p.tok().isKeyword("GROUP") {
-		if q.distinct {
-			return p.unsupported(p.tok().off, "DISTINCT with GROUP BY")
-		}
 		if err := p.parseGroupBy(); err != nil {
 			return err
 		}
