@@ -23,7 +23,8 @@ func intsDoc(id string, n int) string {
 // document and the limit, where it ran on (n⁴ rows, minutes) or gave
 // undefined, so that EXISTS of a row past the bound said false. Whether
 // the subquery is in the WHERE clause, the projection, a JOIN's row
-// filter, or under an aggregate, GROUP BY, DISTINCT or ORDER BY.
+// filter or source (JOIN (SELECT ...), whose results each make a row
+// too), or under an aggregate, GROUP BY, DISTINCT or ORDER BY.
 func TestSubqueryRowBound(t *testing.T) {
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
 	mustCreate(t, c, intsDoc("big", 400)) // 160,400 rows for two joins over arr
@@ -38,6 +39,10 @@ func TestSubqueryRowBound(t *testing.T) {
 		`SELECT c.pk, COUNT(1) AS n FROM c WHERE (SELECT VALUE COUNT(1) FROM x IN c.arr JOIN y IN c.arr) > 0 GROUP BY c.pk`,
 		// 400 rows of a, each with 400 of the subquery's: neither alone is beyond.
 		`SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr WHERE EXISTS(SELECT VALUE 1 FROM x IN c.arr WHERE x = -1)`,
+		// JOIN (SELECT ...): the subquery's rows, for each row before it, and the product's.
+		`SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr JOIN (SELECT VALUE x FROM x IN c.arr WHERE x = -1)`,
+		`SELECT VALUE COUNT(1) FROM c JOIN (SELECT VALUE 1 FROM x IN c.arr JOIN y IN c.arr WHERE x = -1)`,
+		`SELECT VALUE COUNT(1) FROM c JOIN m IN (SELECT VALUE c.arr FROM x IN c.arr)`,
 	} {
 		page, err := c.Query(bg, SQL{Text: text})
 		require.ErrorIs(t, err, ErrInvalidQuery, "%s: %v", text, page.Results)

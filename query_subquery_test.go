@@ -12,10 +12,9 @@ import (
 // subqueries (simple and aggregate, in SELECT and WHERE), EXISTS and
 // ARRAY, correlated with the outer document, each with the page's
 // documents (where it gives them; the glove example's two other products'
-// names are ours) and its results. Not here: the page's examples that need
-// JOIN (SELECT ...), refused; nor those with LIKE or several aggregates
-// beside each other, which hold since the merge with main but are not
-// transcribed (TestQueryJoinLikeAggregates has subqueries of their kind).
+// names are ours) and its results. The page's examples that need JOIN
+// (SELECT ...), with LIKE or with several aggregates beside each other are
+// in TestJoinSubqueryLearnExamples.
 func TestSubqueryLearnExamples(t *testing.T) {
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
 	for _, d := range []string{

@@ -43,8 +43,9 @@ type subquery struct {
 // path from an alias before it.
 type join struct {
 	alias string
-	src   *expr // an xPath
+	src   *expr // an xPath, or an xArraySub: a subquery's results, an array (JOIN (SELECT ...) [AS] x)
 	each  bool  // x IN src: a row for each element of the array; else one for the value, if defined
+	flat  bool  // x IN (SELECT ...): a row for each element of each result that is an array
 }
 
 // Params returns the names of the parameters the query uses, without '@',

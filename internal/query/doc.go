@@ -160,8 +160,12 @@
 // NaN and Infinity are literals (the samples tostring and stringtonumber
 // use them), spelled as JavaScript does, where no alias has that name.
 //
-// Refused as not supported ([Error].Unsupported): subqueries in FROM and
-// JOIN, over a container, or with ORDER BY, GROUP BY, OFFSET or SELECT *,
+// A JOIN's source may be a subquery (joinsub.go): JOIN (SELECT ...)
+// [[AS] x] a row for each result, JOIN x IN (SELECT ...) one for each
+// element of each result that is an array.
+//
+// Refused as not supported ([Error].Unsupported): subqueries in FROM,
+// over a container, or with ORDER BY, GROUP BY, OFFSET or SELECT *,
 // user-defined functions (udf.f), DOCUMENTID (it reads the service's
 // internal _rid, which ttldb has not), ORDER BY with GROUP BY or an
 // aggregate, a subquery outside an aggregate's argument in a query with aggregates or

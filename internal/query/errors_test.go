@@ -223,7 +223,7 @@ func TestParseUnsupported(t *testing.T) {
 		offset int
 		msg    string
 	}{
-		{`SELECT c.id FROM c JOIN (SELECT VALUE t FROM t IN c.tags)`, 24, `a subquery as a source is not supported`},
+		{`SELECT VALUE x FROM x IN (SELECT VALUE [1])`, 25, `FROM x IN (SELECT ...) (a subquery in FROM`},
 		{`SELECT c.id FROM c JOIN t IN c.tags ORDER BY t.name`, 45, `ORDER BY on a path of a JOIN's alias`},
 		{`SELECT x FROM x IN c.tags ORDER BY x.a`, 35, `ORDER BY on a path of a JOIN's alias`},
 		{`SELECT * FROM c WHERE c.a IN (SELECT VALUE 1 FROM d)`, 30, `a subquery is not supported`},

@@ -32,7 +32,7 @@ func (p *parser) applyFrom() error {
 		}
 	}
 	for _, j := range q.joins {
-		if j.src.bind == 0 {
+		if j.src.bind == 0 && j.src.sub == nil {
 			j.src.path = prefix(j.src.path)
 		}
 	}

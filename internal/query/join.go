@@ -11,6 +11,9 @@ func (p *parser) parseFromIn(t token) error {
 	if err != nil {
 		return err
 	}
+	if src.sub != nil {
+		return p.unsupported(src.off, "FROM x IN (SELECT ...) (a subquery in FROM reads the container through another query, which ttldb does not; JOIN x IN (SELECT ...) is supported)")
+	}
 	p.alias = src.root
 	p.q.iter = true
 	p.q.joins = append(p.q.joins, join{alias: t.text, src: src, each: true})
@@ -18,11 +21,13 @@ func (p *parser) parseFromIn(t token) error {
 }
 
 // parseSource parses the name {step} of a FROM or JOIN clause's source: a
-// path, which resolve checks against the aliases before it.
+// path, which resolve checks against the aliases before it, or a
+// subquery, whose results are the source's values (an ARRAY(...) of it;
+// joinsub.go).
 func (p *parser) parseSource() (*expr, error) {
 	t := p.tok()
 	if t.is("(") && p.peek(1).isKeyword("SELECT") {
-		return nil, p.unsupported(t.off, "a subquery as a source")
+		return p.parseSubquery(xArraySub, t.off)
 	}
 	if t.kind != tIdent || t.isReserved() {
 		return nil, p.expected("a name and a path after IN, as c.tags")
@@ -49,13 +54,13 @@ func (p *parser) parseAliased(rootAlias bool, want string) (join, error) {
 		if err != nil {
 			return join{}, err
 		}
-		return join{alias: t.text, src: src, each: true}, nil
+		return join{alias: t.text, src: src, each: true, flat: src.sub != nil}, nil
 	}
 	src, err := p.parseSource()
 	if err != nil {
 		return join{}, err
 	}
-	j := join{src: src}
+	j := join{src: src, each: src.sub != nil} // a subquery: a row for each result
 	if n := len(src.path); n > 0 && !src.path[n-1].IsIndex {
 		j.alias = src.path[n-1].Name
 	} else if n == 0 && rootAlias {
@@ -66,7 +71,7 @@ func (p *parser) parseAliased(rootAlias bool, want string) (join, error) {
 			return join{}, err
 		}
 	}
-	if j.alias == "" {
+	if j.alias == "" && src.sub == nil { // a subquery's alias is optional: JOIN (SELECT VALUE t FROM t IN c.tags WHERE ...)
 		return join{}, p.expected(want)
 	}
 	return j, nil
@@ -85,14 +90,14 @@ func (p *parser) parseJoins() error {
 		if err != nil {
 			return err
 		}
-		if !q.sub { // a subquery's are resolved with its outer queries' aliases (resolveSubs)
+		if !q.sub && j.src.sub == nil { // a subquery's are resolved with its outer queries' aliases (resolveSubs), as a source subquery's paths are
 			k, ok := p.aliasIndex(j.src.root, len(q.joins))
 			if !ok {
 				return p.fail(j.src.off, "identifier %s is not defined: the JOIN's source starts from an alias before it (%s)", j.src.root, p.aliasNames())
 			}
 			j.src.bind = k
 		}
-		if _, dup := p.aliasIndex(j.alias, len(q.joins)); dup || j.alias == p.alias && !q.iter {
+		if _, dup := p.aliasIndex(j.alias, len(q.joins)); j.alias != "" && (dup || j.alias == p.alias && !q.iter) {
 			return p.fail(t.off, "the alias %s is declared twice in the FROM clause: give each source its own", j.alias)
 		}
 		if len(q.joins) == MaxJoins {

@@ -411,6 +411,9 @@ func (p *parser) resolve() error {
 	if err != nil {
 		return err
 	}
+	if err := p.checkSourceSubs(q, 0); err != nil {
+		return err
+	}
 	p.paths = append(p.paths, doc...)
 	q.alias = p.alias
 	if err := p.applyFrom(); err != nil {

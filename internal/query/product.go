@@ -57,7 +57,7 @@ func (b *Bound) Each(r Row, fn func(x Row) bool) error {
 			return walk(k + 1)
 		}
 		more := true
-		Elements(text, func(elem string) bool {
+		eachSource(j, text, func(elem string) bool {
 			if !r.spend() {
 				more = false
 				return false

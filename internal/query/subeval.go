@@ -105,7 +105,7 @@ func (b *Bound) evalSub(e *expr, r *Row) val {
 			return walk(k + 1)
 		}
 		more := true
-		Elements(text, func(elem string) bool {
+		eachSource(j, text, func(elem string) bool {
 			if !x.spend() {
 				more = false
 				return false

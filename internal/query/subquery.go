@@ -118,6 +118,10 @@ func (p *parser) resolveSubs(q *Query, scope []scopeEntry) ([]*expr, error) {
 		}
 		own := append([]scopeEntry(nil), scope...)
 		for k, j := range sq.joins {
+			if j.src.sub != nil { // JOIN (SELECT ...): resolved among sq's subqueries
+				own = append(own, scopeEntry{j.alias, sq.base + k + 1})
+				continue
+			}
 			b, ok := lookup(own, j.src.root)
 			switch {
 			case !ok && k == 0 && len(j.src.path) == 0:
@@ -147,6 +151,9 @@ func (p *parser) resolveSubs(q *Query, scope []scopeEntry) ([]*expr, error) {
 		sq.docWhere = sq.where
 		inner, err := p.resolveSubs(sq, own)
 		if err != nil {
+			return nil, err
+		}
+		if err := p.checkSourceSubs(sq, sq.base); err != nil {
 			return nil, err
 		}
 		doc = append(doc, inner...)
