@@ -1,7 +1,5 @@
 package query
 
-import "strings"
-
 // parseSubquery parses ( SELECT ... ), the current token its "(", into an
 // expression of kind (EXISTS, ARRAY or a scalar subquery) that starts at
 // off. A subquery reads no document of its own: its FROM clause, if any,
@@ -74,10 +72,13 @@ func (p *parser) parseSubBody() error {
 		}
 		q.where = w
 	}
-	for _, kw := range []string{"GROUP BY", "ORDER BY", "OFFSET"} {
-		if t := p.tok(); t.isKeyword(strings.Fields(kw)[0]) {
-			return p.unsupported(t.off, kw+" in a subquery")
-		}
+	switch t := p.tok(); {
+	case t.isKeyword("GROUP"):
+		return p.unsupported(t.off, "GROUP BY in a subquery")
+	case t.isKeyword("ORDER"): // as the service refuses them (azure-cosmos-dotnet-v3 issue 1723; microsoft/vscode-cosmosdb pull 3148)
+		return p.fail(t.off, "'ORDER BY' is not supported in subqueries (the service's error SC2202): order the outer query")
+	case t.isKeyword("OFFSET"):
+		return p.fail(t.off, "'OFFSET LIMIT' clause is not supported in subqueries (the service's error SC2204): take the first results with TOP, or slice ARRAY(...) with ARRAY_SLICE")
 	}
 	if err := p.checkAggregates(); err != nil {
 		return err
