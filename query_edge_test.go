@@ -373,7 +373,7 @@ func TestQueryEdgeParseErrors(t *testing.T) {
 		{`SELECT * FROM c WHERE c.a IN (SELECT VALUE 1 FROM d)`, 31, true},
 		{`SELECT * FROM c WHERE c[c.k] = 1`, 25, true},
 		{`SELECT * FROM c WHERE c.a = 'x' || 'y'`, 33, false},
-		{`SELECT * FROM c WHERE EXISTS(SELECT VALUE 1 FROM d)`, 50, true}, // a subquery reads no container
+		{`SELECT * FROM c WHERE EXISTS(SELECT VALUE 1 FROM d)`, 50, true},        // a subquery reads no container
 		{`SELECT * FROM c WHERE EXISTS(SELECT VALUE 1 ORDER BY c.a)`, 45, false}, // the service refuses it (SC2202)
 		{`SELECT * FROM c WHERE c.a ? 1`, 30, false},
 		{`SELECT VALUE {a: 1, a: 2}`, 21, false},
