@@ -438,7 +438,9 @@ func (h *modelHarness) genSQL() modelStep {
 		text += "VALUE t"
 	}
 	text += " FROM c"
-	if q.join != nil {
+	if q.join != nil && r.IntN(3) == 0 { // the same rows through a subquery (R13, JOIN (SELECT ...))
+		text += " JOIN (SELECT VALUE t FROM t IN " + g.pathSQL(q.join) + ") t"
+	} else if q.join != nil {
 		text += " JOIN t IN " + g.pathSQL(q.join)
 	}
 	if r.IntN(20) < 13 {
