@@ -46,6 +46,8 @@ func FuzzQuery(f *testing.F) {
 		`SELECT DISTINCT c.status FROM c WHERE c.total != @p ORDER BY c.total DESC`,
 		`SELECT c.id, ARRAY(SELECT VALUE t FROM t IN c.tags WHERE t != @p) AS t FROM c WHERE EXISTS(SELECT VALUE 1 FROM t IN c.tags WHERE t = @p)`,
 		`SELECT VALUE (SELECT VALUE COUNT(1) FROM t IN c.tags) FROM c WHERE c.status = @p`,
+		`SELECT c.id, t FROM c JOIN (SELECT VALUE t FROM t IN c.tags WHERE t != @p) t JOIN m IN (SELECT VALUE [c.total, 1]) ORDER BY VectorDistance([c.total, 1], [1, 2])`,
+		`SELECT DISTINCT VALUE COUNT(1) FROM c WHERE c.total != @p GROUP BY c.region`,
 	} {
 		f.Add(seed, `"open"`)
 		f.Add(seed, `10`)

@@ -45,6 +45,8 @@ var fuzzSeeds = []string{
 	`SELECT t.k, COUNT(1) AS n FROM c JOIN t IN c.items GROUP BY t.k`,
 	`SELECT VALUE c.id FROM c JOIN t IN c.items WHERE EXISTS(SELECT VALUE v FROM v IN t.x WHERE v = @p AND c.n > 1) OR NOT EXISTS(SELECT 1)`,
 	`SELECT ARRAY(SELECT TOP 2 DISTINCT VALUE (SELECT VALUE COUNT(1) FROM u IN t.z) FROM t IN c.tags) AS a, (SELECT o.k FROM c.obj o).k FROM c`,
+	`SELECT c.id, v FROM c JOIN t IN c.tags JOIN (SELECT VALUE x FROM x IN t.x WHERE x != @p) v JOIN m IN (SELECT VALUE [1, c.n]) JOIN (SELECT COUNT(1) AS n FROM u IN c.arr) ORDER BY VectorDistance(c.arr, [1, 2])`,
+	`SELECT DISTINCT VALUE COUNT(1) FROM c GROUP BY c.b`,
 }
 
 // fuzzValues are the values every parameter takes in turn.
@@ -215,8 +217,11 @@ func checkAccounting(t *testing.T, text string, q *Query) {
 			}
 			walk(s.where)
 			for _, j := range s.joins {
-				if j.each {
+				if j.each && (j.src.sub == nil || j.flat) {
 					nodes["IN"]++
+				}
+				if j.src.sub != nil { // JOIN (SELECT ...)
+					walk(j.src)
 				}
 			}
 		}
@@ -231,9 +236,17 @@ func checkAccounting(t *testing.T, text string, q *Query) {
 	if w := q.where; q.from != nil && w.kind == xAnd && len(w.args) == 2 && w.args[0].kind == xCall && w.args[0].fn == fIsDefined {
 		nodes["AND"]-- // FROM c.path: IS_DEFINED(c.path) AND (the WHERE clause), of no AND of the text
 	}
-	for _, j := range q.joins { // JOIN t IN c.tags, FROM t IN c.tags
-		if j.each {
+	for _, j := range q.joins { // JOIN t IN c.tags, FROM t IN c.tags, JOIN t IN (SELECT ...), JOIN (SELECT ...)
+		if j.each && (j.src.sub == nil || j.flat) {
 			nodes["IN"]++
+		}
+		if j.src.sub != nil {
+			walk(j.src)
+		}
+	}
+	for _, o := range q.order { // ORDER BY VectorDistance(...)
+		if o.e != nil {
+			walk(o.e)
 		}
 	}
 	for _, l := range []limitSpec{q.top, q.offset, q.limit} {
