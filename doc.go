@@ -108,9 +108,12 @@
 //   - Clauses: SELECT, DISTINCT, TOP, VALUE, FROM (which a query may
 //     leave out: SELECT VALUE 1; FROM t IN c.tags iterates), JOIN (FROM c
 //     JOIN t IN c.tags: the product of each document with an array's
-//     elements), AS, WHERE, GROUP BY, ORDER BY, ASC, DESC, OFFSET, LIMIT,
-//     subqueries EXISTS(SELECT ...), ARRAY(SELECT ...) and (SELECT ...),
-//     correlated with the outer row
+//     elements), AS, WHERE, GROUP BY, ORDER BY, ASC, DESC (ORDER BY on
+//     the document's paths, and on VectorDistance(...), the most similar
+//     first), OFFSET, LIMIT, subqueries EXISTS(SELECT ...), ARRAY(SELECT
+//     ...) and (SELECT ...), correlated with the outer row, also as a
+//     JOIN's source (JOIN (SELECT VALUE t FROM t IN c.tags WHERE ...) t,
+//     JOIN m IN (SELECT VALUE [...]))
 //   - Operators: =, !=, <>, <, <=, >, >=, AND, OR, NOT, IN, BETWEEN,
 //     LIKE (with %, _, [a-f], [^a-f] and ESCAPE), +, -, *, /, %, ||, &,
 //     |, ^, ~, <<, >>, >>>, ?:, ??
@@ -146,9 +149,11 @@
 //     COUNT(1) AS n FROM c GROUP BY c.team), over a document's rows or a
 //     JOIN's, and in a subquery's SELECT clause over its rows
 //   - Refused as not supported, with [ErrInvalidQuery]: subqueries in
-//     FROM and JOIN, over a container, or with ORDER BY, GROUP BY or
-//     OFFSET, other functions, user-defined functions, computed property
-//     names, ORDER BY on a JOIN's alias, comments
+//     FROM (FROM (SELECT ...) x), over a container, or with GROUP BY,
+//     other functions, user-defined functions, computed property names,
+//     comments; refused as the service refuses them, with its reasons:
+//     ORDER BY on an expression other than a path or VectorDistance, or
+//     on a JOIN's alias, and ORDER BY or OFFSET in a subquery
 //
 // Paths are c.a.b, c["odd key"] and c.tags[0]. Cosmos's meaning holds:
 // undefined is not null, values of different types never compare, and

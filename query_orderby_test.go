@@ -44,6 +44,7 @@ func TestOrderByVectorDistance(t *testing.T) {
 			{`SELECT VALUE c.name FROM c WHERE c.name != "b" ORDER BY VectorDistance(c.vector, [1,2,3]), c.name`, `"f","c","a","e","d"`},
 			{`SELECT VALUE c.name FROM c ORDER BY c.pk DESC, VectorDistance([1,2,3], c.vector)`, `"f","e","b","c","a","d"`},
 			{`SELECT DISTINCT VALUE c.pk FROM c ORDER BY VectorDistance(c.vector, [1,2,3])`, `"p","q"`},
+			{`SELECT VALUE v FROM c.vector v ORDER BY VectorDistance(v, [1,2,3])`, `[2,4,6],[1,2,3],[1,2,4],[3,2,1],[-1,0,0]`},
 			{`SELECT c.name, VectorDistance(c.vector, [1,2,3]) AS s FROM c WHERE c.name IN ("a", "b") ORDER BY VectorDistance(c.vector, [1,2,3])`,
 				`{"name":"b","s":1},{"name":"a","s":0.7142857142857143}`},
 		} {
