@@ -149,7 +149,8 @@
 //     COUNT(1) AS n FROM c GROUP BY c.team), over a document's rows or a
 //     JOIN's, and in a subquery's SELECT clause over its rows
 //   - Refused as not supported, with [ErrInvalidQuery]: subqueries in
-//     FROM (FROM (SELECT ...) x), over a container, or with GROUP BY,
+//     FROM with DISTINCT, TOP or an aggregate inside (FROM (SELECT ...
+//     FROM c) x is taken), with GROUP BY, or over a container elsewhere,
 //     other functions, user-defined functions, computed property names,
 //     comments; refused as the service refuses them, with its reasons:
 //     ORDER BY on an expression other than a path or VectorDistance, or

@@ -48,6 +48,7 @@ func FuzzQuery(f *testing.F) {
 		`SELECT VALUE (SELECT VALUE COUNT(1) FROM t IN c.tags) FROM c WHERE c.status = @p`,
 		`SELECT c.id, t FROM c JOIN (SELECT VALUE t FROM t IN c.tags WHERE t != @p) t JOIN m IN (SELECT VALUE [c.total, 1]) ORDER BY VectorDistance([c.total, 1], [1, 2])`,
 		`SELECT DISTINCT VALUE COUNT(1) FROM c WHERE c.total != @p GROUP BY c.region`,
+		`SELECT VALUE COUNT(1) FROM (SELECT c.id, t FROM c JOIN t IN c.tags WHERE t != @p) x WHERE x.id != @p`,
 	} {
 		f.Add(seed, `"open"`)
 		f.Add(seed, `10`)

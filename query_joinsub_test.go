@@ -90,8 +90,8 @@ func TestJoinSubqueryLearnExamples(t *testing.T) {
 // several anonymous sources, DISTINCT, TOP and GROUP BY over the rows;
 // page by page (tokens resume inside a document's product) and through
 // cursors, with an index or without. A subquery that reads an alias
-// declared after it, FROM (SELECT ...) and FROM x IN (SELECT ...) are
-// refused.
+// declared after it, FROM x IN (SELECT ...), and FROM (SELECT DISTINCT
+// ...) (which needs every document at once) are refused.
 func TestJoinSubquery(t *testing.T) {
 	for _, c := range []*Collection{newJoinCollection(t), newJoinCollection(t, "/n", "/pk")} {
 		for _, tc := range []struct{ text, want string }{
@@ -118,12 +118,39 @@ func TestJoinSubquery(t *testing.T) {
 	for _, tc := range []struct{ text, msg string }{
 		{`SELECT c.id FROM c JOIN (SELECT VALUE v FROM v IN t.v) JOIN t IN c.tags`, "identifier t is not defined in the JOIN's subquery"},
 		{`SELECT c.id FROM c JOIN (SELECT VALUE (SELECT VALUE t.name)) JOIN t IN c.tags`, "identifier t is not defined in the JOIN's subquery"},
-		{`SELECT VALUE x FROM (SELECT VALUE c.id FROM c) x`, "not supported"},
+		{`SELECT VALUE x FROM (SELECT DISTINCT VALUE c.id FROM c) x`, "DISTINCT in a subquery of FROM"},
+		{`SELECT VALUE c.id FROM (SELECT VALUE c.id FROM c) x`, "identifier c is not defined: the FROM clause names x"},
 		{`SELECT VALUE x FROM x IN (SELECT VALUE [1])`, "FROM x IN (SELECT ...) (a subquery in FROM"},
 		{`SELECT VALUE x FROM c JOIN (SELECT VALUE y FROM y) x`, "a subquery that reads a container (y) is not supported"},
 	} {
 		_, err := c.Query(bg, SQL{Text: tc.text})
 		require.ErrorIs(t, err, ErrInvalidQuery, tc.text)
 		require.ErrorContains(t, err, tc.msg, tc.text)
+	}
+}
+
+// R13: FROM (SELECT ... FROM c ...) [[AS] x]: the outer query's rows are
+// the inner query's results (the Learn page "Subqueries": multi-value
+// subqueries stand in FROM), each document's in turn: projections,
+// filters and JOINs inside, WHERE, JOIN, aggregates, GROUP BY and
+// DISTINCT outside, SELECT * of the results; the outer query names no
+// alias of the inner one but x. Page by page and through cursors, with an
+// index or without.
+func TestFromSubquery(t *testing.T) {
+	for _, c := range []*Collection{newJoinCollection(t), newJoinCollection(t, "/n", "/pk")} {
+		for _, tc := range []struct{ text, want string }{
+			{`SELECT VALUE x FROM (SELECT VALUE c.id FROM c) x`, `"a" "b" "c" "d" "e"`},
+			{`SELECT * FROM (SELECT c.id, c.n FROM c WHERE c.n > 2) x`, `{"id":"c","n":3} {"id":"d","n":4} {"id":"e","n":5}`},
+			{`SELECT VALUE COUNT(1) FROM (SELECT VALUE t FROM c JOIN t IN c.tags) x WHERE x.name = "y"`, `2`},
+			{`SELECT VALUE COUNT(1) FROM (SELECT VALUE 1 FROM root r WHERE r.pk = "p2")`, `3`},
+			{`SELECT x.id, t FROM (SELECT c.id, c.nums FROM c) AS x JOIN t IN x.nums WHERE t > 1`, `{"id":"a","t":2} {"id":"a","t":2} {"id":"c","t":3} {"id":"e","t":2}`},
+			{`SELECT x.pk, SUM(x.n) AS s FROM (SELECT c.pk, c.n FROM c) x GROUP BY x.pk`, `{"pk":"p1","s":3} {"pk":"p2","s":12}`},
+			{`SELECT DISTINCT VALUE x.pk FROM (SELECT c.pk FROM c) x`, `"p1" "p2"`},
+			{`SELECT VALUE x FROM (SELECT VALUE c.id FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t.name = "x")) x`, `"a" "e"`},
+		} {
+			for _, n := range []int{1, 2} {
+				require.Equal(t, tc.want, joinString(joinPages(t, c, tc.text, n)), tc.text)
+			}
+		}
 	}
 }

@@ -24,7 +24,7 @@ func intsDoc(id string, n int) string {
 // undefined, so that EXISTS of a row past the bound said false. Whether
 // the subquery is in the WHERE clause, the projection, a JOIN's row
 // filter or source (JOIN (SELECT ...), whose results each make a row
-// too), or under an aggregate, GROUP BY, DISTINCT or ORDER BY.
+// too, and FROM (SELECT ...)), or under an aggregate, GROUP BY, DISTINCT or ORDER BY.
 func TestSubqueryRowBound(t *testing.T) {
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
 	mustCreate(t, c, intsDoc("big", 400)) // 160,400 rows for two joins over arr
@@ -43,6 +43,7 @@ func TestSubqueryRowBound(t *testing.T) {
 		`SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr JOIN (SELECT VALUE x FROM x IN c.arr WHERE x = -1)`,
 		`SELECT VALUE COUNT(1) FROM c JOIN (SELECT VALUE 1 FROM x IN c.arr JOIN y IN c.arr WHERE x = -1)`,
 		`SELECT VALUE COUNT(1) FROM c JOIN m IN (SELECT VALUE c.arr FROM x IN c.arr)`,
+		`SELECT VALUE COUNT(1) FROM (SELECT VALUE 1 FROM c JOIN x IN c.arr JOIN y IN c.arr) z`,
 	} {
 		page, err := c.Query(bg, SQL{Text: text})
 		require.ErrorIs(t, err, ErrInvalidQuery, "%s: %v", text, page.Results)

@@ -28,6 +28,7 @@ type Query struct {
 	subs  []*subquery // the subqueries of its clauses (not theirs), in the order written
 	base  int         // a subquery: the aliases of its outer queries' joins, before its own
 	sub   bool        // it is a subquery
+	outer bool        // a subquery of FROM (SELECT ... FROM c) x: its first source is each document in turn, and it reads no outer alias
 	alias string      // the document's alias, once resolved; "" for a subquery or FROM x IN
 }
 

@@ -164,8 +164,13 @@
 // [[AS] x] a row for each result, JOIN x IN (SELECT ...) one for each
 // element of each result that is an array.
 //
-// Refused as not supported ([Error].Unsupported): subqueries in FROM,
-// over a container, or with ORDER BY, GROUP BY, OFFSET or SELECT *,
+// FROM (SELECT ... FROM c) x reads each document's results of the inner
+// query in turn (fromsub.go).
+//
+// Refused as not supported ([Error].Unsupported): subqueries in FROM
+// with DISTINCT, TOP or an aggregate, subqueries over a container
+// elsewhere, or with GROUP BY or SELECT * (ORDER BY and OFFSET in a
+// subquery are refused as the service refuses them),
 // user-defined functions (udf.f), DOCUMENTID (it reads the service's
 // internal _rid, which ttldb has not), ORDER BY with GROUP BY or an
 // aggregate, a subquery outside an aggregate's argument in a query with aggregates or

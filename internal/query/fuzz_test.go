@@ -47,6 +47,7 @@ var fuzzSeeds = []string{
 	`SELECT ARRAY(SELECT TOP 2 DISTINCT VALUE (SELECT VALUE COUNT(1) FROM u IN t.z) FROM t IN c.tags) AS a, (SELECT o.k FROM c.obj o).k FROM c`,
 	`SELECT c.id, v FROM c JOIN t IN c.tags JOIN (SELECT VALUE x FROM x IN t.x WHERE x != @p) v JOIN m IN (SELECT VALUE [1, c.n]) JOIN (SELECT COUNT(1) AS n FROM u IN c.arr) ORDER BY VectorDistance(c.arr, [1, 2])`,
 	`SELECT DISTINCT VALUE COUNT(1) FROM c GROUP BY c.b`,
+	`SELECT x.id, COUNT(1) AS n FROM (SELECT c.id, t FROM root c JOIN t IN c.tags WHERE t.a != @p) AS x JOIN y IN x.t.x GROUP BY x.id`,
 }
 
 // fuzzValues are the values every parameter takes in turn.

@@ -315,7 +315,7 @@ func (p *parser) parseFrom() error {
 	p.advance()
 	t := p.tok()
 	if t.is("(") && p.peek(1).isKeyword("SELECT") {
-		return p.unsupported(t.off, "a subquery")
+		return p.parseFromSub(t)
 	}
 	if t.kind != tIdent || t.isReserved() {
 		return p.expected("a container name after FROM")

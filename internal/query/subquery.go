@@ -118,7 +118,16 @@ func (p *parser) resolveSubs(q *Query, scope []scopeEntry) ([]*expr, error) {
 			sq.base = max(sq.base, e.bind)
 		}
 		own := append([]scopeEntry(nil), scope...)
+		if sq.outer { // FROM (SELECT ... FROM c) x: not correlated; its c is the document
+			own = nil
+		}
 		for k, j := range sq.joins {
+			if sq.outer && k == 0 {
+				j.src.bind = 0
+				doc = append(doc, j.src)
+				own = append(own, scopeEntry{j.alias, sq.base + 1})
+				continue
+			}
 			if j.src.sub != nil { // JOIN (SELECT ...): resolved among sq's subqueries
 				own = append(own, scopeEntry{j.alias, sq.base + k + 1})
 				continue
