@@ -57,9 +57,12 @@ func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {
 // earlier group's (on this page or an earlier one) gives none.
 func (r *queryRun) grouped(offset, remaining int, fn func(res []byte) bool) (string, error) {
 	var g query.Groups
-	if err := r.rows(func(d *engine.Doc, _ []byte) bool {
+	resume := r.resume
+	r.resume = false // every row, for whole groups: the token resumes by the group's key, which is no row's sort key
+	err := r.rows(func(d *engine.Doc, _ []byte) bool {
 		return r.each(d, func(x query.Row) { r.b.AddToGroup(&g, x) })
-	}); err != nil || r.err != nil {
+	})
+	if r.resume = resume; err != nil || r.err != nil {
 		return "", r.stopped(cmp.Or(err, r.err))
 	}
 	accepted := 0
