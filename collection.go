@@ -121,7 +121,7 @@ func newCollection(name, partitionKeyPath string, o Options) (*Collection, error
 		DefaultTTL: o.DefaultTTL.engine(), Indexing: engine.Indexing(o.Indexing), Indexes: o.Indexes,
 		Feed: !o.Feed.Off, Keep: keep,
 		Dir: o.Dir, Sync: local.Sync(o.Sync), AsStored: o.asStored, KeepSettings: o.keepSettings,
-		FS: o.fs, CompactAt: o.compactAt, ReadOnly: o.ReadOnly, Logger: o.Logger,
+		FS: o.fs, CompactAt: o.compactAt, ReadOnly: o.ReadOnly, Logger: o.Logger, Quota: o.Quota.local(),
 	})
 	if err != nil {
 		return nil, err
@@ -190,6 +190,9 @@ func checkCollection(name, partitionKeyPath string, o *Options) (local.Retention
 		return local.Retention{}, err
 	}
 	if err := o.Sync.validate(); err != nil {
+		return local.Retention{}, err
+	}
+	if err := o.Quota.validate(); err != nil {
 		return local.Retention{}, err
 	}
 	if len(o.Indexes) > 0 && o.Indexing == IndexingNone {

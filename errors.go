@@ -99,6 +99,14 @@ var (
 	// collection held: only a bug can cause that, and Compact then writes
 	// nothing, so that the files stay whole.
 	ErrCorrupt = engine.ErrCorrupt
+
+	// ErrQuotaExceeded: a write would take the collection beyond its
+	// memory quota ([Options.Quota], R17), and the quota's policy refuses
+	// it ([QuotaRefuse]), or evicting can free no more room
+	// ([QuotaEvictSoonest], when the documents left never expire). The
+	// message names the quota, what the collection holds and what the
+	// write would add. Nothing the write would have changed has changed.
+	ErrQuotaExceeded = engine.ErrQuotaExceeded
 )
 
 // CorruptError is damage found while opening a durable collection: in

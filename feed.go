@@ -80,6 +80,10 @@ type Change struct {
 	// Stats does not count as swept). A delete asked for by a caller has
 	// false.
 	TimeToLiveExpired bool
+	// Evicted is true exactly for the deletes a memory quota made
+	// ([QuotaEvictSoonest], R17): a live document evicted to make room
+	// for a write. Such a delete has TimeToLiveExpired false.
+	Evicted bool
 	// Document is the document as written; the zero [Document] for a
 	// delete.
 	Document Document

@@ -136,7 +136,7 @@ func feedRefusal(err error, p feedPlan, q FeedQuery) error {
 func (c *Collection) change(ch engine.Change) Change {
 	d := ch.Doc
 	pk, _ := decodePartitionKey(d.Key()[:d.Layout.PK])
-	out := Change{Op: ChangeOp(ch.Op), LSN: ch.LSN, TS: ch.TS, ID: d.ID(), PartitionKey: pk, TimeToLiveExpired: ch.Expired}
+	out := Change{Op: ChangeOp(ch.Op), LSN: ch.LSN, TS: ch.TS, ID: d.ID(), PartitionKey: pk, TimeToLiveExpired: ch.Expired, Evicted: ch.Evicted}
 	if out.Op != OpDelete {
 		out.Document = c.document(d)
 	} else {

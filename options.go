@@ -155,6 +155,14 @@ type Options struct {
 	// its own.
 	Logger *slog.Logger
 
+	// Quota bounds the collection's memory, in bytes or documents, with a
+	// policy for the writes beyond it: refuse them, or evict the documents
+	// that expire soonest (R17); see [QuotaOptions] for what is counted
+	// and where it is checked. It is not stored: each open applies its
+	// own. The PostgreSQL engine, whose server holds the data, refuses it.
+	// Ignored with ReadOnly. Zero: no quota.
+	Quota QuotaOptions
+
 	fs        vfs.FS // the filesystem, for tests; nil: the operating system's
 	compactAt int64  // the slack before compaction; 0: defaultCompactSlack
 	// keepSettings, for tests that compare a collection reopened after a

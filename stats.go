@@ -18,6 +18,10 @@ type Stats struct {
 	// LastSweep is how long the last sweep took, from its first batch to
 	// its last.
 	LastSweep time.Duration
+	// Evicted is the number of documents a memory quota evicted
+	// ([QuotaEvictSoonest], R17) since the collection was opened: they are
+	// not counted in Swept. Zero without a quota.
+	Evicted uint64
 }
 
 // Stats returns the collection's statistics, all at one instant, in

@@ -208,6 +208,9 @@ type Stats struct {
 	Expired   int
 	Swept     uint64
 	LastSweep time.Duration
+	// Evicted counts the documents a memory quota evicted (R17), as
+	// Swept counts those the sweeper deleted.
+	Evicted uint64
 }
 
 // Settings are a collection's identity and settings (R1, R8, R13).

@@ -11,7 +11,8 @@ import (
 // each under the same name, where each is documented. An engine returns
 // the refusals of a write (ErrNotFound, ErrConflict, ErrPreconditionFailed
 // as an *ETagMismatch), ErrClosed, and, for what it alone can check,
-// ErrInvalidOption and ErrCorrupt, wrapped with a message or bare; the API
+// ErrInvalidOption, ErrCorrupt and ErrQuotaExceeded, wrapped with a
+// message or bare; the API
 // words the refusals of a write itself, naming the key.
 var (
 	ErrNotFound            = errors.New("ttldb: not found")
@@ -31,6 +32,7 @@ var (
 	ErrClosed              = errors.New("ttldb: collection closed")
 	ErrLocked              = errors.New("ttldb: directory in use")
 	ErrCorrupt             = errors.New("ttldb: files damaged")
+	ErrQuotaExceeded       = errors.New("ttldb: quota exceeded")
 )
 
 // ETagMismatch is the refusal of a write whose IfMatch etag is not the live

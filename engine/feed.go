@@ -58,13 +58,15 @@ func OpName(op uint8) string {
 // Change is one change of the feed: Op is OpLatest, OpCreate, OpReplace
 // or OpDelete; Doc the document
 // written, or for a delete the one deleted; Expired marks the deletes of
-// expired documents (R5).
+// expired documents (R5), Evicted those a memory quota's eviction made
+// (R17).
 type Change struct {
 	Op      uint8
 	LSN     uint64
 	TS      int64
 	Doc     *Doc
 	Expired bool
+	Evicted bool
 }
 
 // FeedPage is a page of the feed: its changes, in LSN order, the LSN the

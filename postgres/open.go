@@ -85,6 +85,8 @@ func want(name, path string, o ttldb.Options) (*wanted, error) {
 	switch {
 	case o.Dir != "":
 		return nil, fmt.Errorf("%w: Options.Dir %q: a collection on PostgreSQL lives on the server; Dir is for the in-process engine", engine.ErrInvalidOption, o.Dir)
+	case o.Quota != ttldb.QuotaOptions{}:
+		return nil, fmt.Errorf("%w: Options.Quota %+v: a collection on PostgreSQL lives on the server, which bounds its own memory and disk; the quota bounds the in-process engine's memory (R17)", engine.ErrInvalidOption, o.Quota)
 	case o.Name != "" && o.Name != name:
 		return nil, fmt.Errorf("%w: Open of collection %q with Options.Name %q: the name is Open's argument; leave Options.Name empty, or make it the same", engine.ErrInvalidOption, name, o.Name)
 	case o.PartitionKeyPath != "" && o.PartitionKeyPath != path:

@@ -28,6 +28,11 @@ func (x *Engine) Batch(ctx context.Context, steps []engine.Step) (_ []*engine.Do
 	if err != nil {
 		return nil, err
 	}
+	if c.quota.on {
+		if err := c.fitBatch(steps, docs, now); err != nil {
+			return nil, err
+		}
+	}
 	c.commitBatch(steps, docs, now)
 	return docs, nil
 }

@@ -37,6 +37,7 @@ type record struct {
 	size    uint32 // recordSize, kept so that dropping the record never reads its (cold) document
 	op      uint8
 	expired bool
+	evicted bool // a memory quota's eviction (quota.go)
 }
 
 // recordSize is what a record counts against MaxBytes: the record and its

@@ -57,6 +57,7 @@ type collection struct {
 	sweeping  chan struct{} // holds a token while a sweep runs: one at a time (R5)
 	wakeAt    int64         // the instant the sweeper sleeps until; a write due earlier wakes it
 	inBatch   bool          // a batch is applying its changes: the writes leave the sweeper's help to its end
+	quota     quota         // the memory quota (R17, quota.go)
 
 	wake      chan struct{} // nil with ManualSweep
 	done      chan struct{}

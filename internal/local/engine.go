@@ -80,6 +80,11 @@ func (x *Engine) Write(ctx context.Context, key []byte, w engine.Write) (_ *engi
 	switch w.Op {
 	case engine.Create, engine.Replace, engine.Upsert:
 		d = w.Doc
+		if c.quota.on {
+			if err := c.fit(w.Op.String(), e, d, now); err != nil {
+				return nil, err
+			}
+		}
 		c.put(e, d, h, now, live)
 		return d, nil
 	case engine.Delete:
@@ -93,6 +98,11 @@ func (x *Engine) Write(ctx context.Context, key []byte, w engine.Write) (_ *engi
 		}
 	default:
 		return nil, fmt.Errorf("%w: write of unknown op %d", engine.ErrInvalidOption, w.Op)
+	}
+	if c.quota.on {
+		if err := c.fit(w.Op.String(), e, d, now); err != nil {
+			return nil, err
+		}
 	}
 	c.stamp(d, now)
 	c.store(e, d, h, engine.OpReplace)

@@ -125,7 +125,7 @@ func (c *collection) readAll(p engine.FeedRead, after uint64, page *engine.FeedP
 		if p.Partition && !strings.HasPrefix(r.d.Key(), p.Prefix) {
 			continue
 		}
-		page.Changes = append(page.Changes, engine.Change{Op: uint8(r.op), LSN: lsn, TS: r.ts, Doc: r.d, Expired: r.expired})
+		page.Changes = append(page.Changes, engine.Change{Op: uint8(r.op), LSN: lsn, TS: r.ts, Doc: r.d, Expired: r.expired, Evicted: r.evicted})
 	}
 	return lsn - 1, lsn <= last
 }

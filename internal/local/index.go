@@ -20,6 +20,8 @@ type primary struct {
 	order keyOrder
 	walk  *keyWalk // a compaction's walk of the key map, or nil
 	bytes int64    // the bodies of the documents held, for Metrics
+	sized bool     // count costs, for a quota (quota.go)
+	cost  int64    // with sized, the docCost of the documents held
 }
 
 // init makes p empty and ready, its order not built.
@@ -34,6 +36,7 @@ func (p *primary) presize(n int) { p.keys.presize(n) }
 
 // clear drops every entry, for Close.
 func (p *primary) clear() {
+	p.bytes = 0
 	p.keys.clear()
 	p.order.reset()
 	p.walk = nil
@@ -57,6 +60,9 @@ func (p *primary) insert(d *engine.Doc, h uint64) *entry {
 	p.bytes += int64(len(d.Body()))
 	p.keys.insert(h, d, e)
 	p.order.add(e)
+	if p.sized {
+		p.cost += docCost(d)
+	}
 	return e
 }
 
@@ -64,6 +70,9 @@ func (p *primary) insert(d *engine.Doc, h uint64) *entry {
 // the key's slot. It takes O(1): the order is not touched.
 func (p *primary) swap(e *entry, d *engine.Doc, h uint64) {
 	p.bytes += int64(len(d.Body()) - len(e.doc().Body()))
+	if p.sized {
+		p.cost += docCost(d) - docCost(e.doc())
+	}
 	e.cur.Store(d)
 	p.keys.swap(h, d)
 }
@@ -72,6 +81,9 @@ func (p *primary) swap(e *entry, d *engine.Doc, h uint64) {
 func (p *primary) remove(e *entry) {
 	key := e.key()
 	p.bytes -= int64(len(e.doc().Body()))
+	if p.sized {
+		p.cost -= docCost(e.doc())
+	}
 	p.keys.remove(maphash.String(p.keys.seed, key), key)
 	p.order.remove(e)
 	if p.walk != nil {

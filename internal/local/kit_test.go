@@ -88,6 +88,7 @@ type Options struct {
 	Feed                   FeedOptions
 	Dir                    string
 	Sync                   Sync
+	Quota                  Quota
 
 	fs                     vfs.FS
 	compactAt              int64
@@ -120,7 +121,7 @@ func NewCollection(name, path string, o *Options) (*Collection, error) {
 		DefaultTTL: o.DefaultTTL, Indexing: o.Indexing, Indexes: o.Indexes,
 		Feed: !o.Feed.Off, Keep: keep,
 		Dir: o.Dir, Sync: o.Sync, AsStored: o.asStored, KeepSettings: o.keepSettings,
-		FS: o.fs, CompactAt: o.compactAt,
+		FS: o.fs, CompactAt: o.compactAt, Quota: o.Quota,
 	})
 	if err != nil {
 		return nil, err

@@ -60,6 +60,8 @@ type Config struct {
 	ReadOnly bool
 	// Logger is where the collection logs (logs.go); nil logs nothing.
 	Logger *slog.Logger
+	// Quota bounds the collection's memory (R17); the zero Quota is none.
+	Quota Quota
 }
 
 // Parser reads a document's body, compact JSON, as the API reads a write:
@@ -148,6 +150,7 @@ func open(cfg Config) (*Engine, error) {
 	c.handoff.init()
 	c.feed.init(cfg.Feed, cfg.Keep)
 	c.prim.init()
+	c.useQuota(cfg.Quota)
 	c.publish()
 	c.last.Store(-maxClock) // a clock before 1970 is no less valid
 	x := (*Engine)(c)

@@ -16,7 +16,8 @@ import (
 // of its last write, then an end record. Numbers are big-endian.
 //
 //	put         kind 1, op (1: create, 2: replace), LSN (8), _ts (8), body
-//	delete      kind 2, expired (1), LSN (8), the instant (8), key
+//	delete      kind 2, how (1: 0 asked, 1 expired, 2 evicted by a quota),
+//	            LSN (8), the instant (8), key
 //	default     kind 3, on (1), seconds (8), the instant (8)
 //	indexing    kind 4, mode (1)
 //	state       kind 5: see appendState
@@ -54,11 +55,24 @@ func appendPut(b []byte, d *engine.Doc, lsn uint64, op uint8) []byte {
 // appendDelete appends the record of the deletion of key, at now, with the
 // LSN lsn; expired says the sweeper deleted it.
 func appendDelete(b []byte, key string, lsn uint64, now int64, expired bool) []byte {
-	x := byte(0)
+	x := byte(delAsked)
 	if expired {
-		x = 1
+		x = delExpired
 	}
-	b = append(b, recDelete, x)
+	return appendDeleteAs(b, key, lsn, now, x)
+}
+
+// The flag of a delete record: who deleted the document. A log written
+// before quotas holds only the first two, which every later version reads.
+const (
+	delAsked   = 0 // a caller
+	delExpired = 1 // the sweeper, or a write over an expired document (R5)
+	delEvicted = 2 // a memory quota (quota.go, R17)
+)
+
+// appendDeleteAs is appendDelete with the record's flag, how.
+func appendDeleteAs(b []byte, key string, lsn uint64, now int64, how byte) []byte {
+	b = append(b, recDelete, how)
 	b = binary.BigEndian.AppendUint64(b, lsn)
 	b = binary.BigEndian.AppendUint64(b, uint64(now))
 	return append(b, key...)

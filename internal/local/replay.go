@@ -281,10 +281,10 @@ func (c *collection) replay(it logItem) error {
 	f := fields{b: r[1:]}
 	switch r[0] {
 	case recDelete:
-		expired := f.flag()
+		how := f.u8()
 		lsn, now := f.u64(), f.i64()
 		key := f.rest()
-		if f.bad || now < -maxClock || now > maxClock {
+		if f.bad || how > delEvicted || now < -maxClock || now > maxClock {
 			return fmt.Errorf("a malformed delete record")
 		}
 		if lsn != c.seq+1 {
@@ -295,7 +295,11 @@ func (c *collection) replay(it logItem) error {
 			return fmt.Errorf("the delete of LSN %d, of a key that is not there", lsn)
 		}
 		c.advance(now)
-		c.logDelete(e, now, expired)
+		if how == delEvicted {
+			c.logEvict(e, now)
+		} else {
+			c.logDelete(e, now, how == delExpired)
+		}
 		c.exp.remove(e, e.doc())
 		c.prim.remove(e)
 		return nil

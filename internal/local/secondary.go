@@ -22,6 +22,10 @@ type secondary struct {
 	ptr  string // the path as declared: a JSON Pointer, as /user/name
 	path query.Path
 	tree *btree.BTreeG[secItem]
+	// bytes is the itemCost of the items, counted for a quota (quota.go)
+	// once counted is set.
+	bytes   int64
+	counted bool
 }
 
 // secItem is one document in a secondary index. An item of a document
@@ -68,6 +72,7 @@ type secondaries struct {
 	building []*indexBuild
 	loaded   []string // the paths a durable collection's files declare, until it has opened
 	a, b     []byte   // scratch keys
+	sized    bool     // count the indexes' bytes, for a quota (quota.go)
 }
 
 // find returns the index on ptr, or nil.
@@ -88,6 +93,11 @@ func (s *secondaries) paths() []string { return s.ptrs }
 // new slice, without room beyond its length, so that an append to it
 // copies it.
 func (s *secondaries) setList(list []*secondary) {
+	if s.sized {
+		for _, x := range list {
+			x.count()
+		}
+	}
 	s.list = list
 	ptrs := make([]string, len(list))
 	for i, x := range list {
@@ -116,9 +126,15 @@ func (s *secondaries) update(e *entry, old, new *engine.Doc) {
 		}
 		if old != nil {
 			x.tree.Delete(item(unsafe.String(unsafe.SliceData(s.a), len(s.a)), nil))
+			if s.sized {
+				x.bytes -= itemCost(len(s.a))
+			}
 		}
 		if new != nil {
 			x.tree.ReplaceOrInsert(item(string(s.b), e))
+			if s.sized {
+				x.bytes += itemCost(len(s.b))
+			}
 		}
 	}
 }

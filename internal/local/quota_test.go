@@ -1,0 +1,81 @@
+package local
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+var quotaN = 20000
+
+// heapOf returns the heap bytes in use after a collection.
+func heapOf() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// quotaDoc is the i'th document of the memory tests: of sizes spread over
+// 100 to 600 bytes, as a cache's values are.
+func quotaDoc(i int) []byte {
+	pad := make([]byte, 60+(i*37)%500)
+	for j := range pad {
+		pad[j] = 'a' + byte((i+j)%26)
+	}
+	return fmt.Appendf(nil, `{"id":"doc-%07d","pk":"p%d","n":%d,"pad":%q}`, i, i%100, i, pad)
+}
+
+// R17: the bytes a quota counts are the heap the collection takes: the
+// documents, and the per-document overhead of the key map, the key order,
+// the expiry index and the secondary indexes (docOverhead, itemOverhead),
+// measured with runtime.MemStats. A change of those structures that the
+// constants do not follow fails here.
+func TestQuotaAccountsHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 20,000 documents")
+	}
+	for _, tc := range []struct {
+		name    string
+		indexes []string
+		order   bool
+	}{
+		{"plain", nil, false},
+		{"key order", nil, true},
+		{"index", []string{"/n"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := quotaN
+			before := heapOf()
+			c, err := NewCollection("q", "/pk", &Options{
+				DefaultTTL: TTLSeconds(3600), ManualSweep: true, Feed: FeedOptions{Off: true},
+				Indexes: tc.indexes, Quota: Quota{Bytes: 1 << 40},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			for i := range n {
+				if _, err := c.Create(bg, quotaDoc(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.order {
+				if err := c.local.needOrder(bg, "test"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			measured := int64(heapOf() - before)
+			c.local.mu.RLock()
+			counted := c.local.used()
+			c.local.mu.RUnlock()
+			t.Logf("%d documents: counted %d bytes, measured %d (%+.1f%%), %.1f bytes a document beyond what is counted",
+				n, counted, measured, 100*float64(measured-counted)/float64(counted), float64(measured-counted)/float64(n))
+			if d := float64(measured-counted) / float64(counted); d > 0.05 || d < -0.05 {
+				t.Errorf("counted %d bytes, measured %d: %+.1f%%, beyond 5%%", counted, measured, 100*d)
+			}
+			runtime.KeepAlive(c)
+		})
+	}
+}
