@@ -22,6 +22,11 @@ type Stats struct {
 	// ([QuotaEvictSoonest], R17) since the collection was opened: they are
 	// not counted in Swept. Zero without a quota.
 	Evicted uint64
+	// QuotaBytes is what the collection counts against its memory quota
+	// ([QuotaOptions]: its documents and their indexes, in bytes of
+	// heap), so that an operator sees how near the quota it is. Zero
+	// without a quota, and on an engine that keeps no quota.
+	QuotaBytes int64
 }
 
 // Stats returns the collection's statistics, all at one instant, in

@@ -211,6 +211,9 @@ type Stats struct {
 	// Evicted counts the documents a memory quota evicted (R17), as
 	// Swept counts those the sweeper deleted.
 	Evicted uint64
+	// QuotaBytes is what the collection counts against a memory quota in
+	// bytes, 0 without one.
+	QuotaBytes int64
 }
 
 // Settings are a collection's identity and settings (R1, R8, R13).

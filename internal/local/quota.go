@@ -307,3 +307,11 @@ func (x *secondary) count() {
 	})
 	x.counted = true
 }
+
+// usedIfQuota is used with a quota, else 0. Call with mu held, shared.
+func (c *collection) usedIfQuota() int64 {
+	if !c.quota.on {
+		return 0
+	}
+	return c.used()
+}

@@ -25,5 +25,5 @@ func (c *collection) census(op string) (engine.Stats, error) {
 		return engine.Stats{}, c.errClosed(op)
 	}
 	expired := c.exp.countExpired(c.limits())
-	return engine.Stats{Live: c.prim.len() - expired, Expired: expired, Swept: c.swept.Load(), LastSweep: c.lastSweep, Evicted: c.quota.evicted.Load()}, nil
+	return engine.Stats{Live: c.prim.len() - expired, Expired: expired, Swept: c.swept.Load(), LastSweep: c.lastSweep, Evicted: c.quota.evicted.Load(), QuotaBytes: c.usedIfQuota()}, nil
 }
