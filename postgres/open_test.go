@@ -140,7 +140,7 @@ func TestOpenRefusesOtherSettings(t *testing.T) { // R1, R8, R11, R13, R16
 	}
 }
 
-func TestOpenRefusesBadInput(t *testing.T) { // R1, R8, R10
+func TestOpenRefusesBadInput(t *testing.T) { // R1, R8, R10, R17 (a memory quota)
 	t.Parallel()
 	s := newServer(t)
 	pool := s.pool()
@@ -167,6 +167,8 @@ func TestOpenRefusesBadInput(t *testing.T) { // R1, R8, R10
 		{"c", "/pk", &ttldb.Options{Indexes: []string{"/a", "/a"}}, engine.ErrInvalidOption, "twice"},
 		{"c", "/pk", &ttldb.Options{Feed: ttldb.FeedOptions{MaxBytes: 1}}, engine.ErrInvalidOption, "MaxBytes"},
 		{"c", "/pk", &ttldb.Options{Indexes: []string{"/a\x00b"}}, engine.ErrInvalidOption, "0x00"},
+		{"c", "/pk", &ttldb.Options{Quota: ttldb.QuotaOptions{MaxBytes: 1 << 30}}, engine.ErrInvalidOption, "Options.Quota"},
+		{"c", "/pk", &ttldb.Options{Quota: ttldb.QuotaOptions{MaxDocuments: 10, Policy: ttldb.QuotaEvictSoonest}}, engine.ErrInvalidOption, "the server"},
 	} {
 		_, err := Open(t.Context(), pool, c.name, c.path, c.opts)
 		wantRefused(t, err, c.want, c.says)
