@@ -105,7 +105,9 @@ var (
 	// it ([QuotaRefuse]), or evicting can free no more room
 	// ([QuotaEvictSoonest], when the documents left never expire). The
 	// message names the quota, what the collection holds and what the
-	// write would add. Nothing the write would have changed has changed.
+	// write would add. The refused write changes nothing; what made room
+	// before it was refused stays done: expired documents deleted, and
+	// under QuotaEvictSoonest the documents evicted before none was left.
 	ErrQuotaExceeded = engine.ErrQuotaExceeded
 )
 

@@ -59,7 +59,7 @@ func TestQuotaRefuseAtTheBoundary(t *testing.T) { // R17
 	lsn := c.LastLSN()
 	_, err = c.Create(bg, []byte(b)) // one byte over
 	require.ErrorIs(t, err, ErrQuotaExceeded)
-	for _, want := range []string{fmt.Sprint(ca + cb - 1), fmt.Sprint(ca), fmt.Sprint(cb), "Quota.MaxBytes", "Create"} {
+	for _, want := range []string{fmt.Sprint(ca + cb - 1), fmt.Sprint(ca), fmt.Sprint(cb), "Quota.MaxBytes", `Create of document "b"`} {
 		require.Contains(t, err.Error(), want)
 	}
 	_, err = c.Get(bg, StringKey("p"), "b")
@@ -205,6 +205,7 @@ func TestQuotaEvictNeverTheWritesOwn(t *testing.T) { // R17
 	b.Create([]byte(`{"id":"f","pk":"p","ttl":-1}`))
 	_, err = c.ExecuteBatch(bg, b)
 	require.ErrorIs(t, err, ErrQuotaExceeded)
+	require.Contains(t, err.Error(), "a batch of 3 operations")
 	require.Contains(t, err.Error(), "the write itself changes")
 	got, err := c.Get(bg, StringKey("p"), "a")
 	require.NoError(t, err)

@@ -134,7 +134,10 @@ func (c *collection) fit(op string, e *entry, d *engine.Doc, now int64) error {
 	if e != nil {
 		add, docs = add-c.cost(e.doc()), 0
 	}
-	return c.makeRoom(op, add, docs, now, func(x *entry) bool { return x == e })
+	if held, ok := c.makeRoom(add, docs, now, func(x *entry) bool { return x == e }); !ok {
+		return c.quotaError(fmt.Sprintf("%s of document %q", op, d.ID()), add, docs, held)
+	}
+	return nil
 }
 
 // fitBatch is fit for a batch's steps, as a whole: what the batch adds
@@ -164,7 +167,10 @@ func (c *collection) fitBatch(steps []engine.Step, docs []*engine.Doc, now int64
 			mine[e] = true
 		}
 	}
-	return c.makeRoom("ExecuteBatch", add, n, now, func(x *entry) bool { return mine[x] })
+	if held, ok := c.makeRoom(add, n, now, func(x *entry) bool { return mine[x] }); !ok {
+		return c.quotaError(fmt.Sprintf("a batch of %d operations", len(steps)), add, n, held)
+	}
+	return nil
 }
 
 // over reports whether adding add bytes and docs documents would take the
@@ -178,16 +184,16 @@ func (c *collection) over(add, docs int64) bool {
 // makeRoom deletes documents until adding add bytes and docs documents
 // fits the quota: the expired ones first, then, with Evict, the live ones
 // that expire soonest, never one that mine says the write itself changes.
-// It refuses with ErrQuotaExceeded when that is not enough; the documents
-// it deleted on the way stay deleted (they were the soonest to go). Call
-// with mu held.
-func (c *collection) makeRoom(op string, add, docs, now int64, mine func(*entry) bool) error {
+// ok is false when that is not enough, and held how many documents that
+// expire the write itself changes; the documents it deleted on the way
+// stay deleted (they were the soonest to go). Call with mu held.
+func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (held int, ok bool) {
 	if !c.over(add, docs) {
-		return nil
+		return 0, true
 	}
-	var held []*entry // candidates the write itself changes, put back at the end
+	var kept []*entry // candidates the write itself changes, put back at the end
 	defer func() {
-		for _, e := range held {
+		for _, e := range kept {
 			c.exp.add(e)
 		}
 	}()
@@ -195,11 +201,11 @@ func (c *collection) makeRoom(op string, add, docs, now int64, mine func(*entry)
 	for c.over(add, docs) {
 		e := c.soonest(lim, !c.quota.Evict)
 		if e == nil {
-			return c.quotaError(op, add, docs, len(held))
+			return len(kept), false
 		}
 		switch {
 		case mine(e):
-			held = append(held, e)
+			kept = append(kept, e)
 		case lim.expired(e.doc()):
 			c.dropExpired(e, now) // as the sweeper would
 			c.swept.Add(1)
@@ -207,7 +213,7 @@ func (c *collection) makeRoom(op string, add, docs, now int64, mine func(*entry)
 			c.evict(e, now)
 		}
 	}
-	return nil
+	return 0, true
 }
 
 // soonest takes out of the expiry index and returns the entry whose
@@ -273,16 +279,16 @@ func (c *collection) logEvict(e *entry, now int64) {
 	}
 }
 
-// quotaError is the refusal of a write that adds add bytes and docs
-// documents, for which makeRoom could not make room; mine is how many
-// documents that expire the write itself changes.
-func (c *collection) quotaError(op string, add, docs int64, mine int) error {
+// quotaError is the refusal of the write what names, which adds add bytes
+// and docs documents, for which makeRoom could not make room; mine is how
+// many documents that expire the write itself changes.
+func (c *collection) quotaError(what string, add, docs int64, mine int) error {
 	q := &c.quota
-	var what string
+	var size string
 	if q.Bytes > 0 && add > 0 && c.used()+add > q.Bytes {
-		what = fmt.Sprintf("holds %d bytes, the write would add %d, and its quota is %d bytes (Quota.MaxBytes)", c.used(), add, q.Bytes)
+		size = fmt.Sprintf("holds %d bytes, the write would add %d, and its quota is %d bytes (Quota.MaxBytes)", c.used(), add, q.Bytes)
 	} else {
-		what = fmt.Sprintf("holds %d documents, the write would add %d, and its quota is %d documents (Quota.MaxDocuments)", c.prim.len(), docs, q.Docs)
+		size = fmt.Sprintf("holds %d documents, the write would add %d, and its quota is %d documents (Quota.MaxDocuments)", c.prim.len(), docs, q.Docs)
 	}
 	why := "the policy refuses writes beyond it (QuotaRefuse)"
 	if q.Evict {
@@ -291,7 +297,7 @@ func (c *collection) quotaError(op string, add, docs int64, mine int) error {
 			why = fmt.Sprintf("no document is left to evict: those left never expire (ttl -1, or a DefaultTTL off or -1, R3), but for %d the write itself changes", mine)
 		}
 	}
-	return fmt.Errorf("%w: %s: collection %q %s; %s (R17)", engine.ErrQuotaExceeded, op, c.name, what, why)
+	return fmt.Errorf("%w: %s: collection %q %s; %s (R17)", engine.ErrQuotaExceeded, what, c.name, size, why)
 }
 
 // count counts x's bytes, once, as it becomes one of the collection's
