@@ -283,3 +283,32 @@ func TestQuotaOptionsValidated(t *testing.T) { // R17
 	}
 	require.True(t, errors.Is(ErrQuotaExceeded, ErrQuotaExceeded))
 }
+
+// TestQuotaCountsIndexes: the bytes counted follow the secondary indexes
+// through writes, an index built on a live collection and one dropped,
+// and come back to zero once every document is deleted.
+func TestQuotaCountsIndexes(t *testing.T) { // R17
+	c, err := NewCollection("quota", "/pk", &Options{ManualSweep: true, Indexes: []string{"/n"},
+		Quota: QuotaOptions{MaxBytes: 1 << 30}})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range 200 {
+		_, err := c.Upsert(bg, fmt.Appendf(nil, `{"id":"d%d","pk":"p","n":%d,"s":"%s"}`, i%50, i, strings.Repeat("x", i%20)))
+		require.NoError(t, err)
+	}
+	unlisted := quotaBytes(t, c)
+	for _, err := range c.All(bg, Query{}) { // builds the key order, which counts from then on
+		require.NoError(t, err)
+	}
+	one := quotaBytes(t, c)
+	require.Equal(t, unlisted+50*19, one, "the key order counts 19 bytes a document once built")
+	require.NoError(t, c.CreateIndex(bg, "/s"))
+	two := quotaBytes(t, c)
+	require.Greater(t, two, one, "the new index counts")
+	require.NoError(t, c.DropIndex(bg, "/s"))
+	require.Equal(t, one, quotaBytes(t, c))
+	for i := range 50 {
+		require.NoError(t, c.Delete(bg, StringKey("p"), fmt.Sprintf("d%d", i)))
+	}
+	require.Zero(t, quotaBytes(t, c))
+}
