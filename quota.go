@@ -17,16 +17,21 @@ import (
 //
 //   - Bytes count the heap the documents take in the collection: each
 //     document's allocation (its key and compact body and a header,
-//     rounded up to the Go allocator's size class), plus about 96 bytes
-//     for its places in the key map, the key order and the expiry index,
-//     plus for each secondary index an item of its value's key and about
-//     48 bytes. Expired documents not yet swept count, as they hold
+//     rounded up to the Go allocator's size class), plus 76 bytes for
+//     its places in the key map and the expiry index, 19 more once a
+//     listing or a query has built the key order, plus for each
+//     secondary index an item of its value's key and 60 bytes: figures
+//     measured, which internal/local/quota.go keeps in one place.
+//     Expired documents not yet swept count, as they hold
 //     memory. What the quota does not count: the all-versions feed's
 //     records, bounded by [FeedOptions] (records of deleted and replaced
 //     documents keep them alive), older versions an open listing or query
 //     holds, and the durable log's buffers. With the feed off, the heap a
 //     collection of 1,000,000 documents takes is within 5% of what it
-//     counts (bench/quota_test.go).
+//     counts (+1.0% measured, bench/quota_test.go). As the key order
+//     counts once built, the first listing of a collection at its quota
+//     takes it over by 19 bytes a document: the writes after it that
+//     grow it evict or are refused until it fits.
 //   - Documents count those the collection holds, expired or not.
 //   - The check is made under the collection's lock by every write that
 //     grows it: Create, Replace, Upsert, Patch, and a transactional batch
