@@ -207,3 +207,44 @@ func TestLogSweeperBehind(t *testing.T) { // R17
 		h.noContent(t, "SECRET")
 	})
 }
+
+// TestLogQuota: a quota reached is logged at Warn, once a minute at most,
+// whether it evicts or refuses, without a document's content (R17).
+func TestLogQuota(t *testing.T) { // R17
+	for _, policy := range []QuotaPolicy{QuotaEvictSoonest, QuotaRefuse} {
+		h := &recorder{}
+		clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+		c, err := NewCollection("test", "/pk", &Options{Logger: slog.New(h), Now: clk.Now, ManualSweep: true,
+			DefaultTTL: TTLSeconds(100), Quota: QuotaOptions{MaxDocuments: 2, Policy: policy}})
+		require.NoError(t, err)
+		put := func(id string) error {
+			_, err := c.CreateJSON(bg, []byte(`{"id":"`+id+`","pk":"p","v":"SECRET"}`))
+			return err
+		}
+		require.NoError(t, put("a"))
+		require.NoError(t, put("b"))
+		require.Empty(t, h.records("quota"), "within the quota")
+		want := "evicting"
+		if policy == QuotaRefuse {
+			want = "refused"
+		}
+		for _, id := range []string{"c", "d"} { // two in one minute: one record
+			if err := put(id); policy == QuotaRefuse {
+				require.ErrorIs(t, err, ErrQuotaExceeded)
+			} else {
+				require.NoError(t, err)
+			}
+		}
+		got := h.records("quota")
+		require.Len(t, got, 1, "%v: once a minute, not once a write", policy)
+		require.Equal(t, slog.LevelWarn, got[0].level)
+		require.Contains(t, got[0].msg, want)
+		require.Equal(t, "test", got[0].attrs["collection"].String())
+		require.Equal(t, int64(2), got[0].attrs["quota_documents"].Int64())
+		clk.Advance(time.Minute)
+		_ = put("e")
+		require.Len(t, h.records("quota"), 2, "%v: a minute later, again", policy)
+		h.noContent(t, "SECRET")
+		require.NoError(t, c.Close())
+	}
+}

@@ -37,8 +37,8 @@ type Metrics struct {
 	// Swept counts the expired documents deleted: by the sweeper, by Sweep
 	// and by writes that helped the sweeper (R5). Stats.Swept is the same.
 	Swept uint64
-	// Evicted counts the documents a memory quota evicted: 0, as there is
-	// no quota yet.
+	// Evicted counts the documents a memory quota evicted since the open
+	// ([QuotaEvictSoonest]); Stats.Evicted is the same.
 	Evicted uint64
 
 	// Backlog is the number of expired documents not yet swept (the

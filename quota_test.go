@@ -171,6 +171,7 @@ func TestQuotaEvictSoonest(t *testing.T) { // R17
 			s, err := c.Stats(bg)
 			require.NoError(t, err)
 			require.Equal(t, uint64(3), s.Evicted)
+			require.Equal(t, uint64(3), c.Metrics().Evicted, "Metrics counts the evictions as Stats does")
 			require.Equal(t, 4, s.Live)
 			if !durable {
 				return

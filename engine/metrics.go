@@ -12,8 +12,8 @@ type Metrics struct {
 	// Swept counts the expired documents deleted since the open, by the
 	// sweeper, Sweep and the writes that help it (R5).
 	Swept uint64
-	// Evicted counts the documents a memory quota evicted: 0 until a
-	// quota exists.
+	// Evicted counts the documents a memory quota evicted since the open
+	// (R17).
 	Evicted uint64
 	// Backlog is the number of documents expired and not yet swept, and
 	// OldestDue the instant, in Unix seconds, the oldest of them expired

@@ -53,6 +53,7 @@ type collection struct {
 	swept     atomic.Uint64 // written under mu, read anywhere
 	expired   atomic.Uint64 // the documents a call found expired and hid (R4), for Metrics
 	behind    every         // the last warning that the sweeper is behind (logs.go)
+	quotaWarn every         // the last warning that the quota is reached (logs.go)
 	lastSweep time.Duration
 	sweeping  chan struct{} // holds a token while a sweep runs: one at a time (R5)
 	wakeAt    int64         // the instant the sweeper sleeps until; a write due earlier wakes it

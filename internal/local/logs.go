@@ -19,9 +19,11 @@ import (
 //     closes the collection; a compaction that could not write its
 //     snapshot).
 //
+//   - Warn: a memory quota reached (a write refused, or documents
+//     evicted), at most once per quotaEvery.
+//
 // Every record has the attribute collection (its name), and never a
-// document's content. A memory quota, once it exists, logs reaching its
-// bound at Warn through an every of its own, as the sweeper does.
+// document's content.
 
 // behindAfter is when the sweeper is behind: between two of its batches,
 // the oldest expired document not yet swept expired this long ago or more
@@ -32,6 +34,10 @@ const behindAfter = 10 * time.Second
 // behindEvery is the least time between two warnings that the sweeper is
 // behind, by the collection's clock.
 const behindEvery = time.Minute
+
+// quotaEvery is the least time between two warnings that the memory
+// quota is reached, by the collection's clock.
+const quotaEvery = time.Minute
 
 // every lets an event be logged at most once per interval, by the
 // collection's clock (Unix seconds): its zero value lets the first one.
@@ -131,4 +137,26 @@ func (c *collection) logCompaction(start bool, before, live, after int64, took t
 			slog.String("collection", c.name), slog.Int64("files_bytes_before", before),
 			slog.Int64("files_bytes", after), slog.Duration("took", took))
 	}
+}
+
+// logQuota logs, at most once per quotaEvery, that the quota is reached at
+// now: a write refused, or (refused false) documents evicted to make room.
+// Call with mu held (the record is made under the lock, once a minute at
+// most); it costs a look at an atomic otherwise.
+func (c *collection) logQuota(now int64, refused bool) {
+	if c.logger == nil {
+		return
+	}
+	last, ok := c.quotaWarn.due(now, quotaEvery)
+	if !ok || !c.quotaWarn.take(last, now) {
+		return
+	}
+	msg := "ttldb: the memory quota is reached: evicting the documents that expire soonest"
+	if refused {
+		msg = "ttldb: the memory quota is reached: a write was refused"
+	}
+	q := &c.quota
+	c.logger.LogAttrs(context.Background(), slog.LevelWarn, msg,
+		slog.String("collection", c.name), slog.Int64("quota_bytes", q.Bytes), slog.Int64("quota_documents", q.Docs),
+		slog.Int64("bytes", c.used()), slog.Int("documents", c.prim.len()), slog.Uint64("evicted", q.evicted.Load()))
 }

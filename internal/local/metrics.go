@@ -16,7 +16,7 @@ var _ engine.Meter = (*Engine)(nil)
 // After Close the gauges are 0.
 func (x *Engine) Metrics() engine.Metrics {
 	c := (*collection)(x)
-	m := engine.Metrics{Expired: c.expired.Load(), Swept: c.swept.Load()}
+	m := engine.Metrics{Expired: c.expired.Load(), Swept: c.swept.Load(), Evicted: c.quota.evicted.Load()}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.unusable() {

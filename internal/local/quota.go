@@ -201,6 +201,7 @@ func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (hel
 	for c.over(add, docs) {
 		e := c.soonest(lim, !c.quota.Evict)
 		if e == nil {
+			c.logQuota(now, true)
 			return len(kept), false
 		}
 		switch {
@@ -255,6 +256,7 @@ func (c *collection) soonest(l limits, onlyExpired bool) *entry {
 // evict deletes e, live, which soonest took out of the expiry index, to
 // make room at now (R17).
 func (c *collection) evict(e *entry, now int64) {
+	c.logQuota(now, false)
 	c.logEvict(e, now)
 	c.sec.update(e, e.doc(), nil)
 	c.prim.remove(e)
