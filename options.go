@@ -147,7 +147,9 @@ type Options struct {
 	// compaction's start and end (the files' sizes, how long); at Warn,
 	// the background sweeper falling behind, when the oldest expired
 	// document not yet swept expired 10 s or more ago, at most once a
-	// minute (both by the collection's clock); at Error, a disk failing (a
+	// minute (both by the collection's clock), and a memory quota reached
+	// (a write refused, or documents evicted), at most once a minute; at
+	// Error, a disk failing (a
 	// write or sync of the log, which closes the collection, or a
 	// compaction that could not write its snapshot). Records are few: none
 	// is made on the path of a read or a write. Zero (nil): nothing is
