@@ -11,7 +11,7 @@
 // for each store in turn (the order rotates), the fast group (Heap, whose
 // fill makes the full store that Write, Read, ReadScale, Mixed and
 // RemovalNone then share, FeedRead, DefaultTTL, Batch and Patch on a
-// store of their own, and Query and QueryIndex on another, of -items
+// store of their own, and Query, QueryIndex and QueryWrite on another, of -items
 // documents with secondary indexes) with -benchtime, the size group
 // (WriteSize: writes into stores of a hundredth and five times -items) with
 // -benchtime, and the slow group (Removal10k, Stall, Lag, Reopen,
@@ -49,7 +49,7 @@ import (
 
 var (
 	count     = flag.Int("count", 5, "rounds: each figure is the median of this many runs")
-	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, FeedRead, DefaultTTL, Batch, Patch, Query, QueryIndex) and of the size group (WriteSize)")
+	benchtime = flag.String("benchtime", "1s", "-benchtime of the fast group (Heap, Write, Read, ReadScale, Mixed, RemovalNone, FeedRead, DefaultTTL, Batch, Patch, Query, QueryIndex, QueryWrite) and of the size group (WriteSize)")
 	slowtime  = flag.String("slowtime", "1x", "-benchtime of the slow group (Removal10k, Stall, Lag), whose operations build their own stores or wait on real time")
 	items     = flag.Int("items", 1_000_000, "items in a full store")
 	storeList = flag.String("stores", strings.Join(benchrun.Stores, ","), "stores to run, comma-separated (ttldb_feed_off: ttldb with the change feed off, in Heap, Write and WriteSize only; ttldb_listed: ttldb with its key order built, in Heap, Write, WriteSize and Removal10k only; ttldb_mem: ttldb in memory, in Durable only)")

@@ -102,6 +102,34 @@ func writeQuery(b *strings.Builder, res results, items int) {
 			w(" %s (%s per index) |\n", ratio(v/base), signed((v-base)/float64(r.perIndex), r.unit))
 		}
 	}
+	writeQueryWrite(b, res, items)
+}
+
+// queryWriteRows are the figures of a write right after a query
+// (BenchmarkQueryWrite), ttldb only, each compared with the write alone.
+var queryWriteRows = []row{
+	{bench: "QueryWrite/write", metric: "write-ns/op", title: "UpsertJSON over a random document, both indexed values changed: the write alone", unit: nanos},
+	{bench: "QueryWrite/eq+write", metric: "write-ns/op", title: "The same write right after an indexed equality (`WHERE c.status = @status`, 10 documents)", unit: nanos},
+	{bench: "QueryWrite/write", metric: "B/op", title: "Write alone: bytes allocated", unit: plain},
+	{bench: "QueryWrite/eq+write", metric: "B/op", title: "Query and write: bytes allocated", unit: plain},
+}
+
+// writeQueryWrite writes the table of a write right after a query.
+func writeQueryWrite(b *strings.Builder, res results, items int) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	w("\nWhat a query costs the write that follows it, on the same store with its two indexes: the same random overwrites, " +
+		"alone and each right after an indexed equality; the time of the write alone, read around it.\n\n")
+	w("| figure | ttldb | ratio to the write alone |\n|---|---|---|\n")
+	for _, r := range queryWriteRows {
+		r = r.at(items)
+		v, ok, a := res.cell(r.bench, "ttldb", r.metric, r.unit)
+		w("| %s | %s |", r.title, a)
+		if base, bok := res.median(queryWriteRows[0].bench, "ttldb", r.metric); r.bench != queryWriteRows[0].bench && ok && bok && base != 0 {
+			w(" %s |\n", ratio(v/base))
+		} else {
+			w(" |\n")
+		}
+	}
 }
 
 // signed formats v with its sign.

@@ -86,6 +86,7 @@ var targets = []target{
 	vsBench("Batch of 100 upserts of one partition key within 2x 100 single writes, in a store of {T}", "Batch/batch", "ns/op", "Batch/singles", "100 single writes", 2, nanos),
 	vsBench("Indexed equality returning 10 documents of {N} within 20x a point Get", "Query/eq", "ns/op", "Query/get", "a point Get", 20, nanos),
 	absolute("Indexed range with ORDER BY and LIMIT 20 on {N} documents under 50 µs", "Query/range", "ns/op", 50e3, true, nanos),
+	vsBench("A write right after an indexed query within 1.1x a write alone, on {N} documents with 2 indexes", "QueryWrite/eq+write", "write-ns/op", "QueryWrite/write", "a write alone", 1.1, nanos),
 	vsBench("Unindexed filter over {N} documents at least 2x faster than decoding each into a map", "Query/scan", "ns/op", "Query/decode", "decoding into maps", 0.5, nanos),
 	vsPeer("Durable write, sync every second: within 1.5x ttldb in memory", "Durable/everysecond", "ns/op", inMemory, 1.5, nanos),
 	vsPeer("Durable write, sync every second: faster than buntdb's", "Durable/everysecond", "ns/op", "buntdb", 1, nanos),

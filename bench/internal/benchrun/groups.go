@@ -20,7 +20,7 @@ const (
 	// FastGroup runs with -benchtime: Heap, whose fill makes the full store
 	// that Write, Read, ReadScale, Mixed and RemovalNone then share, and the
 	// workloads on stores of their own.
-	FastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|FeedRead|DefaultTTL|Batch|Patch|Query|QueryIndex"
+	FastGroup = "Heap|Write|Read|ReadScale|Mixed|RemovalNone|FeedRead|DefaultTTL|Batch|Patch|Query|QueryIndex|QueryWrite"
 	// SizeGroup runs with -benchtime: writes into stores of a hundredth and
 	// five times -items.
 	SizeGroup = "WriteSize"
