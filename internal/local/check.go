@@ -160,7 +160,7 @@ func (c *collection) checkSecondaries(k *checker) {
 		want := map[string]*entry{}
 		c.prim.keys.each(func(d *engine.Doc, e *entry) { want[string(x.appendItemKey(nil, d))] = e })
 		n := 0
-		x.tree.Ascend(func(it secItem) bool {
+		x.t.Ascend(func(it secItem) bool {
 			n++
 			return k.that(want[it.k] == it.e, "index %s has item %q, not of the document stored", x.ptr, it.k)
 		})

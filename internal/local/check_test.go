@@ -59,8 +59,8 @@ func TestCheckFindsDamage(t *testing.T) { // R4, R11, R13
 		}, "carries LSN"},
 		{"an item missing from a secondary index", func(c *collection) {
 			x := c.sec.list[0]
-			it, _ := x.tree.Min()
-			x.tree.Delete(it)
+			it, _ := x.t.Min()
+			x.t.Delete(it)
 		}, "holds 19 items, and 20 documents"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,26 +2,32 @@ package local
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/google/btree"
 	"github.com/ttldb/ttldb/engine"
 )
 
 // engineSnapshot is the in-process engine's [engine.Snapshot]: a snapshot
-// (snapshot.go) and the clones of the secondary indexes it reads.
+// (snapshot.go) and the views of the secondary indexes it reads
+// (shared.go).
 type engineSnapshot struct {
-	s     snapshot
-	paths []string
-	trees []*btree.BTreeG[secItem] // trees[i] is the index on paths[i]
-	steps int                      // index items read, for snapshot.halted
+	s       snapshot
+	paths   []string
+	trees   []*btree.BTreeG[secItem] // trees[i] is the view of the index on paths[i]
+	readers []*atomic.Int32          // and readers[i] its count, to release
+	steps   int                      // index items read, for snapshot.halted
 
-	pathRoom [2]string // what paths and trees hold for a query, which reads two indexes at most
-	treeRoom [2]*btree.BTreeG[secItem]
+	pathRoom    [2]string // what paths, trees and readers hold for a query, which reads two indexes at most
+	treeRoom    [2]*btree.BTreeG[secItem]
+	readersRoom [2]*atomic.Int32
+	viewRoom    [2]btree.BTreeG[secItem]
 }
 
-// Snapshot implements [engine.Engine]: it clones, under the lock, the
-// indexes asked for that the collection has (O(1) each, copy on write),
-// or else the key order, once built (see needOrder).
+// Snapshot implements [engine.Engine]: it takes, under the lock, views of
+// the indexes asked for that the collection has (O(1) each: a write
+// copies what it changes only while a view is open, see sharedTree), or
+// else clones the key order, once built (see needOrder).
 func (x *Engine) Snapshot(ctx context.Context, paths []string, keys bool) (engine.Snapshot, error) {
 	c := (*collection)(x)
 	for {
@@ -34,20 +40,29 @@ func (x *Engine) Snapshot(ctx context.Context, paths []string, keys bool) (engin
 			return nil, c.errClosed("Query")
 		}
 		ls := &engineSnapshot{}
-		ls.paths, ls.trees = ls.pathRoom[:0], ls.treeRoom[:0]
-		for _, p := range paths {
-			if sx := c.sec.find(p); sx != nil {
-				ls.paths = append(ls.paths, p)
-				ls.trees = append(ls.trees, sx.tree.Clone())
-			}
-		}
-		scan := keys || len(ls.paths) == 0
+		ls.paths, ls.trees, ls.readers = ls.pathRoom[:0], ls.treeRoom[:0], ls.readersRoom[:0]
+		scan := keys || !c.sec.hasAny(paths)
 		if scan && !c.prim.order.built() {
 			c.mu.Unlock()
 			if err := c.needOrder(ctx, "Query"); err != nil {
 				return nil, err
 			}
 			continue // the indexes may have changed meanwhile
+		}
+		for _, p := range paths {
+			if sx := c.sec.find(p); sx != nil {
+				var t *btree.BTreeG[secItem]
+				if i := len(ls.trees); i < len(ls.viewRoom) {
+					t = &ls.viewRoom[i]
+				} else {
+					t = new(btree.BTreeG[secItem])
+				}
+				var r *atomic.Int32
+				*t, r = sx.view()
+				ls.paths = append(ls.paths, p)
+				ls.trees = append(ls.trees, t)
+				ls.readers = append(ls.readers, r)
+			}
 		}
 		if scan {
 			ls.s = c.openSnapshot()
@@ -160,7 +175,14 @@ func (ls *engineSnapshot) Expired(d *engine.Doc) bool { return ls.s.lim.expired(
 func (ls *engineSnapshot) Judge() { ls.s.lim = ls.s.c.rules.Load().limits(ls.s.c.now()) }
 
 // Release implements [engine.Snapshot].
-func (ls *engineSnapshot) Release() { ls.s.release() }
+func (ls *engineSnapshot) Release() {
+	for i, r := range ls.readers {
+		release(r)
+		ls.readers[i], ls.trees[i] = nil, nil
+	}
+	ls.readers, ls.trees = nil, nil
+	ls.s.release()
+}
 
 // ascend calls fn for the items of t in rg, in order, until it returns
 // false.

@@ -39,7 +39,7 @@ func (x *Engine) CreateIndex(ctx context.Context, path string) (err error) {
 	b.snap.tree.Ascend(func(e *entry) bool {
 		if d := b.snap.doc(e); d != nil {
 			kb = b.x.appendItemKey(kb[:0], d)
-			b.x.tree.ReplaceOrInsert(item(string(kb), e))
+			b.x.t.ReplaceOrInsert(item(string(kb), e))
 		}
 		if n++; n%BuildEvery != 0 {
 			return true
@@ -105,14 +105,14 @@ func (c *collection) finishBuild(ctx context.Context, b *indexBuild) (err error)
 		if was, ok := b.snap.tree.Get(e); ok && was == e {
 			if d := b.snap.doc(e); d != nil {
 				kb = b.x.appendItemKey(kb[:0], d)
-				b.x.tree.Delete(item(string(kb), nil))
+				b.x.t.Delete(item(string(kb), nil))
 			}
 		}
 	}
 	for e := range b.changed {
 		if now, _ := c.prim.get([]byte(e.key())); now == e {
 			kb = b.x.appendItemKey(kb[:0], e.doc())
-			b.x.tree.ReplaceOrInsert(item(string(kb), e))
+			b.x.t.ReplaceOrInsert(item(string(kb), e))
 		}
 	}
 	c.sec.setList(append(c.sec.list, b.x))
@@ -183,7 +183,7 @@ func (c *collection) declareIndexes(opts []string) (err error) {
 	for _, x := range xs {
 		c.prim.keys.each(func(d *engine.Doc, e *entry) {
 			kb = x.appendItemKey(kb[:0], d)
-			x.tree.ReplaceOrInsert(item(string(kb), e))
+			x.t.ReplaceOrInsert(item(string(kb), e))
 		})
 		c.sec.setList(append(c.sec.list, x))
 	}

@@ -309,7 +309,7 @@ func (x *secondary) count() {
 		return
 	}
 	x.bytes = 0
-	x.tree.Ascend(func(it secItem) bool {
+	x.t.Ascend(func(it secItem) bool {
 		x.bytes += itemCost(len(it.k))
 		return true
 	})

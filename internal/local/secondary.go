@@ -17,11 +17,11 @@ import (
 // then by the document's key. A query reads a range of it for its
 // candidates and checks each against the whole WHERE clause, so the index
 // only narrows what a query reads, and never changes its rows. Guarded by
-// collection.mu; queries read a copy-on-write clone of tree.
+// collection.mu; queries read views of tree (shared.go).
 type secondary struct {
 	ptr  string // the path as declared: a JSON Pointer, as /user/name
 	path query.Path
-	tree *btree.BTreeG[secItem]
+	sharedTree[secItem]
 	// bytes is the itemCost of the items, counted for a quota (quota.go)
 	// once counted is set.
 	bytes   int64
@@ -29,7 +29,7 @@ type secondary struct {
 }
 
 // secItem is one document in a secondary index. An item of a document
-// that has since been replaced stays in a snapshot's clone, with the entry
+// that has since been replaced stays in a snapshot's view, with the entry
 // whose version as of the snapshot it was made from.
 type secItem struct {
 	pre uint64 // k's first 8 bytes, big-endian, zero-padded: most comparisons end here, without loading k
@@ -54,7 +54,7 @@ func secLess(a, b secItem) bool {
 }
 
 func newSecondary(ptr string, path query.Path) *secondary {
-	return &secondary{ptr: ptr, path: path, tree: btree.NewG(btreeDegree, secLess)}
+	return &secondary{ptr: ptr, path: path, sharedTree: sharedTree[secItem]{t: btree.NewG(btreeDegree, secLess)}}
 }
 
 // appendItemKey appends the key of d's item.
@@ -83,6 +83,16 @@ func (s *secondaries) find(ptr string) *secondary {
 		}
 	}
 	return nil
+}
+
+// hasAny reports whether there is an index on one of ptrs.
+func (s *secondaries) hasAny(ptrs []string) bool {
+	for _, p := range ptrs {
+		if s.find(p) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // paths returns the paths of the indexes, in the order they were made, in
@@ -124,14 +134,15 @@ func (s *secondaries) update(e *entry, old, new *engine.Doc) {
 		if old != nil && new != nil && bytes.Equal(s.a, s.b) {
 			continue
 		}
+		x.own()
 		if old != nil {
-			x.tree.Delete(item(unsafe.String(unsafe.SliceData(s.a), len(s.a)), nil))
+			x.t.Delete(item(unsafe.String(unsafe.SliceData(s.a), len(s.a)), nil))
 			if s.sized {
 				x.bytes -= itemCost(len(s.a))
 			}
 		}
 		if new != nil {
-			x.tree.ReplaceOrInsert(item(string(s.b), e))
+			x.t.ReplaceOrInsert(item(string(s.b), e))
 			if s.sized {
 				x.bytes += itemCost(len(s.b))
 			}
