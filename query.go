@@ -57,30 +57,30 @@ func (c *Collection) Query(ctx context.Context, q SQL) (QueryPage, error) {
 	if err != nil {
 		return QueryPage{}, err
 	}
-	defer r.s.Release()
+	defer func() { r.s.Release(); r.free() }() // the page's results are its own, not r's
 	var page QueryPage
-	var buf []byte
-	var ends []int
+	pg := &r.pageOut // on r, not captured: each would be an allocation
 	page.Continuation, err = r.run(func(res []byte) bool {
-		if q.MaxItems > 0 && len(ends) == q.MaxItems {
+		if q.MaxItems > 0 && len(pg.list) == q.MaxItems {
 			return false
 		}
-		if buf == nil { // room for a page of results of about this size
+		if pg.buf == nil { // room for a page of results of about this size
 			n := r.pageRoom(q.MaxItems)
-			buf, ends = make([]byte, 0, n*len(res)), make([]int, 0, n)
+			pg.buf, pg.list = make([]byte, 0, n*len(res)), make([]json.RawMessage, 0, n)
 		}
-		buf = append(buf, res...)
-		ends = append(ends, len(buf))
+		// A result is its bytes in buf, which a growth of buf leaves where
+		// they are: the results before it keep their bytes.
+		from := len(pg.buf)
+		pg.buf = append(pg.buf, res...)
+		pg.list = append(pg.list, pg.buf[from:len(pg.buf):len(pg.buf)])
 		return true
 	})
 	if err != nil {
 		return QueryPage{}, err
 	}
-	page.Results = make([]json.RawMessage, len(ends))
-	from := 0
-	for i, end := range ends {
-		page.Results[i] = buf[from:end:end]
-		from = end
+	page.Results = pg.list
+	if page.Results == nil {
+		page.Results = []json.RawMessage{}
 	}
 	page.Plan = r.plan
 	return page, nil

@@ -6,55 +6,56 @@ import "github.com/ttldb/ttldb/engine"
 // from, within OFFSET, LIMIT and TOP, until fn refuses one: it returns the
 // token that resumes at that one, or an empty token when the results ran
 // out. A result is valid until fn returns.
-func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
+func (r *queryRun) run(fn func(res []byte) bool) (string, error) {
 	b := r.b
-	offset, remaining := b.Offset(), b.Top()
+	p := &r.page // on r, not captured one by one: each would be an allocation
+	p.offset, p.remaining = b.Offset(), b.Top()
 	if l := b.Limit(); l >= 0 {
-		remaining = l
+		p.remaining = l
 	}
 	if r.resume {
-		offset = 0
-		if remaining >= 0 {
-			remaining = max(0, remaining-r.emitted)
+		p.offset = 0
+		if p.remaining >= 0 {
+			p.remaining = max(0, p.remaining-r.emitted)
 		}
 	}
-	if remaining == 0 {
+	if p.remaining == 0 {
 		return "", nil
 	}
 	if !b.Reads() {
-		r.single(offset, fn)
+		r.single(p.offset, fn)
 		return "", nil
 	}
 	if b.Aggregate() {
-		return "", r.aggregate(offset, fn)
+		return "", r.aggregate(p.offset, fn)
 	}
 	if b.Grouped() {
-		return r.grouped(offset, remaining, fn)
+		return r.grouped(p.offset, p.remaining, fn)
 	}
 	if b.Distinct() {
-		return r.distinct(offset, remaining, fn)
+		return r.distinct(p.offset, p.remaining, fn)
 	}
-	accepted := 0
-	lastSort, lastKey, lastOrd := append([]byte(nil), r.afterSort...), r.afterKey, r.afterOrd
-	err = r.rows(func(d *engine.Doc, sk []byte) bool {
+	p.accepted, p.token = 0, ""
+	p.lastSort, p.lastKey, p.lastOrd = append(p.lastSort[:0], r.afterSort...), r.afterKey, r.afterOrd
+	err := r.rows(func(d *engine.Doc, sk []byte) bool {
 		if r.s.Expired(d) { // sorted at an earlier page of a Cursor, expired since (R4)
 			return true
 		}
 		return r.results(d, func(ord int, res []byte) bool {
 			switch {
-			case offset > 0:
-				offset--
+			case p.offset > 0:
+				p.offset--
 				return true
 			case !fn(res):
-				token = r.token(r.emitted+accepted, lastSort, lastKey, lastOrd)
+				p.token = r.token(r.emitted+p.accepted, p.lastSort, p.lastKey, p.lastOrd)
 				return false
 			}
-			accepted++
-			lastSort, lastKey, lastOrd = append(lastSort[:0], sk...), d.Key(), ord
-			if remaining > 0 {
-				remaining--
+			p.accepted++
+			p.lastSort, p.lastKey, p.lastOrd = append(p.lastSort[:0], sk...), d.Key(), ord
+			if p.remaining > 0 {
+				p.remaining--
 			}
-			return remaining != 0
+			return p.remaining != 0
 		})
 	})
 	if err == nil {
@@ -63,5 +64,16 @@ func (r *queryRun) run(fn func(res []byte) bool) (token string, err error) {
 	if err != nil {
 		return "", r.stopped(err)
 	}
-	return token, nil
+	return p.token, nil
+}
+
+// pageState is where run is in a page of results: the results OFFSET has
+// still to skip and LIMIT or TOP still to give (-1: no bound), those given,
+// the token that resumes after them, and the last one's position.
+type pageState struct {
+	offset, remaining, accepted int
+	token                       string
+	lastSort                    []byte
+	lastKey                     string
+	lastOrd                     int
 }

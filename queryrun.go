@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"hash/fnv"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
@@ -42,6 +44,12 @@ type queryRun struct {
 	tag    [engine.ETagLen]byte
 	budget query.Budget // the document's being read (row)
 	out    []byte
+	page   pageState // run's
+	// Query's page: the results' bytes, and each result, a slice of them
+	pageOut struct {
+		buf  []byte
+		list []json.RawMessage
+	}
 }
 
 // pageContext is the context a query's reads look at: the call's, or for a
@@ -61,7 +69,8 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	if err != nil {
 		return nil, err
 	}
-	r := &queryRun{c: c, op: op, b: b, text: q.Text, params: params}
+	r := runs.Get().(*queryRun)
+	*r = queryRun{c: c, op: op, b: b, text: q.Text, params: params, out: r.out[:0], page: pageState{lastSort: r.page.lastSort[:0]}}
 	if q.Prepared != nil {
 		r.text = q.Prepared.Text()
 	}
@@ -101,6 +110,24 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	return r, nil
 }
 
+// runs are queryRuns that calls done with them gave back (free), with
+// their buffers: a query of a page allocates neither again.
+var runs = sync.Pool{New: func() any { return new(queryRun) }}
+
+// maxKeptOut is the most room of a result's buffer that free keeps.
+const maxKeptOut = 64 << 10
+
+// free gives r back to be reused, once its call is done with it, its
+// snapshot released and none of its results or buffers held by anyone.
+func (r *queryRun) free() {
+	out, last := r.out[:0], r.page.lastSort[:0]
+	if cap(out) > maxKeptOut {
+		out = nil
+	}
+	*r = queryRun{out: out, page: pageState{lastSort: last}}
+	runs.Put(r)
+}
+
 // access is an index a query may read: ranges of it (nil: all of it).
 type access struct {
 	path   string // the index's path; empty: none
@@ -121,7 +148,7 @@ func (r *queryRun) candidates(indexes []string) (filt, ord access) {
 		if !ok {
 			continue
 		}
-		a := access{path: ptr, ranges: rs, point: len(rs) == 0 || len(rs) == 1 && query.IsKey(rs[0].From) && bytes.Equal(rs[0].To, query.PrefixEnd(rs[0].From))}
+		a := access{path: ptr, ranges: rs, point: len(rs) == 0 || len(rs) == 1 && query.IsKey(rs[0].From) && isPrefixEnd(rs[0].To, rs[0].From)}
 		if filt.path == "" || a.point && !filt.point {
 			filt = a
 		}
@@ -133,6 +160,19 @@ func (r *queryRun) candidates(indexes []string) (filt, ord access) {
 		}
 	}
 	return filt, ord
+}
+
+// isPrefixEnd reports whether end is query.PrefixEnd(p), the first key
+// after every key that starts with p, without making it.
+func isPrefixEnd(end, p []byte) bool {
+	i := len(p) - 1
+	for i >= 0 && p[i] == 0xFF {
+		i--
+	}
+	if i < 0 {
+		return len(end) == 0
+	}
+	return len(end) == i+1 && end[i] == p[i]+1 && bytes.Equal(end[:i], p[:i])
 }
 
 // pointCap is how many candidates an equality may give and still be read
