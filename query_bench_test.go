@@ -47,11 +47,15 @@ func BenchmarkQueryEq(b *testing.B) {
 		}
 	})
 	b.Run("get", func(b *testing.B) {
+		pks, ids := make([]PartitionKey, 64), make([]string, 64)
+		for i := range ids {
+			k := i * 7919 % n
+			pks[i], ids[i] = StringKey(fmt.Sprintf("g-%d", k/100)), fmt.Sprintf("key:%010d", k)
+		}
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			k := i * 7919 % n
-			if _, err := c.Get(ctx, StringKey(fmt.Sprintf("g-%d", k/100)), fmt.Sprintf("key:%010d", k)); err != nil {
+			if _, err := c.Get(ctx, pks[i%len(ids)], ids[i%len(ids)]); err != nil {
 				b.Fatal(err)
 			}
 			i++

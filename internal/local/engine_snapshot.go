@@ -34,7 +34,7 @@ func (x *Engine) Snapshot(ctx context.Context, paths []string, keys bool) (engin
 		if !ctxLive(ctx) {
 			return nil, engine.ContextError(ctx, "Query")
 		}
-		c.lock() // Clone writes to the trees' copy-on-write state
+		c.lock() // a view sets the index's readers; the key order's Clone writes to its copy-on-write state
 		if c.unusable() {
 			c.mu.Unlock()
 			return nil, c.errClosed("Query")
@@ -89,7 +89,7 @@ func (ls *engineSnapshot) Scan(ctx context.Context, prefix, after string, resume
 	return nil
 }
 
-// tree returns the clone of the index on path, or nil.
+// tree returns the view of the index on path, or nil.
 func (ls *engineSnapshot) tree(path string) *btree.BTreeG[secItem] {
 	for i, p := range ls.paths {
 		if p == path {
