@@ -93,8 +93,11 @@ func (u *outcomeUnknown) Unwrap() error { return u.err }
 // a lost connection, not a COMMIT's, ctx is live, and *tries (which it
 // counts) has not reached the pool's size plus one.
 func (e *Engine) again(ctx context.Context, err error, tries *int) bool {
+	if err == nil || !connLost(err) || ctx.Err() != nil || e.closed.Load() {
+		return false // err nil first: errors.As's target escapes, an allocation per call
+	}
 	var u *outcomeUnknown
-	if !connLost(err) || errors.As(err, &u) || ctx.Err() != nil || e.closed.Load() {
+	if errors.As(err, &u) {
 		return false
 	}
 	*tries++

@@ -67,7 +67,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 	if err != nil {
 		return nil, err
 	}
-	e.schema, e.no = schema, st.no
+	e.schema, e.no, e.noArg = schema, st.no, st.no
 	e.settings.Store(&st.settings)
 	e.setRules(st.rules)
 	e.seen(st.lsn, st.hwm)
