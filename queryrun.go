@@ -184,7 +184,7 @@ const pointCap = 1024
 // snapshot holds.
 func (r *queryRun) choose(filt, ord access) {
 	useOrd := ord.path != "" && (filt.path == "" || filt.path == ord.path ||
-		!filt.point || r.s.Count(filt.path, filt.ranges, pointCap) == pointCap)
+		!filt.point || r.s.Count(r.ctx, filt.path, filt.ranges, pointCap) == pointCap)
 	switch {
 	case useOrd && filt.path == ord.path:
 		r.index, r.ranges, r.ordered = filt.path, filt.ranges, true

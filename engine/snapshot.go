@@ -28,8 +28,10 @@ type Snapshot interface {
 	Index(ctx context.Context, path string, ranges []Range, desc bool, seek string, fn func(d *Doc, item string) bool) error
 
 	// Count returns how many items of the index on path lie in the
-	// ranges, counting up to most.
-	Count(path string, ranges []Range, most int) int
+	// ranges, counting up to most: a planner's estimate, so an engine that
+	// cannot count (its server failing, ctx ended) returns most, and the
+	// read that follows reports the error.
+	Count(ctx context.Context, path string, ranges []Range, most int) int
 
 	// Expired reports whether d had expired at the instant the snapshot
 	// judges by: its opening, or its last Judge (R4).

@@ -182,18 +182,18 @@ func (s *snapshot) indexComputed(ctx context.Context, path string, ranges []engi
 }
 
 // Count implements [engine.Snapshot]: how many items of the index on path
-// lie in the ranges, up to most. Having no context, it reads with the
-// context of the snapshot's last read (or of its opening); when that read
-// fails it returns most, the answer that makes a planner read no further
-// on its word. It is one statement, which reads at most most items of
-// each range from the btree, without their documents.
-func (s *snapshot) Count(path string, ranges []engine.Range, most int) int {
+// lie in the ranges, up to most, read with ctx. When the read fails (ctx
+// ended, the server's error) it returns most, the answer that makes a
+// planner read no further on its word; the query's next read reports the
+// error. It is one statement, which reads at most most items of each
+// range from the btree, without their documents.
+func (s *snapshot) Count(ctx context.Context, path string, ranges []engine.Range, most int) int {
 	ix, ok := s.ixOf(path)
-	if !ok || s.usable(s.ctx) != nil || most <= 0 {
+	if !ok || s.usable(ctx) != nil || most <= 0 {
 		return most
 	}
 	if !pushed(path) {
-		its, err := s.computedItems(s.ctx, path, ranges, false, "")
+		its, err := s.computedItems(ctx, path, ranges, false, "")
 		if err != nil {
 			return most
 		}
@@ -211,11 +211,11 @@ func (s *snapshot) Count(path string, ranges []engine.Range, most int) int {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.usable(s.ctx) != nil {
+	if s.usable(ctx) != nil {
 		return most
 	}
 	var n int64
-	if err := s.tx.QueryRow(s.ctx, s.e.sql(countSQL), ix, los, his, hps, most).Scan(&n); err != nil {
+	if err := s.tx.QueryRow(ctx, s.e.sql(countSQL), ix, los, his, hps, most).Scan(&n); err != nil {
 		return most
 	}
 	return int(min(n, int64(most)))

@@ -120,7 +120,7 @@ func wantIndexAsComputed(t *testing.T, sn engine.Snapshot, path string, rng *ran
 			if most < 1 {
 				continue
 			}
-			if got := sn.Count(path, ranges, most); got != min(len(want), most) {
+			if got := sn.Count(t.Context(), path, ranges, most); got != min(len(want), most) {
 				t.Fatalf("index %s, ranges %q: Count(most %d) = %d, want %d", path, ranges, most, got, min(len(want), most))
 			}
 		}

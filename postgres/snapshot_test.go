@@ -388,7 +388,7 @@ func TestSnapshotIndex(t *testing.T) { // R13
 			}
 		}
 		for _, most := range []int{1, 3, 1000} {
-			if got := sn.Count("/n", c.ranges, most); got != min(len(want), most) {
+			if got := sn.Count(t.Context(), "/n", c.ranges, most); got != min(len(want), most) {
 				t.Errorf("%s: Count(most %d) = %d, want %d", c.name, most, got, min(len(want), most))
 			}
 		}
