@@ -18,11 +18,12 @@ func (c *collection) journalPut(d, old *engine.Doc, op uint8) {
 	}
 }
 
-// journalDelete records the deletion of d at now, with the LSN lsn. Call
-// with mu held.
-func (c *collection) journalDelete(d *engine.Doc, lsn uint64, now int64, expired bool) {
+// journalDelete records the deletion of d at now, with the LSN lsn, of
+// the kind how (delAsked, delExpired, delEvicted: records.go). Call with mu
+// held.
+func (c *collection) journalDelete(d *engine.Doc, lsn uint64, now int64, how byte) {
 	if c.j != nil {
-		c.j.del(d, lsn, now, expired)
+		c.j.del(d, lsn, now, how)
 	}
 }
 

@@ -51,14 +51,25 @@ func (c *collection) logWrite(e *entry, op uint8) {
 // it with mu held, before e leaves the primary index or takes a new
 // document.
 func (c *collection) logDelete(e *entry, now int64, expired bool) {
+	how := byte(delAsked)
+	if expired {
+		how = delExpired
+	}
+	c.logDeleteAs(e, now, how)
+}
+
+// logDeleteAs is logDelete for a deletion of the kind how says (delAsked,
+// delExpired, delEvicted: records.go), which its record in the log and the
+// feed keeps.
+func (c *collection) logDeleteAs(e *entry, now int64, how byte) {
 	lsn := c.nextLSN()
-	c.journalDelete(e.doc(), lsn, now, expired)
+	c.journalDelete(e.doc(), lsn, now, how)
 	f := &c.feed
 	if !f.on {
 		return
 	}
 	f.latest.unlink(e)
-	f.log.append(record{d: e.doc(), ts: now, op: engine.OpDelete, expired: expired}, lsn, now)
+	f.log.append(record{d: e.doc(), ts: now, op: engine.OpDelete, expired: how == delExpired, evicted: how == delEvicted}, lsn, now)
 	if c.j == nil {
 		f.wake()
 	}

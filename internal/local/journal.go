@@ -93,18 +93,10 @@ func (j *journal) put(d, old *engine.Doc, lsn uint64, op uint8) {
 // diskSize is about the bytes d takes in a snapshot.
 func diskSize(d *engine.Doc) int64 { return int64(len(d.Body())) + 27 }
 
-// del adds the record of the deletion of d, at now, with lsn. Call with
+// del adds the record of the deletion of d, at now, with lsn, of the kind
+// how (delAsked, delExpired, delEvicted: records.go). Call with
 // collection.mu held.
-func (j *journal) del(d *engine.Doc, lsn uint64, now int64, expired bool) {
-	how := byte(delAsked)
-	if expired {
-		how = delExpired
-	}
-	j.delAs(d, lsn, now, how)
-}
-
-// delAs is del, with the record's flag how (delAsked...).
-func (j *journal) delAs(d *engine.Doc, lsn uint64, now int64, how byte) {
+func (j *journal) del(d *engine.Doc, lsn uint64, now int64, how byte) {
 	var mark int
 	j.grp, mark = wal.Begin(j.grp)
 	j.grp = appendDeleteAs(j.grp, d.Key(), lsn, now, how)

@@ -257,28 +257,10 @@ func (c *collection) soonest(l limits, onlyExpired bool) *entry {
 // make room at now (R17).
 func (c *collection) evict(e *entry, now int64) {
 	c.logQuota(now, false)
-	c.logEvict(e, now)
+	c.logDeleteAs(e, now, delEvicted)
 	c.sec.update(e, e.doc(), nil)
 	c.prim.remove(e)
 	c.quota.evicted.Add(1)
-}
-
-// logEvict is logDelete for an eviction: its record, in the log and the
-// feed, says so. Call with mu held, before e leaves the primary index.
-func (c *collection) logEvict(e *entry, now int64) {
-	lsn := c.nextLSN()
-	if c.j != nil {
-		c.j.delAs(e.doc(), lsn, now, delEvicted)
-	}
-	f := &c.feed
-	if !f.on {
-		return
-	}
-	f.latest.unlink(e)
-	f.log.append(record{d: e.doc(), ts: now, op: engine.OpDelete, evicted: true}, lsn, now)
-	if c.j == nil {
-		f.wake()
-	}
 }
 
 // quotaError is the refusal of the write what names, which adds add bytes

@@ -295,11 +295,7 @@ func (c *collection) replay(it logItem) error {
 			return fmt.Errorf("the delete of LSN %d, of a key that is not there", lsn)
 		}
 		c.advance(now)
-		if how == delEvicted {
-			c.logEvict(e, now)
-		} else {
-			c.logDelete(e, now, how == delExpired)
-		}
+		c.logDeleteAs(e, now, how)
 		c.exp.remove(e, e.doc())
 		c.prim.remove(e)
 		return nil
