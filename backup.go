@@ -68,10 +68,11 @@ func (c *Collection) Backup(ctx context.Context, w io.Writer) (BackupInfo, error
 // of it as an open would (the time and the memory of an open, which the
 // collection's are dropped after), writes the collection, and removes the
 // mark only once all of it is durable. A backup refused, or any failure,
-// leaves no file of a collection in dir; a crash leaves the mark, which
-// [Open], [NewCollection] and [Verify] refuse with [ErrCorrupt] naming it,
-// so that dir never opens as a collection, whole or empty, until a
-// Restore into it again finishes. It writes the backup's size twice.
+// leaves no file of a collection in dir; a crash after the mark is durable
+// leaves it, which [Open], [NewCollection] and [Verify] refuse with
+// [ErrCorrupt] naming it, until a Restore into it again finishes; a crash
+// before leaves dir absent or empty (or holding only LOCK), which
+// [NewCollection] opens as a new empty collection. It writes the backup's size twice.
 //
 // The collection restored is the original as of the backup, but a
 // collection of its own, as the original may have written after the
@@ -91,7 +92,14 @@ func (c *Collection) Backup(ctx context.Context, w io.Writer) (BackupInfo, error
 //     beyond LastLSN, within the jump) is refused with [ErrFeedTrimmed]
 //     in both feed modes, and the error says why: the copy lacks changes
 //     that reader applied, which must read the feed again from the
-//     beginning. A position up to LastLSN resumes as at the original.
+//     beginning. Only a position saved before the backup (a checkpoint
+//     of its reader) resumes safely at the copy: a position up to LastLSN
+//     that the original gave out after the backup may be past a change the
+//     copy holds (a latest-version page ends at the LSN of the last
+//     document it shows, and documents the original rewrote after the
+//     backup move past it), so the copy would never show that change to
+//     the reader. Any reader whose position is not known to predate the
+//     backup reads the feed again from the beginning.
 //
 // Errors: [ErrCorrupt], as a [*CorruptError] naming the offset in r, for a
 // backup cut short, damaged, or followed by other bytes; [ErrLocked] for a

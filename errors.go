@@ -75,8 +75,10 @@ var (
 
 	// ErrFeedTrimmed: a read of the all-versions-and-deletes feed resumes
 	// after a change older than the oldest record its retention keeps
-	// (R11): changes between were dropped. The error is a [*TrimmedError],
-	// which says where to resume.
+	// (R11): changes between were dropped; or a read of either feed at a
+	// restored collection resumes after an LSN in the jump of its LSNs,
+	// which only the collection backed up gave out (R17, see [Restore]).
+	// The error is a [*TrimmedError], which says where to resume.
 	ErrFeedTrimmed = engine.ErrFeedTrimmed
 
 	// ErrClosed: the collection has been closed, by Close or, for a
@@ -137,8 +139,11 @@ func errorf(sentinel error, format string, args ...any) error {
 func clip(b []byte) string { return jsontext.Clip(b) }
 
 // TrimmedError is the error of a read of the all-versions-and-deletes feed
-// that resumes after a change the retention no longer keeps. It wraps
-// [ErrFeedTrimmed]; get it with [errors.As].
+// that resumes after a change the retention no longer keeps, or of a read
+// of either feed at a restored collection that resumes after an LSN in the
+// jump of its LSNs (its Oldest is then the copy's first own LSN, and the
+// reader, which applied changes the copy lacks, must read again from the
+// beginning). It wraps [ErrFeedTrimmed]; get it with [errors.As].
 type TrimmedError struct {
 	// After is the LSN the read was to resume after.
 	After uint64
@@ -147,10 +152,15 @@ type TrimmedError struct {
 	Oldest uint64
 	// Continuation resumes the same query at Oldest.
 	Continuation string
+
+	gap string // why, for a position in a restored collection's gap
 }
 
 // Error says what was lost and how to go on.
 func (e *TrimmedError) Error() string {
+	if e.gap != "" {
+		return fmt.Sprintf("%v: %s", ErrFeedTrimmed, e.gap)
+	}
 	return fmt.Sprintf("%v: the read resumes after LSN %d, but the oldest change kept is LSN %d, so changes %d to %d are gone: resume from TrimmedError.Continuation, which reads from LSN %d, and keep a longer retention (FeedOptions) if this reader must not miss changes",
 		ErrFeedTrimmed, e.After, e.Oldest, e.After+1, e.Oldest-1, e.Oldest)
 }

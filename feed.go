@@ -183,7 +183,9 @@ type FeedPage struct {
 //
 // Errors: [ErrFeedTrimmed], as a [*TrimmedError] saying where to resume,
 // when an [AllVersionsAndDeletes] read resumes before the oldest record
-// kept; [ErrInvalidContinuation] for a token that is damaged, from another
+// kept, or when a read of either mode at a restored collection resumes
+// after an LSN in the jump of its LSNs (see [Restore]: the reader must read
+// again from the beginning); [ErrInvalidContinuation] for a token that is damaged, from another
 // collection or another query, or beyond the last change;
 // [ErrInvalidOption] for a bad Mode or Limit, an AfterLSN beyond the last
 // change, AfterLSN with a Continuation, or a feed that is off;

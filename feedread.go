@@ -127,7 +127,7 @@ func feedRefusal(err error, p feedPlan, q FeedQuery) error {
 	case errors.As(err, &beyond):
 		return errorf(ErrInvalidOption, "AfterLSN %d is beyond the collection's last change, LSN %d", q.AfterLSN, beyond.Last)
 	case errors.As(err, &trimmed):
-		return &TrimmedError{After: trimmed.After, Oldest: trimmed.Oldest, Continuation: encodeFeedToken(p.scope, trimmed.Oldest-1)}
+		return &TrimmedError{After: trimmed.After, Oldest: trimmed.Oldest, Continuation: encodeFeedToken(p.scope, trimmed.Oldest-1), gap: trimmed.Gap}
 	}
 	return err
 }

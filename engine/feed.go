@@ -86,11 +86,19 @@ func (e *FeedBeyond) Error() string {
 }
 
 // FeedTrimmed is the refusal of a read of the all-versions feed that
-// starts after After, older than the oldest record kept, Oldest. It wraps
-// ErrFeedTrimmed.
-type FeedTrimmed struct{ After, Oldest uint64 }
+// starts after After, older than the oldest record kept, Oldest; or of a
+// read of either feed that starts after After, a position in the gap of a
+// restored collection's LSNs, whose own changes start at Oldest: Gap then
+// says so, as the whole message. It wraps ErrFeedTrimmed.
+type FeedTrimmed struct {
+	After, Oldest uint64
+	Gap           string
+}
 
 func (e *FeedTrimmed) Error() string {
+	if e.Gap != "" {
+		return fmt.Sprintf("%v: %s", ErrFeedTrimmed, e.Gap)
+	}
 	return fmt.Sprintf("%v: LSN %d is older than the oldest kept, %d", ErrFeedTrimmed, e.After+1, e.Oldest)
 }
 

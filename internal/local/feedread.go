@@ -53,6 +53,9 @@ func (c *collection) feedStart(r engine.FeedRead) (uint64, error) {
 		if err := c.inGap(after); err != nil {
 			return 0, err
 		}
+		if !r.Latest {
+			after = c.pastGaps(after) // a restore's log starts past its gap
+		}
 	case engine.FromNow:
 		after = last
 	case engine.FromOldest:

@@ -34,12 +34,16 @@ import (
 //     by a chance of about their writes in 2^44. An LSN the original gave
 //     after the backup, passed to the copy as a feed position (AfterLSN),
 //     falls in the gap and is refused (inGap), not taken for the copy's
-//     own change of that number.
+//     own change of that number. Only a position given out before the
+//     backup resumes safely: a latest-version position up to L given out
+//     after it may be past a document the original rewrote since.
 //
 // A restore is marked, from before its first file to after its last is
 // durable, by the file RestoringName, which an open, a read-only open and
-// Verify refuse: a crash leaves no directory that opens as a collection,
-// whole or empty. Restore into the directory again to finish it.
+// Verify refuse: a crash after the mark is durable leaves a directory that
+// opens as no collection (restore into it again to finish); a crash before
+// leaves it absent or empty (or holding only LOCK), which an open takes for
+// a new empty collection.
 
 // RestoringName is the file that marks a directory a restore is writing.
 const RestoringName = "RESTORING"
@@ -70,11 +74,32 @@ type lsnGap struct{ from, to uint64 }
 func (c *collection) inGap(after uint64) error {
 	for _, g := range c.gaps {
 		if g.from < after && after < g.to {
-			return fmt.Errorf("%w: LSN %d is not a position of collection %q, which was restored from a backup of LSN %d and numbers its own changes from %d: it was given out by the collection backed up, after the backup, so the changes %d to %d that its reader applied are not here; read the feed again from the beginning (or resume after LSN %d at most)",
-				engine.ErrFeedTrimmed, after, c.name, g.from, g.to+1, g.from+1, after, g.from)
+			return &engine.FeedTrimmed{After: after, Oldest: c.seqGapEnd() + 1, Gap: fmt.Sprintf(
+				"LSN %d is not a position of collection %q, which was restored from a backup of LSN %d and numbers its own changes from %d: it was given out by the collection backed up, after the backup, so the changes %d to %d that its reader applied are not here: read the feed again from the beginning (TrimmedError.Continuation reads only the copy's own changes, from LSN %d)",
+				after, c.name, g.from, g.to+1, g.from+1, after, c.seqGapEnd()+1)}
 		}
 	}
 	return nil
+}
+
+// seqGapEnd returns the end of the last gap of c's LSNs: the last LSN of
+// its last restore, its own changes following. Call it with mu held.
+func (c *collection) seqGapEnd() uint64 {
+	if len(c.gaps) == 0 {
+		return 0
+	}
+	return c.gaps[len(c.gaps)-1].to
+}
+
+// pastGaps returns the position after, moved to the end of each gap that
+// starts at it: no change was made between (R17). Call it with mu held.
+func (c *collection) pastGaps(after uint64) uint64 {
+	for _, g := range c.gaps { // oldest first
+		if after == g.from {
+			after = g.to
+		}
+	}
+	return after
 }
 
 // RestoreConfig is what [Restore] restores into. Dir and Documents (as
@@ -99,8 +124,9 @@ type RestoreConfig struct {
 // mark once all is durable. It costs the time and memory of an open and
 // twice the writes of the backup's size. A backup refused, or a failure,
 // leaves no file of the collection behind (the directory, made if need
-// be, stays); a crash leaves the mark, so that the directory opens as no
-// collection until a restore into it finishes.
+// be, stays); a crash after the mark is durable leaves it, so that the
+// directory opens as no collection until a restore into it finishes; a
+// crash before leaves the directory absent or empty.
 //
 // Errors: [engine.ErrCorrupt] as an [*engine.CorruptError] whose File is
 // cfg.Source and Offset the offset in the stream, for a backup cut short,
