@@ -129,7 +129,8 @@ var restoreCmd = &command{
 	summary: "make a directory of a backup",
 	usage: `[flags] FILE|- DIR
 
-Makes DIR, which must not exist or be empty, the collection of a backup
+Makes DIR, which must not exist, be empty (or hold only LOCK), or be one a
+restore did not finish (it holds RESTORING), the collection of a backup
 that 'ttldb backup' or Collection.Backup wrote (- reads it from stdin).
 The whole backup is checked (every frame's checksum, the count at its end,
 every document) before DIR holds it: one cut short or damaged is refused
@@ -164,7 +165,7 @@ with the offset of the damage, and DIR is left without a collection.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "restored collection %q (%s) into %s: %d documents, LSN %d\n", info.Name, info.PartitionKeyPath, dir, info.Documents, info.LastLSN)
+			fmt.Fprintf(e.stdout, "restored collection %q (%s) into %s: %d documents of the backup's LSN %d (its own changes are numbered past a jump)\n", info.Name, info.PartitionKeyPath, dir, info.Documents, info.LastLSN)
 			return nil
 		}
 	},
