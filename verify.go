@@ -25,7 +25,12 @@ type VerifiedFile = local.VerifiedFile
 // each document parsed, then the structures built of them), without
 // writing to dir: what an open would cut or repair it reports. It locks
 // dir while it reads, so it refuses a directory a collection has open,
-// whose files change as it runs. It costs the time and memory of an open.
+// whose files change as it runs; a directory whose file LOCK it cannot
+// open for writing (another user's, or on a read-only file system) it
+// locks without that file, which keeps out the collections of this
+// version on this machine, not those of an older ttldb (which lock LOCK
+// alone) or of another NFS client: what they write as it reads may show
+// as damage. It costs the time and memory of an open.
 // ctx is looked at between two files.
 //
 // Errors: [ErrCorrupt], as a [*CorruptError] naming the file and the

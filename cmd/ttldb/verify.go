@@ -38,7 +38,7 @@ take no lock).`,
 			}
 			rep, err := ttldb.Verify(ctx, dir)
 			if errors.Is(err, os.ErrPermission) {
-				return fmt.Errorf("%w: verify locks the directory (its file LOCK, opened for writing), which this user cannot: run it as the directory's owner; stats, dump and query read the directory read-only", err)
+				return fmt.Errorf("%w: verify reads every file of the directory, and this user cannot read one: run it as a user who can (the directory's owner)", err)
 			}
 			if err != nil {
 				return err

@@ -49,9 +49,12 @@ type VerifiedFile struct {
 // torn tail and sync; Verify reports it. It opens every file read-only.
 // It locks the directory meanwhile, so that no collection opens it while
 // it reads: a directory a collection has open is refused, as its files
-// change under a reader. A directory it cannot write (permission denied,
-// a read-only file system), where it cannot lock, it reads unlocked: one
-// that another user's collection has open may then show as damaged.
+// change under a reader. A directory whose LOCK it cannot open for writing
+// (permission denied, a read-only file system) it locks without that file
+// (the directory's own lock, vfs.DirLocker), which excludes the opens of
+// this version on the same machine; only a collection of an older version
+// of ttldb (which locks LOCK alone), or one on another NFS client, may then
+// write as it reads, and show as damaged.
 //
 // It costs the time and memory of an open: O(n) for the n changes the
 // files hold.
@@ -81,7 +84,17 @@ func Verify(ctx context.Context, fsys vfs.FS, dir string, documents func(path st
 	case errors.Is(err, vfs.ErrLocked):
 		return rep, errorf(engine.ErrLocked, "verify %s: a collection has it open, whose files change as it runs: Close it first", dir)
 	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
-		// A directory it cannot write, which no collection of this user opens.
+		// A directory whose LOCK it cannot open for writing: it locks the
+		// directory alone, if it can, so that no collection opens it.
+		if dl, ok := d.(vfs.DirLocker); ok {
+			lock, err := dl.LockDir()
+			if errors.Is(err, vfs.ErrLocked) {
+				return rep, errorf(engine.ErrLocked, "verify %s: a collection has it open, whose files change as it runs: Close it first", dir)
+			}
+			if err == nil {
+				defer lock.Close()
+			}
+		}
 	case err != nil:
 		return rep, errorf(engine.ErrInvalidOption, "verify %s: locking it: %w", dir, err)
 	default:

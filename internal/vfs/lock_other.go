@@ -47,3 +47,25 @@ func (l *osLock) Close() error {
 	})
 	return err
 }
+
+// LockDir locks the directory alone within this process, as Lock does
+// first: a Lock of any name in it then fails with [ErrLocked] until the
+// lock is closed.
+func (d *osDir) LockDir() (io.Closer, error) {
+	abs, err := filepath.Abs(d.path)
+	if err != nil {
+		return nil, err
+	}
+	if _, loaded := held.LoadOrStore(abs, true); loaded {
+		return nil, ErrLocked
+	}
+	return dirLock(abs), nil
+}
+
+// dirLock is a directory LockDir locked, by its absolute path.
+type dirLock string
+
+func (l dirLock) Close() error {
+	held.Delete(string(l))
+	return nil
+}

@@ -40,6 +40,20 @@ func (d *osDir) Lock(name string) (io.Closer, error) {
 	return osLock{dir, f}, nil
 }
 
+// LockDir locks the directory alone, as Lock does first: a Lock of any
+// name in it then fails with [ErrLocked] until the lock is closed.
+func (d *osDir) LockDir() (io.Closer, error) {
+	dir, err := d.root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(dir); err != nil {
+		dir.Close()
+		return nil, err
+	}
+	return dir, nil
+}
+
 // flock locks f, exclusively, without waiting: [ErrLocked] when another
 // open file holds a lock on it.
 func flock(f *os.File) error {

@@ -42,6 +42,14 @@ type FS interface {
 	OpenDir(dir string) (Dir, error)
 }
 
+// DirLocker is a [Dir] that can lock itself without a lock file, as
+// [OS]'s can: for a reader of a directory it cannot write, whose lock file
+// it cannot open for writing, to keep collections out while it reads.
+// LockDir fails with [ErrLocked] when the directory is locked already.
+type DirLocker interface {
+	LockDir() (io.Closer, error)
+}
+
 // Dir is an open directory. Its names are names of files in it, without
 // a separator; it follows the directory when the directory is renamed, as
 // a file descriptor does.

@@ -419,3 +419,26 @@ func bothFS(t *testing.T, mem *Mem) []fsDir {
 	require.NoError(t, mem.MkdirAll("d"))
 	return []fsDir{{OS{}, t.TempDir()}, {mem, "d"}}
 }
+
+// TestLockDir: the OS's LockDir locks the directory alone, which a Lock of
+// another open of it (a collection's) then finds locked until it is
+// closed, and finds a directory locked by a Lock (R12, R17).
+func TestLockDir(t *testing.T) { // R12, R17
+	dir := t.TempDir()
+	d, err := OS{}.OpenDir(dir)
+	require.NoError(t, err)
+	defer d.Close()
+	d2, err := OS{}.OpenDir(dir)
+	require.NoError(t, err)
+	defer d2.Close()
+	l, err := d.(DirLocker).LockDir()
+	require.NoError(t, err)
+	_, err = d2.Lock("LOCK")
+	require.ErrorIs(t, err, ErrLocked, "a collection's Lock while the directory is locked")
+	require.NoError(t, l.Close())
+	l2, err := d2.Lock("LOCK")
+	require.NoError(t, err)
+	_, err = d.(DirLocker).LockDir()
+	require.ErrorIs(t, err, ErrLocked, "a directory a collection has locked")
+	require.NoError(t, l2.Close())
+}
