@@ -76,9 +76,9 @@ const (
 	// the DefaultTTL's), never the documents the write itself changes.
 	// Each eviction is a delete in the all-versions feed with
 	// [Change].Evicted set (and TimeToLiveExpired not), durable as the
-	// write is, and counted in [Stats].Evicted. When no candidate is left
-	// (the documents left never expire), the write is refused with
-	// [ErrQuotaExceeded]; the documents evicted on the way stay evicted.
+	// write is, and counted in [Stats].Evicted. When the candidates would
+	// not make room (the documents left never expire, or TTL is off), the
+	// write is refused with [ErrQuotaExceeded] before anything is evicted.
 	QuotaEvictSoonest
 )
 

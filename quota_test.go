@@ -313,3 +313,78 @@ func TestQuotaCountsIndexes(t *testing.T) { // R17
 	}
 	require.Zero(t, quotaBytes(t, c))
 }
+
+// TestQuotaRefusesBeforeEvicting: a write that could not fit even after
+// every eviction (more documents than the quota, a document larger than
+// it) is refused before it evicts anything (R17). It once emptied the
+// collection of every document that expires, then was refused.
+func TestQuotaRefusesBeforeEvicting(t *testing.T) { // R17
+	c, _ := quotaCollection(t, QuotaOptions{MaxDocuments: 5, Policy: QuotaEvictSoonest}, TTLSeconds(100), "")
+	for i := range 5 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p"}`, i))
+	}
+	b := NewBatch(StringKey("p"))
+	for i := range 6 { // six new documents: more than the quota holds
+		b.Create(fmt.Appendf(nil, `{"id":"n%d","pk":"p"}`, i))
+	}
+	_, err := c.ExecuteBatch(bg, b)
+	require.ErrorIs(t, err, ErrQuotaExceeded)
+	require.Empty(t, evictions(t, c), "a batch that could never fit evicted documents")
+
+	small := `{"id":"a","pk":"p"}`
+	c, _ = quotaCollection(t, QuotaOptions{MaxBytes: 10 * costOf(t, small), Policy: QuotaEvictSoonest}, TTLSeconds(100), "")
+	for i := range 5 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p"}`, i))
+	}
+	_, err = c.Create(bg, []byte(`{"id":"big","pk":"p","v":"`+strings.Repeat("x", 10_000)+`"}`))
+	require.ErrorIs(t, err, ErrQuotaExceeded)
+	require.Empty(t, evictions(t, c), "a document larger than the quota evicted documents")
+	mustCreate(t, c, `{"id":"fits","pk":"p"}`) // and the collection is as it was
+}
+
+// TestQuotaBatchReadIsNotEvicted: a batch's Read of a document is not
+// evicted to make room for the same batch's writes (R17, R14: the batch
+// returned a document that its own change removed before it).
+func TestQuotaBatchReadIsNotEvicted(t *testing.T) { // R17, R14
+	c, _ := quotaCollection(t, QuotaOptions{MaxDocuments: 2, Policy: QuotaEvictSoonest}, TTLSeconds(100), "")
+	mustCreate(t, c, `{"id":"x","pk":"p","ttl":10}`) // the soonest to go
+	mustCreate(t, c, `{"id":"w","pk":"p","ttl":50}`)
+	b := NewBatch(StringKey("p"))
+	b.Read("x")
+	b.Create([]byte(`{"id":"y","pk":"p"}`))
+	_, err := c.ExecuteBatch(bg, b)
+	require.NoError(t, err)
+	require.Equal(t, []string{"w"}, evictions(t, c), "x, which the batch read, stays")
+}
+
+// TestQuotaBytesAcrossReopen: what a quota counts is the same after a
+// reopen from the log and from a compacted snapshot (R17, R12).
+func TestQuotaBytesAcrossReopen(t *testing.T) { // R17, R12
+	dir := t.TempDir()
+	q := QuotaOptions{MaxBytes: 40_000, MaxDocuments: 120, Policy: QuotaEvictSoonest}
+	open := func() *Collection {
+		c, err := NewCollection("quota", "/pk", &Options{DefaultTTL: TTLSeconds(1000), ManualSweep: true, Quota: q, Dir: dir, Indexes: []string{"/n"}})
+		require.NoError(t, err)
+		return c
+	}
+	c := open()
+	for i := range 400 {
+		_, err := c.UpsertJSON(bg, fmt.Appendf(nil, `{"id":"d%d","pk":"p","n":%d,"s":"%s","ttl":%d}`, i%150, i, strings.Repeat("x", i%90), 1+i%500))
+		require.NoError(t, err)
+		if i%7 == 0 {
+			err := c.Delete(bg, StringKey("p"), fmt.Sprintf("d%d", (i*3)%150))
+			if !errors.Is(err, ErrNotFound) {
+				require.NoError(t, err)
+			}
+		}
+	}
+	before := quotaBytes(t, c)
+	require.NoError(t, c.Close())
+	c = open()
+	require.Equal(t, before, quotaBytes(t, c), "after a reopen from the log")
+	require.NoError(t, c.Compact(bg))
+	require.NoError(t, c.Close())
+	c = open()
+	defer c.Close()
+	require.Equal(t, before, quotaBytes(t, c), "after a reopen from a compacted snapshot")
+}

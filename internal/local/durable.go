@@ -56,8 +56,14 @@ func (c *collection) settleAs(errp *error, sync bool) {
 	}
 	g := c.j.commit(c.seq)
 	c.unlock()
-	if err := c.j.wait(g, sync); err != nil && *errp == nil {
-		*errp = c.fail(err)
+	// A failure to write closes the collection whatever the call's error:
+	// a call that fails writes nothing today (a quota refuses before it
+	// deletes anything), but one that did would leave in memory a change
+	// the disk lacks.
+	if err := c.j.wait(g, sync); err != nil {
+		if ferr := c.fail(err); *errp == nil {
+			*errp = ferr
+		}
 	}
 }
 

@@ -156,7 +156,14 @@ func (c *collection) fitBatch(steps []engine.Step, docs []*engine.Doc, now int64
 		}
 	}
 	var add, n int64
-	mine := make(map[*entry]bool, len(final))
+	mine := make(map[*entry]bool, len(steps))
+	for _, s := range steps { // a document the batch reads is not evicted under it
+		if s.Op == engine.Read {
+			if e, _ := c.prim.get(keyBytes(s.Key)); e != nil {
+				mine[e] = true
+			}
+		}
+	}
 	for key, d := range final {
 		e, _ := c.prim.get(keyBytes(key))
 		if d != nil {
@@ -184,12 +191,17 @@ func (c *collection) over(add, docs int64) bool {
 // makeRoom deletes documents until adding add bytes and docs documents
 // fits the quota: the expired ones first, then, with Evict, the live ones
 // that expire soonest, never one that mine says the write itself changes.
-// ok is false when that is not enough, and held how many documents that
-// expire the write itself changes; the documents it deleted on the way
-// stay deleted (they were the soonest to go). Call with mu held.
+// ok is false when that would not be enough (enough says so first, and
+// then nothing is deleted), and held how many documents that expire the
+// write itself changes. Call with mu held.
 func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (held int, ok bool) {
 	if !c.over(add, docs) {
 		return 0, true
+	}
+	lim := c.exp.limits(now)
+	if held, ok := c.enough(add, docs, lim, mine); !ok {
+		c.logQuota(now, true)
+		return held, false // nothing deleted for a write that cannot fit
 	}
 	var kept []*entry // candidates the write itself changes, put back at the end
 	defer func() {
@@ -197,10 +209,9 @@ func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (hel
 			c.exp.add(e)
 		}
 	}()
-	lim := c.exp.limits(now)
 	for c.over(add, docs) {
 		e := c.soonest(lim, !c.quota.Evict)
-		if e == nil {
+		if e == nil { // enough said there were: not reached
 			c.logQuota(now, true)
 			return len(kept), false
 		}
@@ -215,6 +226,62 @@ func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (hel
 		}
 	}
 	return 0, true
+}
+
+// enough reports whether deleting the documents makeRoom may take (those
+// that expire, with Evict; those expired, without; never one mine says the
+// write changes) could make adding add bytes and docs documents fit the
+// quota, without changing anything; held is how many of those the write
+// itself changes, counted when there are not enough. It stops once it has
+// found enough: O(k) for the k candidates it looks at, the whole expiry
+// index when they do not suffice. So a write that cannot fit is refused
+// before it evicts anyone. Call with mu held.
+func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool) (held int, ok bool) {
+	q, x := &c.quota, &c.exp
+	var needBytes, needDocs int64
+	if q.Bytes > 0 && add > 0 {
+		needBytes = c.used() + add - q.Bytes
+	}
+	if q.Docs > 0 && docs > 0 {
+		needDocs = int64(c.prim.len()) + docs - q.Docs
+	}
+	if needBytes <= 0 && needDocs <= 0 {
+		return 0, true
+	}
+	if !x.def.On {
+		return 0, false // R3: nothing expires while TTL is off
+	}
+	_, inheritExpires := x.def.Expiry(engine.TTLInherit)
+	look := func(bs *buckets, all bool) bool { // false once enough are found
+		more := true
+		bs.tree.Ascend(func(b *bucket) bool {
+			if !all && b.at > x.inheritCut() {
+				return false // inheriting documents that never expire (DefaultTTL -1), but for R7's cut-off
+			}
+			for _, ch := range b.chunks {
+				for _, e := range ch {
+					switch {
+					case !q.Evict && !lim.expired(e.doc()):
+					case mine(e):
+						held++
+					default:
+						needBytes -= c.cost(e.doc())
+						needDocs--
+						if needBytes <= 0 && needDocs <= 0 {
+							more = false
+							return false
+						}
+					}
+				}
+			}
+			return true
+		})
+		return more
+	}
+	if !look(&x.own, true) || !look(&x.inherit, inheritExpires) {
+		return 0, true
+	}
+	return held, false
 }
 
 // soonest takes out of the expiry index and returns the entry whose
@@ -275,10 +342,13 @@ func (c *collection) quotaError(what string, add, docs int64, mine int) error {
 		size = fmt.Sprintf("holds %d documents, the write would add %d, and its quota is %d documents (Quota.MaxDocuments)", c.prim.len(), docs, q.Docs)
 	}
 	why := "the policy refuses writes beyond it (QuotaRefuse)"
-	if q.Evict {
-		why = "no document is left to evict: those left never expire (ttl -1, or a DefaultTTL off or -1, R3)"
+	switch {
+	case q.Evict && !c.exp.def.On:
+		why = "TTL is off (DefaultTTL off, R3): no document expires or is evicted while it is, and those that expired before it went off count until it is on again and they are swept"
+	case q.Evict:
+		why = "evicting every document that expires would not make room: the others never expire (ttl -1, or a DefaultTTL -1, R3)"
 		if mine > 0 {
-			why = fmt.Sprintf("no document is left to evict: those left never expire (ttl -1, or a DefaultTTL off or -1, R3), but for %d the write itself changes", mine)
+			why = fmt.Sprintf("evicting every document that expires would not make room: the others never expire (ttl -1, or a DefaultTTL -1, R3), or the write itself changes them (%d)", mine)
 		}
 	}
 	return fmt.Errorf("%w: %s: collection %q %s; %s (R17)", engine.ErrQuotaExceeded, what, c.name, size, why)

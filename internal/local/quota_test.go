@@ -1,9 +1,15 @@
 package local
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/engine"
 )
 
 var quotaN = 20000
@@ -78,5 +84,38 @@ func TestQuotaAccountsHeap(t *testing.T) {
 			}
 			runtime.KeepAlive(c)
 		})
+	}
+}
+
+// TestQuotaStructuresAgree: after batches that fit, evict, drop expired
+// documents or are refused, the indexes agree (Check) and the cost counted
+// is the sum of the documents' and items' costs (R17).
+func TestQuotaStructuresAgree(t *testing.T) { // R17
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := NewCollection("q", "/pk", &Options{DefaultTTL: TTLSeconds(10), Now: clk.Now, ManualSweep: true,
+		Indexes: []string{"/v"}, Quota: Quota{Docs: 6, Bytes: 4000, Evict: true}})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range 200 {
+		b := NewBatch(StringKey("p"))
+		for j := range 1 + i%4 {
+			b.Upsert(fmt.Appendf(nil, `{"id":"d%d","pk":"p","v":%d,"ttl":%d}`, (i*7+j)%40, i, []int{30, 3, 20, 7}[(i+j)%4]))
+		}
+		_, err := c.ExecuteBatch(context.Background(), b)
+		if err != nil && !errors.Is(err, engine.ErrQuotaExceeded) {
+			t.Fatal(err)
+		}
+		if i%5 == 0 {
+			clk.Advance(2 * time.Second)
+		}
+		require.NoError(t, c.x.Check(), "after batch %d", i)
+		var sum int64
+		c.local.prim.keys.each(func(d *engine.Doc, e *entry) { sum += docCost(d) })
+		require.Equal(t, sum, c.local.prim.cost, "after batch %d", i)
+		for _, x := range c.local.sec.list {
+			var n int64
+			x.t.Ascend(func(it secItem) bool { n += itemCost(len(it.k)); return true })
+			require.Equal(t, n, x.bytes, "after batch %d", i)
+		}
 	}
 }
