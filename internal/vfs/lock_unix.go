@@ -19,12 +19,8 @@ import (
 // is the one older versions of ttldb take, and the one that holds across
 // machines on NFS, where a directory's flock is only the client's.
 func (d *osDir) Lock(name string) (io.Closer, error) {
-	dir, err := d.root.Open(".")
+	dir, err := d.lockDir()
 	if err != nil {
-		return nil, err
-	}
-	if err := flock(dir); err != nil {
-		dir.Close()
 		return nil, err
 	}
 	f, err := d.root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
@@ -43,6 +39,15 @@ func (d *osDir) Lock(name string) (io.Closer, error) {
 // LockDir locks the directory alone, as Lock does first: a Lock of any
 // name in it then fails with [ErrLocked] until the lock is closed.
 func (d *osDir) LockDir() (io.Closer, error) {
+	dir, err := d.lockDir()
+	if err != nil {
+		return nil, err
+	}
+	return dir, nil
+}
+
+// lockDir opens the directory and locks it.
+func (d *osDir) lockDir() (*os.File, error) {
 	dir, err := d.root.Open(".")
 	if err != nil {
 		return nil, err
