@@ -18,7 +18,7 @@ import (
 // aggregates" ({"locationCount": 2, "totalQuantity": 75}) fits none of its
 // documents (the Snow coat it shows has three locations, 105 in all): the
 // test holds 3 and 105.
-func TestJoinSubqueryLearnExamples(t *testing.T) {
+func TestJoinSubqueryLearnExamples(t *testing.T) { // R13
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
 	for _, d := range []string{
 		`{"id":"coat","pk":"p","name":"Snow coat","price":20,"inventory":[{"location":"Redmond, WA","quantity":50},{"location":"Seattle, WA","quantity":30},{"location":"Washington, DC","quantity":25}]}`,
@@ -74,13 +74,7 @@ func TestJoinSubqueryLearnExamples(t *testing.T) {
 			JOIN n IN (SELECT VALUE ARRAY(SELECT t FROM t in p.tags WHERE t.name NOT LIKE "%bike%")) WHERE p.id = "mtb"`, &p,
 			[]string{`{"name":"Radimer mountain bike","nonBikeTagName":"road"}`, `{"name":"Radimer mountain bike","nonBikeTagName":"competitive"}`}},
 	} {
-		page, err := c.Query(bg, SQL{Text: tc.text, Partition: tc.part})
-		require.NoError(t, err, tc.text)
-		got := rawStrings(page.Results)
-		require.Len(t, got, len(tc.want), tc.text)
-		for i := range got {
-			require.JSONEq(t, tc.want[i], got[i], tc.text)
-		}
+		requireResults(t, c, SQL{Text: tc.text, Partition: tc.part}, tc.want)
 	}
 }
 

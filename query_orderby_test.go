@@ -29,7 +29,7 @@ var vectorDocs = []string{
 // of the first ORDER BY item (b and f: f first, its key the greater). TOP, OFFSET, pages
 // of 1 and 2 results (tokens resume by the score) and cursors give the
 // same order, with an index on /name or without.
-func TestOrderByVectorDistance(t *testing.T) {
+func TestOrderByVectorDistance(t *testing.T) { // R13
 	for _, indexes := range [][]string{nil, {"/name"}} {
 		c, _ := edgeCollection(t, vectorDocs, indexes...)
 		for _, tc := range []struct {

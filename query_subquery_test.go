@@ -15,7 +15,7 @@ import (
 // names are ours) and its results. The page's examples that need JOIN
 // (SELECT ...), with LIKE or with several aggregates beside each other are
 // in TestJoinSubqueryLearnExamples.
-func TestSubqueryLearnExamples(t *testing.T) {
+func TestSubqueryLearnExamples(t *testing.T) { // R13
 	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
 	for _, d := range []string{
 		`{"id":"aaaaaaaa-0000-1111-2222-bbbbbbbbbbbb","pk":"g","name":"Winter glove"}`,
@@ -50,13 +50,7 @@ func TestSubqueryLearnExamples(t *testing.T) {
 		{`SELECT p.name, ARRAY (SELECT VALUE t.name FROM t in p.tags) AS tagNames FROM products p`, &mtb, []string{`{"name":"Radimer mountain bike","tagNames":["road","bike","competitive"]}`}},
 		{`SELECT p.name, ARRAY (SELECT VALUE t.name FROM t in p.tags) AS tagNames, ARRAY (SELECT VALUE t.name FROM t in p.tags WHERE CONTAINS(t.name, "bike")) AS bikeTagNames FROM products p`, &mtb, []string{`{"name":"Radimer mountain bike","tagNames":["road","bike","competitive"],"bikeTagNames":["bike"]}`}},
 	} {
-		page, err := c.Query(bg, SQL{Text: tc.text, Partition: tc.part})
-		require.NoError(t, err, tc.text)
-		got := rawStrings(page.Results)
-		require.Len(t, got, len(tc.want), tc.text)
-		for i := range got {
-			require.JSONEq(t, tc.want[i], got[i], tc.text)
-		}
+		requireResults(t, c, SQL{Text: tc.text, Partition: tc.part}, tc.want)
 	}
 }
 
@@ -103,4 +97,17 @@ func joinString(ss []string) string {
 		out += s
 	}
 	return out
+}
+
+// requireResults runs q on c, in one page, and requires its results to be
+// want's JSON values, in order.
+func requireResults(t *testing.T, c *Collection, q SQL, want []string) {
+	t.Helper()
+	page, err := c.Query(bg, q)
+	require.NoError(t, err, q.Text)
+	got := rawStrings(page.Results)
+	require.Len(t, got, len(want), q.Text)
+	for i := range got {
+		require.JSONEq(t, want[i], got[i], q.Text)
+	}
 }
