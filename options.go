@@ -153,8 +153,9 @@ type Options struct {
 	// write or sync of the log, which closes the collection, or a
 	// compaction that could not write its snapshot). Records are few: none
 	// is made on the path of a read or a write. Zero (nil): nothing is
-	// logged, at no cost. For the in-process engine; another engine takes
-	// its own.
+	// logged, at no cost. The PostgreSQL engine logs its own events
+	// (its opens, its sweepers behind, its background rounds failing: see
+	// its package's logs).
 	Logger *slog.Logger
 
 	// Quota bounds the collection's memory, in bytes or documents, with a

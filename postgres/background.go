@@ -26,41 +26,69 @@ const backgroundPeriod = time.Second
 
 // background is a handle's background goroutine.
 type background struct {
+	sweeps bool               // rounds every period: false with Options.ManualSweep
 	cancel context.CancelFunc // ends the round in progress, and the loop
 	done   chan struct{}      // closed when the goroutine has returned
 	kick   chan chan<- error  // a test's request for a round now, and where its error goes
+	gauges chan struct{}      // Metrics's request for a reading of the gauges (metrics.go)
 	stop   sync.Once          // Close's
 }
 
-// startBackground starts the handle's background goroutine.
-func (e *Engine) startBackground() {
+// startBackground starts the handle's background goroutine: with sweeps,
+// it runs a round every period; without (Options.ManualSweep), it only
+// reads the gauges when Metrics asks.
+func (e *Engine) startBackground(sweeps bool) {
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &background{cancel: cancel, done: make(chan struct{}), kick: make(chan chan<- error)}
+	b := &background{sweeps: sweeps, cancel: cancel, done: make(chan struct{}),
+		kick: make(chan chan<- error), gauges: make(chan struct{}, 1)}
 	e.bg = b
 	go e.runBackground(ctx, b)
 }
 
-// runBackground is the background goroutine: a round every period, or
-// when a test asks, until ctx ends.
+// runBackground is the background goroutine: a round every period (with
+// sweeps), a reading of the gauges when Metrics asks, a round when a test
+// asks, until ctx ends.
 func (e *Engine) runBackground(ctx context.Context, b *background) {
 	defer close(b.done)
-	ticker := time.NewTicker(backgroundPeriod)
-	defer ticker.Stop()
+	var tick <-chan time.Time
+	if b.sweeps {
+		ticker := time.NewTicker(backgroundPeriod)
+		defer ticker.Stop()
+		tick = ticker.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticker.C:
-			_ = e.round(ctx)
+		case <-tick:
+			e.logRound(ctx, e.round(ctx))
+		case <-b.gauges:
+			e.logRound(ctx, e.refreshGauges(ctx))
 		case reply := <-b.kick:
 			reply <- e.round(ctx)
 		}
 	}
 }
 
-// round numbers what waits for a pass, then sweeps (Sweep does both),
-// then stores the latest now the handle was given (clock.go).
+// round reads the gauges if Metrics asked for them (first, so that a test
+// that asked, then kicks a round, finds them read), then, with sweeps,
+// checks whether the sweepers are behind (when a Logger is set), numbers
+// what waits for a pass, sweeps (Sweep does both), and stores the latest
+// now the handle was given (clock.go).
 func (e *Engine) round(ctx context.Context) error {
+	select {
+	case <-e.bg.gauges:
+		if err := e.refreshGauges(ctx); err != nil {
+			return err
+		}
+	default:
+	}
+	if !e.bg.sweeps {
+		return nil
+	}
+	if err := e.checkBehind(ctx); err != nil {
+		return err
+	}
 	if _, err := e.Sweep(ctx); err != nil {
 		return err
 	}

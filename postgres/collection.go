@@ -22,6 +22,7 @@ type stored struct {
 	rules    rules // the DefaultTTL and R7's cut-offs
 	cutsOK   bool  // inherit_cuts held pairs in ascending order
 	lsn      int64 // the last LSN given out (R11)
+	made     bool  // this open made the collection (for its log record)
 }
 
 // retention bounds the all-versions feed (R11, R15): the records, bytes and

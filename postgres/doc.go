@@ -44,9 +44,14 @@
 //     applies; and [Engine.FeedChanged], woken by one NOTIFY per pass, with
 //     a poll every second as the fallback (feed.go, retention.go, watch.go);
 //   - [Engine.Sweep] and [Engine.Stats] (R5), and the background goroutine
-//     that Open starts unless Options.ManualSweep, which sweeps every
+//     that Open starts, which, unless Options.ManualSweep, sweeps every
 //     second and numbers what a writer that died left unnumbered; Close
-//     stops it (sweep.go, stats.go, background.go).
+//     stops it (sweep.go, stats.go, background.go);
+//   - [Engine.Metrics] (engine.Meter, R17), which answers from memory:
+//     the gauges the background goroutine last read, on a Metrics call's
+//     request (metrics.go); and what the handle logs through
+//     Options.Logger: its open, its sweepers behind, its background
+//     rounds failing (logs.go).
 //
 // # Where the collection lives
 //

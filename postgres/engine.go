@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,7 +55,11 @@ type Engine struct {
 	sweepBatch int           // Options.SweepBatch; 0: ttldb.DefaultSweepBatch
 	swept      atomic.Uint64 // the documents this handle's sweeps deleted
 	lastSweep  atomic.Int64  // how long its last complete sweep that deleted took, in ns
-	bg         *background   // its background goroutine; nil with ManualSweep
+	bg         *background   // its background goroutine (background.go); nil for the zero Engine
+
+	logger *slog.Logger           // ttldb.Options.Logger; nil logs nothing (logs.go)
+	logs   logState               // the background goroutine's, of what it logged
+	gauges atomic.Pointer[gauges] // the gauges last read, for Metrics (metrics.go); nil: none yet
 	// sweepHold, set by a test, is called in a sweep's batch, its rows
 	// deleted, before its commit.
 	sweepHold atomic.Pointer[func()]

@@ -28,9 +28,11 @@ import (
 // existing one, a zero field means "as stored" and any other value must
 // be the stored one. Now, when set, is the handle's clock in place of the
 // server's (R4; for tests, never for a process sharing a collection with
-// others). Unless ManualSweep, Open starts the handle's background
-// goroutine, which sweeps every second (background.go), in batches of
-// SweepBatch documents. Sync is not read: a write is as durable as the
+// others). Open starts the handle's background goroutine, which, unless
+// ManualSweep, sweeps every second (background.go), in batches of
+// SweepBatch documents, and reads the gauges Metrics asks for
+// (metrics.go). Logger, when set, gets the handle's records (logs.go).
+// Sync is not read: a write is as durable as the
 // server's commit (doc.go, "Durability"). nil opts are the zero Options.
 //
 // Open costs about ten round trips in one transaction, which holds an
@@ -61,7 +63,8 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{pool: pool, clock: o.Now, sweepBatch: o.SweepBatch, passes: newPasser()}
+	start := time.Now()
+	e := &Engine{pool: pool, clock: o.Now, sweepBatch: o.SweepBatch, passes: newPasser(), logger: o.Logger}
 	e.lastNow.Store(-maxClock) // no now seen yet
 	st, schema, err := openTx(ctx, pool, name, w, e.clockParam())
 	if err != nil {
@@ -72,9 +75,8 @@ func Open(ctx context.Context, pool *pgxpool.Pool, name, partitionKeyPath string
 	e.setRules(st.rules)
 	e.seen(st.lsn, st.hwm)
 	e.startWatch() // the feed's listener (watch.go), until Close
-	if !o.ManualSweep {
-		e.startBackground()
-	}
+	e.startBackground(!o.ManualSweep)
+	e.logOpen(st, time.Since(start))
 	return e, nil
 }
 
@@ -170,6 +172,7 @@ func openTx(ctx context.Context, pool *pgxpool.Pool, name string, w *wanted, now
 		if st, err = createCollection(ctx, tx, q, name, w, now); err != nil {
 			return stored{}, "", err
 		}
+		st.made = true
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return stored{}, "", fmt.Errorf("ttldb: opening collection %q: committing: %w", name, err)

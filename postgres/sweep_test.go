@@ -456,8 +456,15 @@ func TestBackgroundNumbersAndSweepsAndStopsAtClose(t *testing.T) { // R5, R11, R
 	if err := h.e.Close(); err != nil { // idempotent
 		t.Errorf("a second Close: %v", err)
 	}
-	// ManualSweep starts none.
-	if m := open(t, s, "sessions", nil); m.e.bg != nil {
-		t.Errorf("Open with ManualSweep started a background goroutine")
+	// With ManualSweep, the goroutine only reads the gauges (metrics.go):
+	// a round sweeps nothing.
+	m := open(t, s, "sessions", nil)
+	m.mustPut(engine.Create, "old2", `{}`, engine.TTLInherit)
+	m.clock.set(t0 + 400)
+	if err := m.kick(); err != nil {
+		t.Fatalf("a round with ManualSweep: %v", err)
+	}
+	if r, _ := s.expiredRecords(); r != 1 || m.stats().Swept != 0 || m.stats().Expired != 1 {
+		t.Errorf("a round with ManualSweep: %d expired records, Swept %d, Expired %d; want 1, 0, 1 (no sweep)", r, m.stats().Swept, m.stats().Expired)
 	}
 }
