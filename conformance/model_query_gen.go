@@ -27,6 +27,7 @@ const (
 	selStar         // SELECT *: the document, _ts and _etag included
 	selCount        // SELECT VALUE COUNT(1), SELECT COUNT(1) [AS n], and COUNT(1) inside an expression
 	selElem         // SELECT VALUE t, of FROM c JOIN t IN c.path
+	selGroup        // GROUP BY a path (model_query_group.go)
 )
 
 type mOrder struct {
@@ -53,6 +54,8 @@ type mSQL struct {
 	vkeys            []string        // the keys of the Params WHERE compares with
 	join             []qStep         // JOIN t IN c.join; nil: none
 	distinct         bool            // SELECT DISTINCT
+	group            []qStep         // GROUP BY this path (model_query_group.go); nil: none
+	groupForm        int             // its SELECT's form: groupCount, groupObject or groupValue
 	plan             ttldb.QueryPlan // the first page's plan, or the cursor's
 }
 
@@ -76,7 +79,7 @@ var (
 	sqlKeywords = " SELECT TOP VALUE FROM AS WHERE ORDER BY ASC DESC OFFSET LIMIT AND OR NOT IN BETWEEN TRUE " +
 		"FALSE NULL UNDEFINED JOIN GROUP DISTINCT EXISTS LIKE ESCAPE ARRAY "
 	sqlKeywordRE = regexp.MustCompile(`\b(SELECT|TOP|VALUE|COUNT|AS|FROM|WHERE|NOT|AND|OR|BETWEEN|IN|IS_DEFINED|` +
-		`IS_NULL|STARTSWITH|ORDER|BY|ASC|DESC|OFFSET|LIMIT|JOIN|DISTINCT|EXISTS)\b`)
+		`IS_NULL|STARTSWITH|ORDER|GROUP|BY|ASC|DESC|OFFSET|LIMIT|JOIN|DISTINCT|EXISTS)\b`)
 )
 
 // The escapes of JSON Pointers: ~0 is '~', ~1 is '/'.
@@ -254,123 +257,6 @@ func (g *sqlGen) param(v jv, compared bool) string {
 	return "@" + name
 }
 
-// cond draws a WHERE condition: comparisons of a path with parameters,
-// type tests, and NOT, AND, OR of them. Under NOT (scalar), only those the
-// spec leaves in no doubt: no STARTSWITH, no arrays or objects compared
-// (whether = of arrays of unlike elements is false or undefined, it does
-// not say), BETWEEN bounds in order.
-func (g *sqlGen) cond(depth int, scalar bool) (*mCond, string) {
-	r := g.h.r
-	switch n := r.IntN(20); {
-	case n < 4 && depth == 0:
-		a, as := g.cond(1, scalar)
-		b, bs := g.cond(1, scalar)
-		op := []string{"and", "and", "and", "or"}[n]
-		return &mCond{op: op, subs: []*mCond{a, b}}, "(" + as + ") " + strings.ToUpper(op) + " (" + bs + ")"
-	case n < 6 && !scalar:
-		a, as := g.cond(1, true)
-		return &mCond{op: "not", subs: []*mCond{a}}, "NOT (" + as + ")"
-	case n == 6 && g.exists == nil:
-		if c, s, ok := g.existsCond(scalar); ok {
-			return c, s
-		}
-	}
-	var p []qStep
-	var ps string
-	g.inElem = g.exists != nil || g.q.join != nil && r.IntN(2) == 0
-	if g.inElem { // a path of the JOIN's element, or of the EXISTS subquery's
-		p = pick(r, g.epaths)
-		ps = g.rootedSQL(g.elemRoot(), p)
-	} else {
-		p = g.path(true)
-		ps = g.pathSQL(p)
-	}
-	c := &mCond{op: "=", path: p, elem: g.inElem}
-	values := anyKind
-	if scalar {
-		values = scalarKind
-	}
-	switch n := r.IntN(100); {
-	case n < 35:
-		if c.vals = []jv{g.value(p, values)}; r.IntN(6) == 0 {
-			return c, g.param(c.vals[0], true) + " = " + ps
-		}
-	case n < 43:
-		c.op, c.vals = "!=", []jv{g.value(p, scalarKind)}
-	case n < 63:
-		c.op, c.vals = pick(r, []string{"<", "<=", ">", ">="}), []jv{g.value(p, orderedKind)}
-	case n < 71:
-		lo := g.value(p, orderedKind)
-		hi := g.value(p, func(v jv) bool { return v.kind == lo.kind })
-		if orderCmp(lo, hi) > 0 && (scalar || r.IntN(3) > 0) {
-			lo, hi = hi, lo
-		}
-		c.op, c.vals = "between", []jv{lo, hi}
-		return c, fmt.Sprintf("%s BETWEEN %s AND %s", ps, g.param(lo, true), g.param(hi, true))
-	case n < 81:
-		c.op = "in"
-		var ns []string
-		for range 1 + r.IntN(3) {
-			c.vals = append(c.vals, g.value(p, values))
-			ns = append(ns, g.param(c.vals[len(c.vals)-1], true))
-		}
-		return c, ps + " IN (" + strings.Join(ns, ", ") + ")"
-	case n < 88:
-		c.op = "defined"
-		return c, "IS_DEFINED(" + ps + ")"
-	case n < 90 || scalar:
-		c.op = "null"
-		return c, "IS_NULL(" + ps + ")"
-	case n < 97:
-		c.op = "like"
-		pat := likePattern(r, g.value(p, func(v jv) bool { return v.kind == jStr }).s)
-		c.vals = []jv{{kind: jStr, s: pat, raw: jsonString(pat)}}
-		if r.IntN(3) == 0 && utf8.ValidString(pat) { // JSON's quoting, which Cosmos SQL reads (Go's \x00 it does not)
-			return c, ps + " LIKE " + jsonString(pat) // a literal: served by the index when it has a prefix
-		}
-		return c, ps + " LIKE " + g.param(c.vals[0], false)
-	default:
-		c.op = "starts"
-		v := g.value(p, func(v jv) bool { return v.kind == jStr })
-		if cut := v.s[:r.IntN(len(v.s)+1)]; utf8.ValidString(cut) && r.IntN(2) == 0 {
-			v.s, v.raw = cut, jsonString(cut) // a prefix
-		}
-		c.vals = []jv{v}
-		return c, "STARTSWITH(" + ps + ", " + g.param(v, true) + ")"
-	}
-	return c, ps + " " + c.op + " " + g.param(c.vals[0], true)
-}
-
-// likePattern draws a LIKE pattern that s often matches: s with some
-// characters made _, runs of them %, and wildcards of s's own made _;
-// sometimes with a q put in, which s may not have there.
-func likePattern(r interface{ IntN(int) int }, s string) string {
-	var b strings.Builder
-	q := -1
-	if r.IntN(4) == 0 {
-		q = r.IntN(len(s) + 1)
-	}
-	for i, c := range s {
-		if i == q {
-			b.WriteByte('q')
-		}
-		switch n := r.IntN(8); {
-		case c == '%' || c == '_' || c == '[' || n == 0:
-			b.WriteByte('_')
-		case n == 1:
-			if !strings.HasSuffix(b.String(), "%") {
-				b.WriteByte('%')
-			}
-		default:
-			b.WriteRune(c)
-		}
-	}
-	if r.IntN(3) == 0 {
-		b.WriteByte('%')
-	}
-	return b.String()
-}
-
 // genSQL draws a query step: a SELECT clause, maybe WHERE, ORDER BY, TOP
 // or OFFSET ... LIMIT, a partition (sometimes a bad one), sometimes a
 // defect, and how to read it: in pages, with QueryAll, or with a Cursor.
@@ -396,8 +282,8 @@ func (h *modelHarness) genSQL() modelStep {
 	}
 
 	text := "SELECT "
-	q.sel = pick(r, []int{selID, selID, selID, selID, selID, selValue, selValue, selStar, selCount, selCount})
-	if arrs := arrayPaths(docs); len(arrs) > 0 && r.IntN(5) == 0 { // JOIN t IN c.path (R13)
+	q.sel = pick(r, []int{selID, selID, selID, selID, selID, selValue, selValue, selStar, selCount, selCount, selGroup})
+	if arrs := arrayPaths(docs); q.sel != selGroup && len(arrs) > 0 && r.IntN(5) == 0 { // JOIN t IN c.path (R13)
 		q.join = pick(r, arrs)
 		for _, d := range docs {
 			if a, _ := d.at(q.join); a.kind == jArr {
@@ -407,11 +293,11 @@ func (h *modelHarness) genSQL() modelStep {
 		g.epaths = append([][]qStep{{}}, docPaths(g.elems)...)
 		q.sel = pick(r, []int{selID, selElem, selElem, selValue, selCount})
 	}
-	if q.sel != selCount && q.sel != selStar && r.IntN(6) == 0 { // DISTINCT (R13): no TOP nor OFFSET, whose results depend on an order the model leaves open
+	if q.sel != selCount && q.sel != selStar && q.sel != selGroup && r.IntN(6) == 0 { // DISTINCT (R13): no TOP nor OFFSET, whose results depend on an order the model leaves open
 		q.distinct = true
 		text += "DISTINCT "
 	}
-	if r.IntN(20) < 3 && q.sel != selCount && q.sel != selValue && !q.distinct {
+	if r.IntN(20) < 3 && q.sel != selCount && q.sel != selValue && q.sel != selGroup && !q.distinct {
 		q.top = r.IntN(5)
 		text += fmt.Sprintf("TOP %d ", q.top)
 	}
@@ -437,6 +323,12 @@ func (h *modelHarness) genSQL() modelStep {
 	case selElem:
 		text += "VALUE t"
 	}
+	groupBy := ""
+	if q.sel == selGroup {
+		var sel string
+		sel, groupBy = g.groupSelect()
+		text += sel
+	}
 	text += " FROM c"
 	if q.join != nil && r.IntN(3) == 0 { // the same rows through a subquery (R13, JOIN (SELECT ...))
 		text += " JOIN (SELECT VALUE t FROM t IN " + g.pathSQL(q.join) + ") t"
@@ -447,7 +339,8 @@ func (h *modelHarness) genSQL() modelStep {
 		c, w := g.cond(0, false)
 		q.where, text = c, text+" WHERE "+w
 	}
-	if q.sel != selCount && r.IntN(10) < 4 {
+	text += groupBy
+	if q.sel != selCount && q.sel != selGroup && r.IntN(10) < 4 {
 		var items []string
 		for range 1 + r.IntN(5)/4 {
 			dir := pick(r, []string{"", " ASC", " DESC", " DESC"})
@@ -456,7 +349,7 @@ func (h *modelHarness) genSQL() modelStep {
 		}
 		text += " ORDER BY " + strings.Join(items, ", ")
 	}
-	if q.top < 0 && q.sel != selCount && q.sel != selValue && !q.distinct && r.IntN(10) == 0 {
+	if q.top < 0 && q.sel != selCount && q.sel != selValue && q.sel != selGroup && !q.distinct && r.IntN(10) == 0 {
 		q.offset, q.lim = r.IntN(4), r.IntN(5)
 		text += fmt.Sprintf(" OFFSET %d LIMIT %d", q.offset, q.lim)
 	}
