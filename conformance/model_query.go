@@ -14,7 +14,9 @@ package conformance
 // FROM u IN c.path WHERE cond) is true when some element makes cond true;
 // DISTINCT keeps one of equal values, compared as a set, the model
 // predicting no order for it; GROUP BY a path gives a result a group, in
-// three forms of SELECT, compared as a set too (model_query_group.go). The results, read in pages of
+// three forms of SELECT, compared as a set too (model_query_group.go); an
+// object literal or a select list projects a row's id and a path's value
+// (model_query_project.go). The results, read in pages of
 // random sizes that follow the continuation tokens, with QueryAll or with a
 // Cursor, are compared value by value: whatever the indexes, they are the
 // same; a plan may name only one of the collection's indexes, on a path

@@ -103,6 +103,8 @@ func (h *modelHarness) answer(q *mSQL) ([]jv, bool) {
 			want = append(want, jv{kind: jStr, s: rw.k.id, raw: jsonString(rw.k.id)})
 		case q.sel == selElem:
 			want = append(want, rw.e)
+		case q.sel == selObject:
+			want = append(want, objectOf(rw.k.id, v))
 		case q.sel == selStar || q.sel == selValue && v.kind != jUndef: // VALUE of undefined is no result
 			want = append(want, v)
 		}

@@ -28,6 +28,7 @@ const (
 	selCount        // SELECT VALUE COUNT(1), SELECT COUNT(1) [AS n], and COUNT(1) inside an expression
 	selElem         // SELECT VALUE t, of FROM c JOIN t IN c.path
 	selGroup        // GROUP BY a path (model_query_group.go)
+	selObject       // {"a": c.id, "b": <path>}, a literal or a select list (model_query_project.go)
 )
 
 type mOrder struct {
@@ -282,7 +283,7 @@ func (h *modelHarness) genSQL() modelStep {
 	}
 
 	text := "SELECT "
-	q.sel = pick(r, []int{selID, selID, selID, selID, selID, selValue, selValue, selStar, selCount, selCount, selGroup})
+	q.sel = pick(r, []int{selID, selID, selID, selID, selID, selValue, selValue, selStar, selCount, selCount, selGroup, selObject})
 	if arrs := arrayPaths(docs); q.sel != selGroup && len(arrs) > 0 && r.IntN(5) == 0 { // JOIN t IN c.path (R13)
 		q.join = pick(r, arrs)
 		for _, d := range docs {
@@ -322,6 +323,8 @@ func (h *modelHarness) genSQL() modelStep {
 		}
 	case selElem:
 		text += "VALUE t"
+	case selObject:
+		text += g.objectSelect()
 	}
 	groupBy := ""
 	if q.sel == selGroup {
