@@ -22,13 +22,13 @@ import (
 
 // Kinds of SELECT clause.
 const (
-	selID    = iota // SELECT VALUE c.id
-	selValue        // SELECT VALUE <path>: no result where it is undefined
-	selStar         // SELECT *: the document, _ts and _etag included
-	selCount        // SELECT VALUE COUNT(1), SELECT COUNT(1) [AS n], and COUNT(1) inside an expression
-	selElem         // SELECT VALUE t, of FROM c JOIN t IN c.path
-	selGroup        // GROUP BY a path (model_query_group.go)
-	selObject       // {"a": c.id, "b": <path>}, a literal or a select list (model_query_project.go)
+	selID     = iota // SELECT VALUE c.id
+	selValue         // SELECT VALUE <path>: no result where it is undefined
+	selStar          // SELECT *: the document, _ts and _etag included
+	selCount         // SELECT VALUE COUNT(1), SELECT COUNT(1) [AS n], and COUNT(1) inside an expression
+	selElem          // SELECT VALUE t, of FROM c JOIN t IN c.path
+	selGroup         // GROUP BY a path (model_query_group.go)
+	selObject        // {"a": c.id, "b": <path>}, a literal or a select list (model_query_project.go)
 )
 
 type mOrder struct {
