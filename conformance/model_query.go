@@ -16,7 +16,8 @@ package conformance
 // predicting no order for it; GROUP BY a path gives a result a group, in
 // three forms of SELECT, compared as a set too (model_query_group.go); an
 // object literal or a select list projects a row's id and a path's value
-// (model_query_project.go). The results, read in pages of
+// (model_query_project.go); MIN, MAX, SUM and AVG of a path give one
+// result (model_query_agg.go). The results, read in pages of
 // random sizes that follow the continuation tokens, with QueryAll or with a
 // Cursor, are compared value by value: whatever the indexes, they are the
 // same; a plan may name only one of the collection's indexes, on a path

@@ -56,10 +56,13 @@ func (h *modelHarness) answer(q *mSQL) ([]jv, bool) {
 			}
 		}
 	}
-	if q.sel == selGroup {
+	if q.sel == selGroup || q.sel == selAgg {
 		docs := make([]jv, len(rows))
 		for i, rw := range rows {
 			docs[i] = rw.d
+		}
+		if q.sel == selAgg {
+			return answerAgg(q, docs)
 		}
 		return answerGroups(q, docs)
 	}

@@ -29,6 +29,7 @@ const (
 	selElem          // SELECT VALUE t, of FROM c JOIN t IN c.path
 	selGroup         // GROUP BY a path (model_query_group.go)
 	selObject        // {"a": c.id, "b": <path>}, a literal or a select list (model_query_project.go)
+	selAgg           // MIN, MAX, SUM or AVG of a path (model_query_agg.go)
 )
 
 type mOrder struct {
@@ -57,6 +58,7 @@ type mSQL struct {
 	distinct         bool            // SELECT DISTINCT
 	group            []qStep         // GROUP BY this path (model_query_group.go); nil: none
 	groupForm        int             // its SELECT's form: groupCount, groupObject or groupValue
+	aggFn            string          // selAgg's aggregate: MIN, MAX, SUM or AVG
 	plan             ttldb.QueryPlan // the first page's plan, or the cursor's
 }
 
@@ -80,7 +82,7 @@ var (
 	sqlKeywords = " SELECT TOP VALUE FROM AS WHERE ORDER BY ASC DESC OFFSET LIMIT AND OR NOT IN BETWEEN TRUE " +
 		"FALSE NULL UNDEFINED JOIN GROUP DISTINCT EXISTS LIKE ESCAPE ARRAY "
 	sqlKeywordRE = regexp.MustCompile(`\b(SELECT|TOP|VALUE|COUNT|AS|FROM|WHERE|NOT|AND|OR|BETWEEN|IN|IS_DEFINED|` +
-		`IS_NULL|STARTSWITH|ORDER|GROUP|BY|ASC|DESC|OFFSET|LIMIT|JOIN|DISTINCT|EXISTS)\b`)
+		`IS_NULL|STARTSWITH|MIN|MAX|SUM|AVG|ORDER|GROUP|BY|ASC|DESC|OFFSET|LIMIT|JOIN|DISTINCT|EXISTS)\b`)
 )
 
 // The escapes of JSON Pointers: ~0 is '~', ~1 is '/'.
@@ -283,7 +285,7 @@ func (h *modelHarness) genSQL() modelStep {
 	}
 
 	text := "SELECT "
-	q.sel = pick(r, []int{selID, selID, selID, selID, selID, selValue, selValue, selStar, selCount, selCount, selGroup, selObject})
+	q.sel = pick(r, []int{selID, selID, selID, selID, selID, selValue, selValue, selStar, selCount, selCount, selGroup, selObject, selAgg})
 	if arrs := arrayPaths(docs); q.sel != selGroup && len(arrs) > 0 && r.IntN(5) == 0 { // JOIN t IN c.path (R13)
 		q.join = pick(r, arrs)
 		for _, d := range docs {
@@ -294,11 +296,11 @@ func (h *modelHarness) genSQL() modelStep {
 		g.epaths = append([][]qStep{{}}, docPaths(g.elems)...)
 		q.sel = pick(r, []int{selID, selElem, selElem, selValue, selCount})
 	}
-	if q.sel != selCount && q.sel != selStar && q.sel != selGroup && r.IntN(6) == 0 { // DISTINCT (R13): no TOP nor OFFSET, whose results depend on an order the model leaves open
+	if q.sel != selCount && q.sel != selStar && q.sel != selGroup && q.sel != selAgg && r.IntN(6) == 0 { // DISTINCT (R13): no TOP nor OFFSET, whose results depend on an order the model leaves open
 		q.distinct = true
 		text += "DISTINCT "
 	}
-	if r.IntN(20) < 3 && q.sel != selCount && q.sel != selValue && q.sel != selGroup && !q.distinct {
+	if r.IntN(20) < 3 && q.sel != selCount && q.sel != selValue && q.sel != selGroup && q.sel != selAgg && !q.distinct {
 		q.top = r.IntN(5)
 		text += fmt.Sprintf("TOP %d ", q.top)
 	}
@@ -325,6 +327,8 @@ func (h *modelHarness) genSQL() modelStep {
 		text += "VALUE t"
 	case selObject:
 		text += g.objectSelect()
+	case selAgg:
+		text += g.aggSelect()
 	}
 	groupBy := ""
 	if q.sel == selGroup {
@@ -343,7 +347,7 @@ func (h *modelHarness) genSQL() modelStep {
 		q.where, text = c, text+" WHERE "+w
 	}
 	text += groupBy
-	if q.sel != selCount && q.sel != selGroup && r.IntN(10) < 4 {
+	if q.sel != selCount && q.sel != selGroup && q.sel != selAgg && r.IntN(10) < 4 {
 		var items []string
 		for range 1 + r.IntN(5)/4 {
 			dir := pick(r, []string{"", " ASC", " DESC", " DESC"})
@@ -352,7 +356,7 @@ func (h *modelHarness) genSQL() modelStep {
 		}
 		text += " ORDER BY " + strings.Join(items, ", ")
 	}
-	if q.top < 0 && q.sel != selCount && q.sel != selValue && q.sel != selGroup && !q.distinct && r.IntN(10) == 0 {
+	if q.top < 0 && q.sel != selCount && q.sel != selValue && q.sel != selGroup && q.sel != selAgg && !q.distinct && r.IntN(10) == 0 {
 		q.offset, q.lim = r.IntN(4), r.IntN(5)
 		text += fmt.Sprintf(" OFFSET %d LIMIT %d", q.offset, q.lim)
 	}
