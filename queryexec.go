@@ -26,6 +26,9 @@ func (r *queryRun) run(fn func(res []byte) bool) (string, error) {
 		r.single(p.offset, fn)
 		return "", nil
 	}
+	if b.Aggregate() && r.minMax {
+		return "", r.minMaxAggregate(p.offset, fn)
+	}
 	if b.Aggregate() {
 		return "", r.aggregate(p.offset, fn)
 	}

@@ -37,6 +37,7 @@ type queryRun struct {
 	ranges  []query.Range // the ranges of it to read; nil: all of it
 	ordered bool          // it gives ORDER BY's order
 	point   bool          // its ranges hold one value at most: its items are in key order
+	minMax  bool          // it answers MIN or MAX from its ends (queryminmax.go)
 	desc    bool          // ties in ORDER BY go by key, descending
 	plan    QueryPlan
 
@@ -89,13 +90,17 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 		}
 	}
 	filt, ord := r.candidates(c.eng.Settings().Indexes)
-	var room [2]string
+	var room [3]string
 	want := room[:0]
 	if filt.path != "" {
 		want = append(want, filt.path)
 	}
 	if ord.path != "" && ord.path != filt.path {
 		want = append(want, ord.path)
+	}
+	mm := r.minMaxIndex(c.eng.Settings().Indexes)
+	if mm != "" && !slices.Contains(want, mm) {
+		want = append(want, mm)
 	}
 	r.ctx.Context = ctx
 	s, err := c.snapshot(ctx, want)
@@ -105,8 +110,10 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	r.s = s
 	if len(s.Indexes()) != len(want) { // one was dropped meanwhile: choose among the others
 		filt, ord = r.candidates(s.Indexes())
+		mm = r.minMaxIndex(s.Indexes())
 	}
 	r.choose(filt, ord)
+	r.chooseMinMax(mm, filt)
 	return r, nil
 }
 

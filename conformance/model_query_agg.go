@@ -24,7 +24,7 @@ import (
 func (g *sqlGen) aggSelect() string {
 	q := g.q
 	q.aggFn = pick(g.h.r, []string{"MIN", "MAX", "SUM", "AVG", "MIN", "MAX"})
-	q.selPath = g.path(false)
+	q.selPath = g.path(q.aggFn == "MIN" || q.aggFn == "MAX") // an index on it may answer MIN and MAX
 	text := q.aggFn + "(" + g.pathSQL(q.selPath) + ")"
 	if g.h.r.IntN(2) == 0 {
 		q.countName = "m"

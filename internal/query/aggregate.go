@@ -86,9 +86,17 @@ func (b *Bound) accumulate(agg aggKind, e *expr, a *aggState, r *Row) {
 			a.bad = true
 			return
 		}
-		if c := compareScalars(v.Value, a.best); a.best.Kind == Undefined || agg == aggMin && c < 0 || agg == aggMax && c > 0 {
+		// Of equal values written otherwise (-0 and 0, 1 and 1.0), the
+		// least text, so that the result does not depend on the order the
+		// rows come in, which an index changes.
+		c := compareScalars(v.Value, a.best)
+		if a.best.Kind == Undefined || agg == aggMin && c < 0 || agg == aggMax && c > 0 {
 			a.raw = string(appendVal(nil, v, r))
 			a.best, _ = FromJSON(a.raw)
+		} else if c == 0 && v.Kind == Number {
+			if raw := appendVal(nil, v, r); string(raw) < a.raw {
+				a.raw = string(raw)
+			}
 		}
 	}
 }
