@@ -45,7 +45,7 @@ func (k *checker) that(ok bool, format string, args ...any) bool {
 // checkOrder checks that the key order, once built, holds exactly the
 // entries of the key map, in key order.
 func (c *collection) checkOrder(k *checker) {
-	tree := c.prim.order.tree
+	tree := c.prim.order.t
 	k.that(tree != nil == c.prim.order.ready.Load(), "ready says %v, and the order is built: %v", c.prim.order.ready.Load(), tree != nil)
 	if tree == nil { // not built, or a build in progress: nothing to hold to yet
 		return

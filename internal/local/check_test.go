@@ -19,13 +19,13 @@ func TestCheckFindsDamage(t *testing.T) { // R4, R11, R13
 	}{
 		{"an entry missing from the key order", func(c *collection) {
 			e := c.sortedEntries()[3]
-			c.prim.order.tree.Delete(e)
+			c.prim.order.t.Delete(e)
 		}, "the key order holds"},
 		{"an entry of the key order not the map's", func(c *collection) {
 			e := c.sortedEntries()[3]
 			stale := newEntry(e.doc())
 			stale.slot = -1
-			c.prim.order.tree.ReplaceOrInsert(stale)
+			c.prim.order.t.ReplaceOrInsert(stale)
 		}, "is not its entry in the key map"},
 		{"an entry at another slot of its bucket", func(c *collection) {
 			for _, e := range c.sortedEntries() {

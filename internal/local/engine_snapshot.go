@@ -27,14 +27,14 @@ type engineSnapshot struct {
 // Snapshot implements [engine.Engine]: it takes, under the lock, views of
 // the indexes asked for that the collection has (O(1) each: a write
 // copies what it changes only while a view is open, see sharedTree), or
-// else clones the key order, once built (see needOrder).
+// else a view of the key order, once built (see needOrder), in O(1) too.
 func (x *Engine) Snapshot(ctx context.Context, paths []string, keys bool) (engine.Snapshot, error) {
 	c := (*collection)(x)
 	for {
 		if !ctxLive(ctx) {
 			return nil, engine.ContextError(ctx, "Query")
 		}
-		c.lock() // a view sets the index's readers; the key order's Clone writes to its copy-on-write state
+		c.lock() // a view sets its tree's readers
 		if c.unusable() {
 			c.mu.Unlock()
 			return nil, c.errClosed("Query")

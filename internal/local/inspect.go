@@ -40,7 +40,7 @@ func (x *Engine) Dump() string {
 // sortedEntries returns every entry of the primary index in key order: the
 // key order's, once built, else the key map's, sorted. Call with mu held.
 func (c *collection) sortedEntries() []*entry {
-	if tree := c.prim.order.tree; tree != nil {
+	if tree := c.prim.order.t; tree != nil {
 		es := make([]*entry, 0, tree.Len())
 		tree.Ascend(func(e *entry) bool { es = append(es, e); return true })
 		return es

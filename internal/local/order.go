@@ -26,10 +26,15 @@ import (
 // removal keeps it. A collection that is never listed never pays for it.
 //
 // Guarded by collection.mu.
+//
+// Snapshots read views of the tree (shared.go): a write that adds or
+// removes a key copies the nodes on its path only while a view taken
+// since the last copy is open, so a listing or scanning query that ended
+// costs the writes after it nothing.
 type keyOrder struct {
-	tree  *btree.BTreeG[*entry] // nil until built
-	build *orderBuild           // the build in progress, or nil
-	ready atomic.Bool           // tree is set: read without the lock, so that a listing takes it once
+	sharedTree[*entry]             // t: nil until built
+	build              *orderBuild // the build in progress, or nil
+	ready              atomic.Bool // t is set: read without the lock, so that a listing takes it once
 }
 
 // orderBuild is a build of the order in progress: done is closed when it
@@ -85,8 +90,9 @@ func keyLess(a, b *entry) bool { return a.key() < b.key() }
 // add puts e, a new entry, in the order.
 func (o *keyOrder) add(e *entry) {
 	switch {
-	case o.tree != nil:
-		o.tree.ReplaceOrInsert(e)
+	case o.t != nil:
+		o.own()
+		o.t.ReplaceOrInsert(e)
 	case o.build != nil:
 		o.note(orderChange{e: e})
 	}
@@ -95,8 +101,9 @@ func (o *keyOrder) add(e *entry) {
 // remove takes e out of the order.
 func (o *keyOrder) remove(e *entry) {
 	switch {
-	case o.tree != nil:
-		o.tree.Delete(e)
+	case o.t != nil:
+		o.own()
+		o.t.Delete(e)
 	case o.build != nil:
 		o.note(orderChange{e: e, removed: true})
 	}
@@ -140,7 +147,7 @@ func (o *keyOrder) catchUp(b *orderBuild, n int) {
 		b.applied++
 	}
 	if b.changes.n == 0 {
-		o.tree, o.build = b.tree, nil
+		o.t, o.readers, o.build = b.tree, nil, nil // a new tree: no view of it yet
 		o.ready.Store(true)
 		b.end()
 	}
@@ -166,12 +173,12 @@ var (
 
 // reset empties o: not built, none building.
 func (o *keyOrder) reset() {
-	o.tree, o.build = nil, nil
+	o.t, o.readers, o.build = nil, nil, nil // the views keep their nodes, which no one changes any more
 	o.ready.Store(false)
 }
 
 // built reports whether the order is there to read.
-func (o *keyOrder) built() bool { return o.tree != nil }
+func (o *keyOrder) built() bool { return o.t != nil }
 
 // needOrder builds the key order unless it is built, for a call that is
 // about to take a snapshot; a call that finds another building it waits

@@ -245,7 +245,7 @@ func TestKeyOrderBuildRandomConcurrent(t *testing.T) {
 		}
 		require.NoError(t, c.Close())
 		c.local.mu.RLock()
-		if o := &c.local.prim.order; o.build != nil || o.tree != nil || o.ready.Load() {
+		if o := &c.local.prim.order; o.build != nil || o.t != nil || o.ready.Load() {
 			t.Errorf("Close leaves a key order or a build")
 		}
 		c.local.mu.RUnlock()
@@ -266,7 +266,7 @@ func settle(t *testing.T, c *Collection) {
 // nil: it holds exactly the map's entries, by increasing key, each the
 // map's entry of its key. Call with c.mu held.
 func orderAgrees(c *Collection) error {
-	tree := c.local.prim.order.tree
+	tree := c.local.prim.order.t
 	if tree == nil {
 		return errors.New("the order is not built")
 	}

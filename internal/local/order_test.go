@@ -289,7 +289,7 @@ func TestKeyOrderBuildHoldsBriefly(t *testing.T) { // R12
 	require.LessOrEqual(t, slices.Max(reads), orderReadSlots+maxKeyGroups*groupSlots, "a hold reads at most its budget and one table")
 	require.Greater(t, len(applies), 1, "the writes made meanwhile are applied in more than one hold")
 	require.LessOrEqual(t, slices.Max(applies), orderApplied)
-	underRLock(&c.local.mu, func() { require.Equal(t, 23_000, c.local.prim.order.tree.Len()) })
+	underRLock(&c.local.mu, func() { require.Equal(t, 23_000, c.local.prim.order.t.Len()) })
 	require.NoError(t, c.x.Check())
 }
 
@@ -366,7 +366,7 @@ func TestKeyOrderBuildEndsUnderWriters(t *testing.T) { // R5
 		"the build ends once the writers' changes have applied its backlog; %d holds read, %d applied", readHolds, applyHolds)
 	underRLock(&c.local.mu, func() {
 		require.Nil(t, c.local.prim.order.build)
-		require.Equal(t, 5000+created-deleted, c.local.prim.order.tree.Len())
+		require.Equal(t, 5000+created-deleted, c.local.prim.order.t.Len())
 	})
 	require.NoError(t, c.x.Check())
 }

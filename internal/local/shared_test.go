@@ -1,7 +1,10 @@
 package local
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -116,4 +119,113 @@ func TestWriteAfterQueryCopiesNothing(t *testing.T) { // R13
 	queries := testing.AllocsPerRun(500, query)
 	both := testing.AllocsPerRun(500, func() { query(); write() })
 	require.LessOrEqual(t, both, alone+queries+0.5, "a write alone %.1f allocations, a query %.1f, a query and a write %.1f", alone, queries, both)
+}
+
+// keySet reads the keys s's scan gives, in order.
+func keySet(t *testing.T, s engine.Snapshot) []string {
+	t.Helper()
+	var got []string
+	require.NoError(t, s.Scan(bg, "", "", false, func(d *engine.Doc) bool {
+		got = append(got, d.ID())
+		return true
+	}))
+	return got
+}
+
+// TestKeyOrderViewsReadTheirInstant: a snapshot that scans reads the keys
+// as they were when it was opened, however many creates and deletes
+// change the key order while it is open, two snapshots open at different
+// instants each read their own, and one opened after others were released
+// reads the keys as they are (R13, R4). The key order too is a view, not
+// a clone (shared.go).
+func TestKeyOrderViewsReadTheirInstant(t *testing.T) { // R13
+	const n = 3000 // a tree of three levels
+	c, err := NewCollection("views", "/pk", &Options{DefaultTTL: TTLOff(), ManualSweep: true})
+	require.NoError(t, err)
+	defer c.Close()
+	open := func() engine.Snapshot {
+		s, err := c.x.Snapshot(bg, nil, true)
+		require.NoError(t, err)
+		return s
+	}
+	// churn deletes the documents from..from+n-1 (step 2) and creates as
+	// many new ones with the prefix; live is the ids there are.
+	live := map[string]bool{}
+	churn := func(prefix string, from int) {
+		for i := from; i < from+n; i += 2 {
+			id := fmt.Sprintf("d%05d", i)
+			if err := c.Delete(bg, StringKey("p"), id); err != nil && !errors.Is(err, engine.ErrNotFound) {
+				t.Fatal(err)
+			}
+			delete(live, id)
+			id = fmt.Sprintf("%s%05d", prefix, i)
+			_, err := c.Upsert(bg, []byte(fmt.Sprintf(`{"id":"%s","pk":"p"}`, id)))
+			require.NoError(t, err)
+			live[id] = true
+		}
+	}
+	rewrite(t, c, n, 0)
+	for i := range n {
+		live[fmt.Sprintf("d%05d", i)] = true
+	}
+	s0 := open() // released before any write: the writes go in place
+	at0 := keySet(t, s0)
+	s0.Release()
+	require.Len(t, at0, n)
+	churn("a", 0)
+	s1 := open()
+	at1 := keySet(t, s1)
+	churn("b", 1)
+	s2 := open()
+	at2 := keySet(t, s2)
+	require.NotEqual(t, at1, at2)
+	churn("c", 0)
+	require.Equal(t, at1, keySet(t, s1), "the first snapshot, after writes")
+	require.Equal(t, at2, keySet(t, s2), "the second snapshot, after writes")
+	s1.Release()
+	churn("d", 1)
+	require.Equal(t, at2, keySet(t, s2), "the second snapshot, after the first's release and more writes")
+	s2.Release()
+	churn("e", 0)
+	s3 := open()
+	defer s3.Release()
+	require.Equal(t, slices.Sorted(maps.Keys(live)), keySet(t, s3))
+}
+
+// TestWriteAfterScanCopiesNothing: a create and a delete right after a
+// snapshot that scans was released allocate what they do alone: they
+// change the key order in place, where a clone per snapshot made them copy
+// every node on their paths (issue 31).
+func TestWriteAfterScanCopiesNothing(t *testing.T) { // R13
+	const n = 20_000
+	c, err := NewCollection("views", "/pk", &Options{DefaultTTL: TTLOff(), ManualSweep: true, Feed: FeedOptions{Off: true}})
+	require.NoError(t, err)
+	defer c.Close()
+	rewrite(t, c, n, 0)
+	docs := make([][]byte, n)
+	for i := range docs {
+		docs[i] = []byte(fmt.Sprintf(`{"id":"n%05d","pk":"p"}`, i*7919%n))
+	}
+	k := 0
+	write := func() { // a key in, a key out of the order
+		if _, err := c.Upsert(bg, docs[k%n]); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Delete(bg, StringKey("p"), fmt.Sprintf("n%05d", k%n*7919%n)); err != nil {
+			t.Fatal(err)
+		}
+		k++
+	}
+	scan := func() {
+		s, err := c.x.Snapshot(bg, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Release()
+	}
+	scan() // the key order built
+	alone := testing.AllocsPerRun(500, write)
+	scans := testing.AllocsPerRun(500, scan)
+	both := testing.AllocsPerRun(500, func() { scan(); write() })
+	require.LessOrEqual(t, both, alone+scans+0.5, "a write alone %.1f allocations, a scan %.1f, a scan and a write %.1f", alone, scans, both)
 }

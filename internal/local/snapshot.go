@@ -12,7 +12,7 @@ import (
 )
 
 // A snapshot is a consistent view of the collection for a listing: the key
-// tree as it was (google/btree's Clone is copy-on-write), which documents
+// tree as it was (a view of it, which writes leave as it is: shared.go), which documents
 // were expired at that instant, and seq, the last write it sees. It is read
 // without the collection's lock.
 //
@@ -24,11 +24,12 @@ import (
 // versions. Entries created after the snapshot are not in its tree; entries
 // deleted after it still are, with their last document.
 type snapshot struct {
-	c    *collection
-	tree *btree.BTreeG[*entry]
-	lim  limits
-	seq  uint64
-	ctx  context.Context // the context of the call reading it (R16); nil: none
+	c       *collection
+	tree    *btree.BTreeG[*entry] // a view of the key order (shared.go), or nil
+	readers *atomic.Int32         // the view's count, which release gives back
+	lim     limits
+	seq     uint64
+	ctx     context.Context // the context of the call reading it (R16); nil: none
 }
 
 // versions are the older documents of entries written while snapshots are
@@ -126,12 +127,14 @@ func (s *snapshot) stopped(op string) error {
 	return s.c.errClosed(op)
 }
 
-// openSnapshot takes a snapshot in O(1). Call with mu held, the key order
+// openSnapshot takes a snapshot in O(1). Call with mu held for writing (a
+// view sets the key order's readers), the key order
 // built (needOrder), and the collection usable: the order goes only when
 // Close clears the collection.
 func (c *collection) openSnapshot() snapshot {
 	s := c.openView()
-	s.tree = c.prim.order.tree.Clone()
+	t, r := c.prim.order.view()
+	s.tree, s.readers = &t, r
 	return s
 }
 
@@ -154,6 +157,9 @@ func (c *collection) openView() snapshot {
 // release ends the snapshot, and drops the versions it was the last to need.
 // It takes no collection lock.
 func (s snapshot) release() {
+	if s.readers != nil {
+		release(s.readers)
+	}
 	v := &s.c.ver
 	v.mu.Lock()
 	defer v.mu.Unlock()
