@@ -32,6 +32,9 @@ func (r *queryRun) run(fn func(res []byte) bool) (string, error) {
 	if b.Aggregate() {
 		return "", r.aggregate(p.offset, fn)
 	}
+	if b.Grouped() && r.groupIdx {
+		return r.groupedByIndex(p.offset, p.remaining, fn)
+	}
 	if b.Grouped() {
 		return r.grouped(p.offset, p.remaining, fn)
 	}

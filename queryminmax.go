@@ -24,10 +24,14 @@ import (
 // minMaxIndex returns the path of the index among indexes that can answer
 // the query's MIN or MAX, if any (query.Bound.MinMax).
 func (r *queryRun) minMaxIndex(indexes []string) string {
-	p, _, ok := r.b.MinMax()
-	if !ok {
-		return ""
+	if p, _, ok := r.b.MinMax(); ok {
+		return indexOn(p, indexes)
 	}
+	return ""
+}
+
+// indexOn returns p's pointer if indexes has an index on it, else "".
+func indexOn(p query.Path, indexes []string) string {
 	if ptr, ok := p.Pointer(); ok && slices.Contains(indexes, ptr) {
 		return ptr
 	}

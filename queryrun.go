@@ -33,13 +33,14 @@ type queryRun struct {
 	afterOrd  int    // and, with joins, its row's place in the document's product (from 1)
 	err       error  // the error that stopped the rows, if any: a product too large
 
-	index   string        // the path of the index read; empty: a scan
-	ranges  []query.Range // the ranges of it to read; nil: all of it
-	ordered bool          // it gives ORDER BY's order
-	point   bool          // its ranges hold one value at most: its items are in key order
-	minMax  bool          // it answers MIN or MAX from its ends (queryminmax.go)
-	desc    bool          // ties in ORDER BY go by key, descending
-	plan    QueryPlan
+	index    string        // the path of the index read; empty: a scan
+	ranges   []query.Range // the ranges of it to read; nil: all of it
+	ordered  bool          // it gives ORDER BY's order
+	point    bool          // its ranges hold one value at most: its items are in key order
+	minMax   bool          // it answers MIN or MAX from its ends (queryminmax.go)
+	groupIdx bool          // it feeds GROUP BY's groups in order (querygroup.go)
+	desc     bool          // ties in ORDER BY go by key, descending
+	plan     QueryPlan
 
 	ctx    pageContext // the context of the call reading: a cursor's, its page's
 	tag    [engine.ETagLen]byte
@@ -102,6 +103,10 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	if mm != "" && !slices.Contains(want, mm) {
 		want = append(want, mm)
 	}
+	gp := r.groupIndex(c.eng.Settings().Indexes)
+	if gp != "" && !slices.Contains(want, gp) {
+		want = append(want, gp)
+	}
 	r.ctx.Context = ctx
 	s, err := c.snapshot(ctx, want)
 	if err != nil {
@@ -110,10 +115,11 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	r.s = s
 	if len(s.Indexes()) != len(want) { // one was dropped meanwhile: choose among the others
 		filt, ord = r.candidates(s.Indexes())
-		mm = r.minMaxIndex(s.Indexes())
+		mm, gp = r.minMaxIndex(s.Indexes()), r.groupIndex(s.Indexes())
 	}
 	r.choose(filt, ord)
 	r.chooseMinMax(mm, filt)
+	r.chooseGroup(gp, filt)
 	return r, nil
 }
 

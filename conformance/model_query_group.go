@@ -28,7 +28,7 @@ const (
 // SELECT clause's text after SELECT, and its GROUP BY clause.
 func (g *sqlGen) groupSelect() (sel, group string) {
 	q := g.q
-	q.group = g.path(false)
+	q.group = g.path(true) // an index on it may feed the groups
 	q.groupForm = g.h.r.IntN(3)
 	ps := g.pathSQL(q.group) // written once: GROUP BY's and SELECT's must be the same expression
 	switch q.groupForm {

@@ -21,3 +21,18 @@ func (b *Bound) MinMax() (p Path, max, ok bool) {
 	}
 	return e.args[0].path, e.agg == aggMax, true
 }
+
+// GroupPath reports whether the query groups by one path of the document
+// (GROUP BY c.a.b), with neither a join nor a FROM path: one an index on
+// the path can feed in its order, a group's rows together (those of one
+// value; arrays and objects, one key for their kind in an index, come
+// together too, and are grouped among themselves by their text), so that
+// a page reads only the groups it gives, from where the last page ended.
+// It costs O(1).
+func (b *Bound) GroupPath() (Path, bool) {
+	q := b.q
+	if len(q.group) != 1 || len(q.joins) > 0 || len(q.from) > 0 || q.iter || q.noFrom || !q.group[0].isPath() {
+		return nil, false
+	}
+	return q.group[0].path, true
+}

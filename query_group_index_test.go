@@ -1,0 +1,104 @@
+package ttldb
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// R13: GROUP BY an indexed path reads the index in its order (the plan
+// names it) and gives what the table of groups gives, in the same order,
+// whole and in pages of any size (tokens resume after the last group,
+// also among the groups of arrays and objects, which the index does not
+// order among themselves), through a cursor too; with a WHERE clause, a
+// partition, OFFSET and LIMIT, expired documents left out (R4); not for
+// SELECT DISTINCT, nor when an equality on another index reads fewer.
+func TestGroupByIndex(t *testing.T) { // R13, R4
+	docs := []string{
+		`{"id":"a","pk":"p","g":"x","n":1}`, `{"id":"b","pk":"q","g":"y","n":2}`, `{"id":"c","pk":"p","g":"x","n":3}`,
+		`{"id":"d","pk":"q","g":1,"n":4}`, `{"id":"e","pk":"p","g":1.0,"n":5}`, `{"id":"f","pk":"q","n":6}`,
+		`{"id":"g","pk":"p","g":[1,2],"n":7}`, `{"id":"h","pk":"q","g":[1],"n":8}`, `{"id":"i","pk":"p","g":[1,2],"n":9}`,
+		`{"id":"j","pk":"q","g":{"a":1},"n":10}`, `{"id":"k","pk":"p","g":{},"n":11}`, `{"id":"l","pk":"q","g":null,"n":12}`,
+		`{"id":"m","pk":"p","g":true,"n":13}`, `{"id":"n","pk":"q","g":-0,"n":14}`, `{"id":"o","pk":"p","g":0,"n":15}`,
+		`{"id":"r","pk":"p","g":"x","n":16,"ttl":10}`,
+	}
+	scan, sclk := edgeCollection(t, docs, "/n")
+	idx, iclk := edgeCollection(t, docs, "/g", "/n")
+	for _, text := range []string{
+		`SELECT c.g, COUNT(1) AS n, SUM(c.n) AS s FROM c GROUP BY c.g`,
+		`SELECT VALUE c.g FROM c GROUP BY c.g`,
+		`SELECT VALUE COUNT(1) FROM c GROUP BY c.g`,
+		`SELECT c.g AS k, MAX(c.n) AS m FROM c WHERE c.n > 3 GROUP BY c.g`,
+		`SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g OFFSET 2 LIMIT 4`,
+		`SELECT TOP 3 c.g FROM c GROUP BY c.g`,
+		`SELECT c.g, COUNT(1) AS n FROM c WHERE IS_ARRAY(c.g) OR IS_OBJECT(c.g) GROUP BY c.g`,
+	} {
+		for _, tick := range []time.Duration{0, 10 * time.Second} { // then "r" expired
+			sclk.Advance(tick)
+			iclk.Advance(tick)
+			want := joinAll(t, scan, text)
+			require.NotEmpty(t, want, text)
+			require.Equal(t, want, joinAll(t, idx, text), "%s, by the index", text)
+			for _, n := range []int{1, 2, 3} {
+				require.Equal(t, want, joinPages(t, idx, text, n), "%s, by the index in pages of %d", text, n)
+			}
+			plan, err := idx.Explain(bg, SQL{Text: text})
+			require.NoError(t, err)
+			require.Equal(t, "/g", plan.Index, text)
+		}
+	}
+	// A page reads its groups, not the collection.
+	page, err := idx.Query(bg, SQL{Text: `SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g`, MaxItems: 1})
+	require.NoError(t, err)
+	require.Equal(t, []string{`{"n":1}`}, rawStrings(page.Results)) // the group of undefined, first
+	require.LessOrEqual(t, page.Plan.Examined, 2, "the first page: the undefined group's row, and null's, which ends it")
+	// In a partition.
+	p := StringKey("p")
+	text := `SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g`
+	a, err := scan.Query(bg, SQL{Text: text, Partition: &p})
+	require.NoError(t, err)
+	b, err := idx.Query(bg, SQL{Text: text, Partition: &p})
+	require.NoError(t, err)
+	require.Equal(t, rawStrings(a.Results), rawStrings(b.Results))
+	// Not for DISTINCT; not over an equality on another index.
+	for text, want := range map[string]string{
+		`SELECT DISTINCT VALUE COUNT(1) FROM c GROUP BY c.g`:          "",
+		`SELECT c.g, COUNT(1) AS n FROM c WHERE c.n = 3 GROUP BY c.g`: "/n",
+	} {
+		plan, err := idx.Explain(bg, SQL{Text: text})
+		require.NoError(t, err)
+		require.Equal(t, want, plan.Index, text)
+		require.Equal(t, joinAll(t, scan, text), joinAll(t, idx, text), text)
+	}
+}
+
+// R13: on random documents, GROUP BY by index gives what the table gives,
+// whole and in pages.
+func TestGroupByIndexRandom(t *testing.T) { // R13
+	r := rand.New(rand.NewPCG(7, 11))
+	values := []string{"null", "true", "false", "0", "-0", "1", "1.0", "2.5", `"a"`, `"b"`, `""`, "[]", "{}", `[1]`, `{"a":1}`}
+	for round := range 30 {
+		var docs []string
+		for i := range 1 + r.IntN(15) {
+			v := ""
+			if r.IntN(5) > 0 {
+				v = `,"g":` + values[r.IntN(len(values))]
+			}
+			docs = append(docs, fmt.Sprintf(`{"id":"%02d","pk":"%c","w":%d%s}`, i, 'p'+rune(r.IntN(2)), r.IntN(3), v))
+		}
+		scan, _ := edgeCollection(t, docs)
+		idx, _ := edgeCollection(t, docs, "/g")
+		for range 5 {
+			text := "SELECT c.g, COUNT(1) AS n, MIN(c.w) AS w FROM c"
+			if r.IntN(2) == 0 {
+				text += fmt.Sprintf(" WHERE c.w != %d", r.IntN(3))
+			}
+			text += " GROUP BY c.g"
+			want := joinAll(t, scan, text)
+			require.Equal(t, want, joinPages(t, idx, text, 1+r.IntN(3)), "round %d: %s over %v", round, text, docs)
+		}
+	}
+}
