@@ -513,6 +513,9 @@ func checkBunt(db *buntdb.DB, d *queryDocs, p *queryParams, checks int) error {
 //     c.qty > @qty, on members without an index: the whole store read;
 //   - ttldb/max: SELECT VALUE MAX(c.total) FROM c, served by the index on
 //     /total from its high end (R13), beside scan's read of the whole store;
+//   - ttldb/groups: the first page of 10 groups of SELECT c.status,
+//     COUNT(1) AS n FROM c GROUP BY c.status, which the index on /status
+//     feeds in order: the documents of those groups read, not the store;
 //   - ttldb/decode: the same count without a query, its alternative: every
 //     document read with All, its Body decoded into a map[string]any with
 //     encoding/json, the filter applied in Go;
@@ -618,6 +621,24 @@ func BenchmarkQuery(b *testing.B) {
 				page, err := c.Query(bg, ttldb.SQL{Prepared: byIndex})
 				if err != nil || len(page.Results) != 1 || string(page.Results[0]) != string(all.Results[0]) || page.Plan.Index != "/total" {
 					b.Fatalf("MAX by index: %s, plan %+v (%v); want %s by /total", page.Results, page.Plan, err, all.Results[0])
+				}
+				examined += page.Plan.Examined
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(examined)/float64(b.N), "examined/op")
+		})
+		b.Run("groups", func(b *testing.B) { // a page of GROUP BY an indexed path: its groups' documents read, not the store (R13)
+			byIndex, err := ttldb.Prepare(`SELECT c.status, COUNT(1) AS n FROM c GROUP BY c.status`)
+			if err != nil {
+				b.Fatal(err)
+			}
+			examined := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				page, err := c.Query(bg, ttldb.SQL{Prepared: byIndex, MaxItems: 10})
+				if err != nil || len(page.Results) != 10 || page.Continuation == "" || page.Plan.Index != "/status" {
+					b.Fatalf("a page of groups by index: %d results, token %q, plan %+v (%v); want 10 by /status, and a token", len(page.Results), page.Continuation, page.Plan, err)
 				}
 				examined += page.Plan.Examined
 			}
