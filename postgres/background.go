@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -70,29 +71,26 @@ func (e *Engine) runBackground(ctx context.Context, b *background) {
 	}
 }
 
-// round reads the gauges if Metrics asked for them (first, so that a test
-// that asked, then kicks a round, finds them read), then, with sweeps,
-// checks whether the sweepers are behind (when a Logger is set), numbers
-// what waits for a pass, sweeps (Sweep does both), and stores the latest
-// now the handle was given (clock.go).
+// round, with sweeps, checks whether the sweepers are behind (when a
+// Logger is set), numbers what waits for a pass, sweeps (Sweep does both),
+// and stores the latest now the handle was given (clock.go); then, if
+// Metrics asked for them, it reads the gauges (so that a test that asked,
+// then kicks a round, finds them read). A step that fails does not keep
+// the others from their turn: it returns the first error.
 func (e *Engine) round(ctx context.Context) error {
+	var errs [4]error
+	if e.bg.sweeps {
+		errs[0] = e.checkBehind(ctx)
+		if _, errs[1] = e.Sweep(ctx); errs[1] == nil {
+			errs[2] = e.storeNow(ctx)
+		}
+	}
 	select {
 	case <-e.bg.gauges:
-		if err := e.refreshGauges(ctx); err != nil {
-			return err
-		}
+		errs[3] = e.refreshGauges(ctx)
 	default:
 	}
-	if !e.bg.sweeps {
-		return nil
-	}
-	if err := e.checkBehind(ctx); err != nil {
-		return err
-	}
-	if _, err := e.Sweep(ctx); err != nil {
-		return err
-	}
-	return e.storeNow(ctx)
+	return cmp.Or(errs[0], errs[1], errs[2], errs[3])
 }
 
 // pendingSQL reports whether a feed record waits for an LSN, from the

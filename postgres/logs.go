@@ -12,16 +12,18 @@ import (
 // same events exist:
 //
 //   - Info: the open (the collection made or adopted, the PostgreSQL
-//     schema, the last LSN, how long it took); the background goroutine
-//     working again after rounds that failed.
+//     schema, the last LSN, how long it took); the background goroutine's
+//     rounds working again after rounds that failed.
 //   - Warn: the sweepers falling behind: at a round of the background
 //     goroutine, the oldest expired document not yet swept expired
 //     behindAfter ago or more, by the collection's now (every process's
 //     sweepers share the backlog, so each process that logs may say so),
 //     at most once per behindEvery; a round of the background goroutine
 //     that failed (the server down or refusing: its sweeps and passes
-//     wait for the next round), at most once per behindEvery, with the
-//     number of rounds failed in a row.
+//     wait for the next round; or its reading of the metrics failed), at
+//     most once per behindEvery, with the number of rounds failed in a
+//     row. Not while the DefaultTTL is off: no sweep deletes then (R5), so
+//     documents that expired before stay unswept, and no sweeper is late.
 //
 // Every record has the attribute collection (its name), and never a
 // document's content. The background goroutine alone logs after the
@@ -77,7 +79,7 @@ func (e *Engine) logRound(ctx context.Context, err error) {
 	}
 	if err == nil {
 		if s.failures > 0 {
-			e.logger.LogAttrs(ctx, slog.LevelInfo, "ttldb: the background sweeps work again",
+			e.logger.LogAttrs(ctx, slog.LevelInfo, "ttldb: the background rounds work again",
 				slog.String("collection", e.Settings().Name), slog.Int("rounds_failed", s.failures))
 		}
 		s.failures = 0
@@ -89,7 +91,7 @@ func (e *Engine) logRound(ctx context.Context, err error) {
 		return
 	}
 	s.warned = now + 1
-	e.logger.LogAttrs(ctx, slog.LevelWarn, "ttldb: a background sweep failed; it tries again every second",
+	e.logger.LogAttrs(ctx, slog.LevelWarn, "ttldb: a background round failed (its sweep, its pass or its reading of the metrics); it tries again at the next",
 		slog.String("collection", e.Settings().Name), slog.Int("rounds_failed", s.failures), slog.String("error", err.Error()))
 }
 
@@ -113,8 +115,8 @@ func (e *Engine) checkBehind(ctx context.Context) error {
 		return err
 	}
 	lag := now - g.oldestDue
-	if g.backlog == 0 || lag < int64(behindAfter/time.Second) {
-		return nil
+	if g.backlog == 0 || !g.sweeps || lag < int64(behindAfter/time.Second) {
+		return nil // nothing late; or the DefaultTTL off, which sweeps nothing (R5, R7): no sweeper to be behind
 	}
 	if s.behind != 0 && now-(s.behind-1) < int64(behindEvery/time.Second) {
 		return nil

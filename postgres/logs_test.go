@@ -116,6 +116,24 @@ func TestLogsOpenAndSweepersBehind(t *testing.T) { // R17, R5
 			t.Errorf("a record holds a document's content: %q", r)
 		}
 	}
+
+	// With the DefaultTTL off, no sweep deletes (R5), and documents that
+	// expired before stay (R7): no sweeper is behind, however old they are.
+	w.mustPut(engine.Create, "f", `{}`, engine.TTLInherit)
+	h.clock.set(t0 + 600)
+	if err := h.e.SetDefaultTTL(t.Context(), engine.DefaultTTL{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int64{700, 800, 900} {
+		h.clock.set(t0 + at)
+		if err := h.kick(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h.stats().Expired != 1 {
+		t.Fatalf("Expired %d, want the inheriting document that expired before the DefaultTTL went off", h.stats().Expired)
+	}
+	wantLogged(t, "rounds with the DefaultTTL off", rec.take())
 }
 
 func TestLogsFailedRounds(t *testing.T) { // R17
@@ -129,7 +147,7 @@ func TestLogsFailedRounds(t *testing.T) { // R17
 	ctx := t.Context()
 	boom := errors.New("the server refused")
 	h.e.logRound(ctx, boom)
-	wantLogged(t, "a failed round", rec.take(), []string{"WARN", "background sweep failed", "collection=sessions", "rounds_failed=1", "the server refused"})
+	wantLogged(t, "a failed round", rec.take(), []string{"WARN", "background round failed", "collection=sessions", "rounds_failed=1", "the server refused"})
 	h.clock.set(t0 + 30)
 	h.e.logRound(ctx, boom)
 	wantLogged(t, "another within the minute", rec.take())
@@ -137,7 +155,7 @@ func TestLogsFailedRounds(t *testing.T) { // R17
 	h.e.logRound(ctx, boom)
 	wantLogged(t, "another a minute on", rec.take(), []string{"WARN", "rounds_failed=3"})
 	h.e.logRound(ctx, nil)
-	wantLogged(t, "a round that worked", rec.take(), []string{"INFO", "work again", "rounds_failed=3"})
+	wantLogged(t, "a round that worked", rec.take(), []string{"INFO", "rounds work again", "rounds_failed=3"})
 	h.e.logRound(ctx, nil)
 	wantLogged(t, "another that worked", rec.take())
 	// A round ended by Close is no failure.

@@ -31,6 +31,7 @@ type gauges struct {
 	documents, bytes    int64
 	lastLSN, feedOldest uint64
 	at                  time.Time
+	sweeps              bool // the DefaultTTL is on: sweeps delete the backlog (R5)
 }
 
 // backlogSQL reads, in one statement, at one instant: the collection's
@@ -39,19 +40,20 @@ type gauges struct {
 // the live predicate's limits, as statsSQL counts them), the instant the
 // oldest of those of an own ttl expired, the _ts of the oldest of those
 // that inherit (rules.expiresAt makes its expiry), and the oldest LSN the
-// feed holds. Each figure but the count is the first entry of an index
+// feed holds (none with the feed off: a delete's record kept for offGrace
+// then is no feed). Each figure but the count is the first entry of an index
 // (O(log n)); the count reads the backlog's entries, few while the
 // sweepers keep up. $1 is the collection's number, $2 the handle's clock.
 const backlogSQL = `
 WITH c AS (
-	SELECT t.now, c.lsn, c.def_on, c.def_n, c.own_cut, c.inherit_cuts, ` + ownLimSQL + ` AS own, ` + inhLimSQL + ` AS inh
+	SELECT t.now, c.lsn, c.def_on, c.def_n, c.own_cut, c.inherit_cuts, c.feed, ` + ownLimSQL + ` AS own, ` + inhLimSQL + ` AS inh
 	FROM {s}.ttldb_collections c CROSS JOIN LATERAL (SELECT ` + nowSQL + ` AS now) t WHERE c.no = $1)
-SELECT c.now, c.lsn, c.def_on, c.def_n, c.own_cut, c.inherit_cuts,
+SELECT c.now, c.lsn, c.def_on, c.def_n, c.own_cut, c.inherit_cuts, c.feed,
 	(SELECT count(*) FROM {s}.ttldb_docs_{n} d WHERE d.ttl > 0 AND d.ts + d.ttl <= (SELECT own FROM c))
 	+ (SELECT count(*) FROM {s}.ttldb_docs_{n} d WHERE d.ttl = 0 AND d.ts <= (SELECT inh FROM c)),
 	(SELECT min(d.ts + d.ttl) FROM {s}.ttldb_docs_{n} d WHERE d.ttl > 0 AND d.ts + d.ttl <= (SELECT own FROM c)),
 	(SELECT min(d.ts) FROM {s}.ttldb_docs_{n} d WHERE d.ttl = 0 AND d.ts <= (SELECT inh FROM c)),
-	(SELECT min(f.lsn) FROM {s}.ttldb_feed_{n} f WHERE f.lsn IS NOT NULL)`
+	CASE WHEN c.feed THEN (SELECT min(f.lsn) FROM {s}.ttldb_feed_{n} f WHERE f.lsn IS NOT NULL) END`
 
 // gaugesSQL is backlogSQL with every document counted and measured: a
 // read of the whole table (PostgreSQL keeps no count), about 100 ms of
@@ -72,8 +74,9 @@ func (e *Engine) readBacklog(ctx context.Context, all bool) (gauges, int64, erro
 	var r rules
 	var cuts []int64
 	var oldOwn, oldInherit, feedOldest *int64
+	var feed bool
 	err := e.retry(ctx, func() error { // a lost connection: again (failure.go)
-		dest := []any{&now, &lsn, &r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &g.backlog, &oldOwn, &oldInherit, &feedOldest}
+		dest := []any{&now, &lsn, &r.def.On, &r.def.Seconds, &r.ownCut, &cuts, &feed, &g.backlog, &oldOwn, &oldInherit, &feedOldest}
 		if all {
 			dest = append(dest, &g.documents, &g.bytes)
 		}
@@ -90,6 +93,7 @@ func (e *Engine) readBacklog(ctx context.Context, all bool) (gauges, int64, erro
 		return gauges{}, 0, e.corrupt("its row of ttldb_collections holds DefaultTTL %v and inherit_cuts %v, which no ttldb writes", r.def, cuts)
 	}
 	e.seen(0, now)
+	g.sweeps = r.def.On
 	g.documents -= g.backlog // the live ones
 	g.lastLSN = uint64(max(lsn, 0))
 	if feedOldest != nil {
@@ -123,7 +127,8 @@ func (e *Engine) refreshGauges(ctx context.Context) error {
 // Metrics implements [engine.Meter]: this handle's counter of the
 // documents its sweeps deleted (Swept, as Stats), and the collection's
 // gauges as the handle last read them from the server, at most about
-// gaugesMaxAge old when metrics are read that often: Backlog and
+// gaugesMaxAge old when metrics are read that often and the server
+// answers (a reading that fails leaves the last one): Backlog and
 // OldestDue (the sweepers' lag, every process's), Documents (the live
 // ones), Bytes (the documents' JSON as stored, without _ts and _etag,
 // expired-not-swept ones included), LastLSN and FeedOldest. It never

@@ -150,3 +150,18 @@ func TestMetricsCostNothingUnread(t *testing.T) { // R17
 		t.Error("Metrics did not ask for gauges gaugesMaxAge old")
 	}
 }
+
+func TestMetricsFeedOff(t *testing.T) { // R17, R11
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "sessions", &ttldb.Options{Feed: ttldb.FeedOptions{Off: true}})
+	h.mustPut(engine.Create, "a", `{}`, engine.TTLNever)
+	k, _ := key("a")
+	if _, err := h.e.Write(t.Context(), k, engine.Write{Op: engine.Delete}); err != nil {
+		t.Fatal(err)
+	}
+	// The delete's record is kept a while (offGrace), but there is no feed.
+	if m := h.metricsNow(); m.FeedOldest != 0 || m.LastLSN != 2 {
+		t.Errorf("Metrics with the feed off = %+v, want FeedOldest 0 (no feed), LastLSN 2", m)
+	}
+}
