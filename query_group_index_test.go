@@ -15,7 +15,8 @@ import (
 // also among the groups of arrays and objects, which the index does not
 // order among themselves), through a cursor too; with a WHERE clause, a
 // partition, OFFSET and LIMIT, expired documents left out (R4); not for
-// SELECT DISTINCT, nor when an equality on another index reads fewer.
+// SELECT DISTINCT, nor in one partition, nor over a WHERE clause that
+// another index serves.
 func TestGroupByIndex(t *testing.T) { // R13, R4
 	docs := []string{
 		`{"id":"a","pk":"p","g":"x","n":1}`, `{"id":"b","pk":"q","g":"y","n":2}`, `{"id":"c","pk":"p","g":"x","n":3}`,
@@ -29,9 +30,10 @@ func TestGroupByIndex(t *testing.T) { // R13, R4
 	idx, iclk := edgeCollection(t, docs, "/g", "/n")
 	for _, text := range []string{
 		`SELECT c.g, COUNT(1) AS n, SUM(c.n) AS s FROM c GROUP BY c.g`,
+		`SELECT c.g AS k, MAX(c.n) AS m FROM c WHERE c.g > 0 GROUP BY c.g`,
 		`SELECT VALUE c.g FROM c GROUP BY c.g`,
 		`SELECT VALUE COUNT(1) FROM c GROUP BY c.g`,
-		`SELECT c.g AS k, MAX(c.n) AS m FROM c WHERE c.n > 3 GROUP BY c.g`,
+		`SELECT c.g AS k, MAX(c.n) AS m FROM c WHERE c.id > "c" GROUP BY c.g`,
 		`SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g OFFSET 2 LIMIT 4`,
 		`SELECT TOP 3 c.g FROM c GROUP BY c.g`,
 		`SELECT c.g, COUNT(1) AS n FROM c WHERE IS_ARRAY(c.g) OR IS_OBJECT(c.g) GROUP BY c.g`,
@@ -63,16 +65,21 @@ func TestGroupByIndex(t *testing.T) { // R13, R4
 	b, err := idx.Query(bg, SQL{Text: text, Partition: &p})
 	require.NoError(t, err)
 	require.Equal(t, rawStrings(a.Results), rawStrings(b.Results))
-	// Not for DISTINCT; not over an equality on another index.
+	// Not for DISTINCT; not over a WHERE clause another index serves; not
+	// in one partition.
 	for text, want := range map[string]string{
 		`SELECT DISTINCT VALUE COUNT(1) FROM c GROUP BY c.g`:          "",
 		`SELECT c.g, COUNT(1) AS n FROM c WHERE c.n = 3 GROUP BY c.g`: "/n",
+		`SELECT c.g, COUNT(1) AS n FROM c WHERE c.n > 3 GROUP BY c.g`: "/n",
 	} {
 		plan, err := idx.Explain(bg, SQL{Text: text})
 		require.NoError(t, err)
 		require.Equal(t, want, plan.Index, text)
 		require.Equal(t, joinAll(t, scan, text), joinAll(t, idx, text), text)
 	}
+	plan, err := idx.Explain(bg, SQL{Text: text, Partition: &p})
+	require.NoError(t, err)
+	require.Equal(t, "", plan.Index, "in a partition")
 }
 
 // R13: on random documents, GROUP BY by index gives what the table gives,

@@ -20,21 +20,25 @@ import (
 // kind, then given in their keys' order.
 
 // groupIndex returns the path of the index among indexes that can feed the
-// query's groups, if any (query.Bound.GroupPath): not with SELECT
-// DISTINCT, whose pages remember the results of the groups before.
-func (r *queryRun) groupIndex(indexes []string) string {
+// query's groups (query.Bound.GroupPath) and that the query should read,
+// if any: not with SELECT DISTINCT, whose pages remember the results of
+// the groups before, and not in one partition or over an index filt on
+// another path (see minMaxIndex).
+func (r *queryRun) groupIndex(indexes []string, filt access) string {
 	p, ok := r.b.GroupPath()
-	if !ok || r.b.Distinct() {
+	if !ok || r.b.Distinct() || r.prefix != "" {
 		return ""
 	}
-	return indexOn(p, indexes)
+	if ptr := indexOn(p, indexes); ptr != "" && (filt.path == "" || filt.path == ptr) {
+		return ptr
+	}
+	return ""
 }
 
 // chooseGroup makes the query read the index on gp (from groupIndex;
-// empty: none) unless choose picked an equality on another path, which
-// reads few documents.
-func (r *queryRun) chooseGroup(gp string, filt access) {
-	if gp == "" || filt.point && filt.path != gp {
+// empty: none).
+func (r *queryRun) chooseGroup(gp string) {
+	if gp == "" {
 		return
 	}
 	r.index, r.ranges, r.point, r.ordered = gp, nil, false, true

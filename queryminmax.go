@@ -22,10 +22,21 @@ import (
 // rows: the read goes on over the rows of the value found.
 
 // minMaxIndex returns the path of the index among indexes that can answer
-// the query's MIN or MAX, if any (query.Bound.MinMax).
-func (r *queryRun) minMaxIndex(indexes []string) string {
-	if p, _, ok := r.b.MinMax(); ok {
-		return indexOn(p, indexes)
+// the query's MIN or MAX (query.Bound.MinMax) and that the query should
+// read, if any: not when the query reads one partition (its documents, a
+// prefix of the keys, may be few where the index's ends hold the others),
+// nor when filt, the index choose takes for the WHERE clause, is on
+// another path (its ranges may hold few documents): a read that cannot
+// tell which is cheaper keeps the plan whose cost the query bounds. The
+// snapshot is opened without the key order when an index it asks for is
+// read, so what this returns must be read (chooseMinMax).
+func (r *queryRun) minMaxIndex(indexes []string, filt access) string {
+	p, _, ok := r.b.MinMax()
+	if !ok || r.prefix != "" {
+		return ""
+	}
+	if ptr := indexOn(p, indexes); ptr != "" && (filt.path == "" || filt.path == ptr) {
+		return ptr
 	}
 	return ""
 }
@@ -39,11 +50,9 @@ func indexOn(p query.Path, indexes []string) string {
 }
 
 // chooseMinMax makes the query read the index on mm (from minMaxIndex;
-// empty: none) unless choose picked an equality on another path, which
-// reads few documents: within filt's ranges when filt is on mm, all of it
-// otherwise.
+// empty: none), within filt's ranges when filt is on mm.
 func (r *queryRun) chooseMinMax(mm string, filt access) {
-	if mm == "" || filt.point && filt.path != mm {
+	if mm == "" {
 		return
 	}
 	r.index, r.ranges, r.point, r.ordered = mm, []query.Range{{}}, false, false

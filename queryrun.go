@@ -99,11 +99,11 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	if ord.path != "" && ord.path != filt.path {
 		want = append(want, ord.path)
 	}
-	mm := r.minMaxIndex(c.eng.Settings().Indexes)
+	mm := r.minMaxIndex(c.eng.Settings().Indexes, filt)
 	if mm != "" && !slices.Contains(want, mm) {
 		want = append(want, mm)
 	}
-	gp := r.groupIndex(c.eng.Settings().Indexes)
+	gp := r.groupIndex(c.eng.Settings().Indexes, filt)
 	if gp != "" && !slices.Contains(want, gp) {
 		want = append(want, gp)
 	}
@@ -115,11 +115,11 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	r.s = s
 	if len(s.Indexes()) != len(want) { // one was dropped meanwhile: choose among the others
 		filt, ord = r.candidates(s.Indexes())
-		mm, gp = r.minMaxIndex(s.Indexes()), r.groupIndex(s.Indexes())
+		mm, gp = r.minMaxIndex(s.Indexes(), filt), r.groupIndex(s.Indexes(), filt)
 	}
 	r.choose(filt, ord)
 	r.chooseMinMax(mm, filt)
-	r.chooseGroup(gp, filt)
+	r.chooseGroup(gp)
 	return r, nil
 }
 
