@@ -59,26 +59,12 @@ func (c *Collection) Query(ctx context.Context, q SQL) (QueryPage, error) {
 	}
 	defer func() { r.s.Release(); r.free() }() // the page's results are its own, not r's
 	var page QueryPage
-	pg := &r.pageOut // on r, not captured: each would be an allocation
-	page.Continuation, err = r.run(func(res []byte) bool {
-		if q.MaxItems > 0 && len(pg.list) == q.MaxItems {
-			return false
-		}
-		if pg.buf == nil { // room for a page of results of about this size
-			n := r.pageRoom(q.MaxItems)
-			pg.buf, pg.list = make([]byte, 0, n*len(res)), make([]json.RawMessage, 0, n)
-		}
-		// A result is its bytes in buf, which a growth of buf leaves where
-		// they are: the results before it keep their bytes.
-		from := len(pg.buf)
-		pg.buf = append(pg.buf, res...)
-		pg.list = append(pg.list, pg.buf[from:len(pg.buf):len(pg.buf)])
-		return true
-	})
+	r.maxItems = q.MaxItems
+	page.Continuation, err = r.run(r.room.addResult)
 	if err != nil {
 		return QueryPage{}, err
 	}
-	page.Results = pg.list
+	page.Results = r.pageOut.list
 	if page.Results == nil {
 		page.Results = []json.RawMessage{}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/ttldb/ttldb/internal/query"
 )
 
@@ -90,4 +91,25 @@ func TestParamJSON(t *testing.T) { // R13
 			t.Errorf("paramJSON(%#v) = %s, %v; want %s", v, got, err, want)
 		}
 	}
+}
+
+// TestQueryEqAllocs: an indexed equality of 10 rows, prepared, allocates
+// at most 10 times a call (issue 31's target; R13's queries, at their
+// cost): its results' page, and what the engine's snapshot needs.
+func TestQueryEqAllocs(t *testing.T) { // R13
+	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	require.NoError(t, c.CreateIndex(bg, "/status"))
+	for i := range 200 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"k%04d","pk":"g-%d","status":"s-%02d","n":%d}`, i, i/10, i%20, i))
+	}
+	q, err := Prepare(`SELECT * FROM c WHERE c.status = @status`)
+	require.NoError(t, err)
+	params := map[string]any{"status": "s-07"}
+	allocs := testing.AllocsPerRun(200, func() {
+		page, err := c.Query(bg, SQL{Prepared: q, Params: params})
+		if err != nil || len(page.Results) != 10 {
+			t.Fatalf("%d results (%v), want 10", len(page.Results), err)
+		}
+	})
+	require.LessOrEqual(t, allocs, 10.0)
 }

@@ -1,6 +1,10 @@
 package ttldb
 
-import "github.com/ttldb/ttldb/engine"
+import (
+	"encoding/json"
+
+	"github.com/ttldb/ttldb/engine"
+)
 
 // run gives fn the query's results in order, after the position it resumes
 // from, within OFFSET, LIMIT and TOP, until fn refuses one: it returns the
@@ -43,27 +47,8 @@ func (r *queryRun) run(fn func(res []byte) bool) (string, error) {
 	}
 	p.accepted, p.token = 0, ""
 	p.lastSort, p.lastKey, p.lastOrd = append(p.lastSort[:0], r.afterSort...), r.afterKey, r.afterOrd
-	err := r.rows(func(d *engine.Doc, sk []byte) bool {
-		if r.s.Expired(d) { // sorted at an earlier page of a Cursor, expired since (R4)
-			return true
-		}
-		return r.results(d, func(ord int, res []byte) bool {
-			switch {
-			case p.offset > 0:
-				p.offset--
-				return true
-			case !fn(res):
-				p.token = r.token(r.emitted+p.accepted, p.lastSort, p.lastKey, p.lastOrd)
-				return false
-			}
-			p.accepted++
-			p.lastSort, p.lastKey, p.lastOrd = append(p.lastSort[:0], sk...), d.Key(), ord
-			if p.remaining > 0 {
-				p.remaining--
-			}
-			return p.remaining != 0
-		})
-	})
+	r.onResult = fn
+	err := r.rows(r.room.pageRow)
 	if err == nil {
 		err = r.err
 	}
@@ -71,6 +56,50 @@ func (r *queryRun) run(fn func(res []byte) bool) (string, error) {
 		return "", r.stopped(err)
 	}
 	return p.token, nil
+}
+
+// pageRow is run's callback for rows: it gives run's callback, onResult,
+// d's results, within the page's bounds (r.page).
+func (r *queryRun) pageRow(d *engine.Doc, sk []byte) bool {
+	if r.s.Expired(d) { // sorted at an earlier page of a Cursor, expired since (R4)
+		return true
+	}
+	p := &r.page
+	return r.results(d, func(ord int, res []byte) bool {
+		switch {
+		case p.offset > 0:
+			p.offset--
+			return true
+		case !r.onResult(res):
+			p.token = r.token(r.emitted+p.accepted, p.lastSort, p.lastKey, p.lastOrd)
+			return false
+		}
+		p.accepted++
+		p.lastSort, p.lastKey, p.lastOrd = append(p.lastSort[:0], sk...), d.Key(), ord
+		if p.remaining > 0 {
+			p.remaining--
+		}
+		return p.remaining != 0
+	})
+}
+
+// addResult is Query's callback for run: it adds res to the page, unless
+// the page has MaxItems results already.
+func (r *queryRun) addResult(res []byte) bool {
+	pg := &r.pageOut
+	if r.maxItems > 0 && len(pg.list) == r.maxItems {
+		return false
+	}
+	if pg.buf == nil { // room for a page of results of about this size
+		n := r.pageRoom(r.maxItems)
+		pg.buf, pg.list = make([]byte, 0, n*len(res)), make([]json.RawMessage, 0, n)
+	}
+	// A result is its bytes in buf, which a growth of buf leaves where
+	// they are: the results before it keep their bytes.
+	from := len(pg.buf)
+	pg.buf = append(pg.buf, res...)
+	pg.list = append(pg.list, pg.buf[from:len(pg.buf):len(pg.buf)])
+	return true
 }
 
 // pageState is where run is in a page of results: the results OFFSET has

@@ -157,14 +157,12 @@ func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) error {
 		if r.resume && r.b.Joined() { // the document it resumes in, again
 			after = justBefore(after)
 		}
-		return r.s.Scan(&r.ctx, r.prefix, after, r.resume, func(d *engine.Doc) bool {
-			return (r.before(d.Key()) || !r.keep(d) || fn(d, nil)) && r.err == nil
-		})
+		r.onRow = fn
+		return r.s.Scan(&r.ctx, r.prefix, after, r.resume, r.room.keptDoc)
 	case r.b.Aggregate() || !sorted && r.point:
 		// A count needs no order; one value's items are in key order.
-		return r.indexRows(func(d *engine.Doc) bool {
-			return (r.before(d.Key()) || !r.keep(d) || fn(d, nil)) && r.err == nil
-		})
+		r.onRow = fn
+		return r.indexRows(r.room.keptDoc)
 	}
 	type found struct {
 		d  *engine.Doc
@@ -218,7 +216,19 @@ func (r *queryRun) compare(ska []byte, keya string, skb []byte, keyb string) int
 // indexRows calls fn with the documents of the index's ranges, as of the
 // snapshot, until fn returns false.
 func (r *queryRun) indexRows(fn func(d *engine.Doc) bool) error {
-	return r.s.Index(&r.ctx, r.index, r.ranges, false, "", func(d *engine.Doc, _ string) bool { return fn(d) })
+	r.onDoc = fn
+	return r.s.Index(&r.ctx, r.index, r.ranges, false, "", r.room.indexItem)
+}
+
+// indexItem is indexRows' callback for the snapshot's Index: it gives d to
+// indexRows' callback, onDoc.
+func (r *queryRun) indexItem(d *engine.Doc, _ string) bool { return r.onDoc(d) }
+
+// keptDoc is rows' callback for the documents in key order: it gives
+// rows' callback, onRow, d if it is a row after the position the query
+// resumes from.
+func (r *queryRun) keptDoc(d *engine.Doc) bool {
+	return (r.before(d.Key()) || !r.keep(d) || r.onRow(d, nil)) && r.err == nil
 }
 
 // orderedRows calls fn for the rows in the order of the index on the ORDER

@@ -8,7 +8,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ttldb/ttldb/engine"
 	"github.com/ttldb/ttldb/internal/query"
@@ -19,12 +18,12 @@ import (
 type queryRun struct {
 	c      *Collection
 	op     string
-	b      *query.Bound
+	b      *query.Bound // &room.bound
 	s      engine.Snapshot
-	prefix string            // the partition's key prefix; empty: all
-	text   string            // the query's text,
-	params map[string]string // its parameters' values, as JSON,
-	scope  tokenScope        // and the scope of its tokens, once needed
+	prefix string        // the partition's key prefix; empty: all
+	text   string        // the query's text,
+	params []query.Param // its parameters' values, as JSON,
+	scope  tokenScope    // and the scope of its tokens, once needed
 
 	resume    bool   // after a continuation token:
 	emitted   int    // the results the earlier pages returned
@@ -52,6 +51,15 @@ type queryRun struct {
 		buf  []byte
 		list []json.RawMessage
 	}
+	maxItems int // Query's MaxItems
+
+	// The callbacks run, rows and indexRows were given, which those they
+	// give on (room's method values) call.
+	onResult func(res []byte) bool
+	onRow    func(d *engine.Doc, sk []byte) bool
+	onDoc    func(d *engine.Doc) bool
+
+	room runRoom
 }
 
 // pageContext is the context a query's reads look at: the call's, or for a
@@ -67,12 +75,15 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	if q.MaxItems < 0 {
 		return nil, errorf(ErrInvalidOption, "MaxItems %d is negative", q.MaxItems)
 	}
-	b, params, err := q.bind(c.clock())
+	r := runs.Get().(*queryRun)
+	*r = queryRun{c: c, op: op, b: &r.room.bound, text: q.Text, out: r.out[:0], page: pageState{lastSort: r.page.lastSort[:0]}, room: r.room}
+	params, err := q.bind(r.b, r.room.params, c.clock())
 	if err != nil {
+		r.free()
 		return nil, err
 	}
-	r := runs.Get().(*queryRun)
-	*r = queryRun{c: c, op: op, b: b, text: q.Text, params: params, out: r.out[:0], page: pageState{lastSort: r.page.lastSort[:0]}}
+	r.params, r.room.params = params, params
+	b := r.b
 	if q.Prepared != nil {
 		r.text = q.Prepared.Text()
 	}
@@ -123,24 +134,6 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	return r, nil
 }
 
-// runs are queryRuns that calls done with them gave back (free), with
-// their buffers: a query of a page allocates neither again.
-var runs = sync.Pool{New: func() any { return new(queryRun) }}
-
-// maxKeptOut is the most room of a result's buffer that free keeps.
-const maxKeptOut = 64 << 10
-
-// free gives r back to be reused, once its call is done with it, its
-// snapshot released and none of its results or buffers held by anyone.
-func (r *queryRun) free() {
-	out, last := r.out[:0], r.page.lastSort[:0]
-	if cap(out) > maxKeptOut {
-		out = nil
-	}
-	*r = queryRun{out: out, page: pageState{lastSort: last}}
-	runs.Put(r)
-}
-
 // access is an index a query may read: ranges of it (nil: all of it).
 type access struct {
 	path   string // the index's path; empty: none
@@ -153,8 +146,8 @@ type access struct {
 // path, if any.
 func (r *queryRun) candidates(indexes []string) (filt, ord access) {
 	for _, p := range r.b.Paths() {
-		ptr, ok := p.Pointer()
-		if !ok || !slices.Contains(indexes, ptr) {
+		ptr, ok := indexOn(indexes, p)
+		if !ok {
 			continue
 		}
 		rs, ok := r.b.Ranges(p)
@@ -167,12 +160,22 @@ func (r *queryRun) candidates(indexes []string) (filt, ord access) {
 		}
 	}
 	if order := r.b.OrderBy(); len(order) == 1 && len(order[0].Path) > 0 && !r.b.Aggregate() {
-		if ptr, ok := order[0].Path.Pointer(); ok && slices.Contains(indexes, ptr) {
+		if ptr, ok := indexOn(indexes, order[0].Path); ok {
 			ord.path = ptr
 			ord.ranges, _ = r.b.Ranges(order[0].Path)
 		}
 	}
 	return filt, ord
+}
+
+// indexOn returns the path of the index on p among indexes, if any.
+func indexOn(indexes []string, p query.Path) (string, bool) {
+	for _, ptr := range indexes {
+		if p.IsPointer(ptr) {
+			return ptr, true
+		}
+	}
+	return "", false
 }
 
 // isPrefixEnd reports whether end is query.PrefixEnd(p), the first key
@@ -222,14 +225,10 @@ func (r *queryRun) tokenScope() tokenScope {
 		h := fnv.New64a()
 		h.Write([]byte(r.text))
 		r.scope.text = h.Sum64()
-		names := make([]string, 0, len(r.params))
-		for name := range r.params {
-			names = append(names, name)
-		}
-		slices.Sort(names)
+		params := slices.SortedFunc(slices.Values(r.params), func(a, b query.Param) int { return strings.Compare(a.Name, b.Name) })
 		h.Reset()
-		for _, name := range names {
-			h.Write([]byte(name + "\x00" + r.params[name] + "\x00"))
+		for _, p := range params {
+			h.Write([]byte(p.Name + "\x00" + p.JSON + "\x00"))
 		}
 		r.scope.params = h.Sum64()
 	}

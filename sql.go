@@ -105,43 +105,45 @@ func queryError(err error) error {
 	return errorf(ErrInvalidQuery, "%v", err)
 }
 
-// bind parses q (unless prepared) and binds its parameters, which it
-// returns as JSON text by name, with now as the instant its current date
-// and time functions read.
-func (q SQL) bind(now time.Time) (*query.Bound, map[string]string, error) {
+// bind parses q (unless prepared) and binds it into b, with its
+// parameters as JSON text, which it appends to params[:0] and returns, and
+// with now as the instant its current date and time functions read.
+func (q SQL) bind(b *query.Bound, params []query.Param, now time.Time) ([]query.Param, error) {
 	p := q.Prepared
 	if p == nil {
 		if q.Text == "" {
-			return nil, nil, errorf(ErrInvalidQuery, "the query is empty: set SQL.Text or SQL.Prepared")
+			return nil, errorf(ErrInvalidQuery, "the query is empty: set SQL.Text or SQL.Prepared")
 		}
 		var err error
 		if p, err = Prepare(q.Text); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if p.q == nil {
-		return nil, nil, errorf(ErrInvalidQuery, "a zero Prepared: make one with Prepare")
+		return nil, errorf(ErrInvalidQuery, "a zero Prepared: make one with Prepare")
 	}
-	params := make(map[string]string, len(q.Params))
+	params = params[:0]
 	for name, v := range q.Params {
-		name = strings.TrimPrefix(name, "@")
+		if trimmed, ok := strings.CutPrefix(name, "@"); ok {
+			// Another name trimmed alike is trimmed itself, which no '@' starts.
+			if _, dup := q.Params[trimmed]; dup && !strings.HasPrefix(trimmed, "@") {
+				return nil, errorf(ErrInvalidQuery, "parameter @%s is given twice, with and without '@'", trimmed)
+			}
+			name = trimmed
+		}
 		text, err := paramJSON(v)
 		if err != nil {
-			return nil, nil, errorf(ErrInvalidQuery, "parameter @%s: %v", name, err)
+			return nil, errorf(ErrInvalidQuery, "parameter @%s: %v", name, err)
 		}
-		if _, dup := params[name]; dup {
-			return nil, nil, errorf(ErrInvalidQuery, "parameter @%s is given twice, with and without '@'", name)
-		}
-		params[name] = text
+		params = append(params, query.Param{Name: name, JSON: text, Compact: true})
 	}
-	b, err := p.q.BindAt(params, now)
-	if err != nil {
-		return nil, nil, errorf(ErrInvalidQuery, "%v", err)
+	if err := p.q.BindTo(b, params, now); err != nil {
+		return nil, errorf(ErrInvalidQuery, "%v", err)
 	}
-	return b, params, nil
+	return params, nil
 }
 
-// paramJSON encodes a parameter's value as compact JSON, as
+// paramJSON encodes a parameter's value as compact, valid JSON, as
 // encoding/json does; a string of plain characters, and an int, without
 // it (one allocation where it makes three).
 func paramJSON(v any) (string, error) {

@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// Bound is a query with its parameters' values, ready to run. It is
-// immutable, and safe for concurrent use.
+// Bound is a query with its parameters' values, ready to run. It is safe
+// for concurrent use, and does not change, until it is bound again
+// ([Query.BindTo]); the zero Bound is unbound, to bind into.
 type Bound struct {
 	q      *Query
 	params []val          // by index
@@ -20,7 +21,21 @@ type Bound struct {
 	offset int
 	limit  int
 	terms  []constraint // what the WHERE clause's sargable terms say
+	paths  []Path       // the distinct paths of terms, in order
 	now    time.Time    // the instant GetCurrentDateTime and its kin read
+
+	// Room that binding again reuses: the keys of an equality's range, and
+	// its range (see pointRange).
+	keys   []byte
+	points []Range
+}
+
+// Param is a parameter's value for [Query.BindTo]: its name without '@',
+// and its value as JSON text. Compact says that the text is compact, valid
+// JSON already (as encoding/json writes it), taken as it is.
+type Param struct {
+	Name, JSON string
+	Compact    bool
 }
 
 // Bind checks and binds parameter values, given as valid JSON text keyed
@@ -38,42 +53,43 @@ func (q *Query) Bind(params map[string]string) (*Bound, error) {
 // the caller takes from the collection's clock. Its errors and cost are
 // Bind's.
 func (q *Query) BindAt(params map[string]string, now time.Time) (*Bound, error) {
-	b := &Bound{q: q, params: make([]val, len(q.params)), arrays: make([]val, q.arrays), likes: make([]*likePattern, q.likes), now: now}
-	for i, name := range q.params {
-		text, ok := params[name]
-		if !ok {
-			return nil, fmt.Errorf("parameter @%s has no value", name)
-		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, []byte(text)); err != nil {
-			return nil, fmt.Errorf("parameter @%s: its value %.40q is not valid JSON", name, text)
-		}
-		raw := buf.String()
-		v, ok := FromJSON(raw)
-		if !ok { // a string that is no Unicode text: undefined
-			v = Value{}
-		}
-		b.params[i] = val{Value: v, raw: raw}
+	ps := make([]Param, 0, len(params))
+	for name, text := range params {
+		ps = append(ps, Param{Name: name, JSON: text})
 	}
-	var unused []string
-	for name := range params {
-		if !slices.Contains(q.params, name) {
-			unused = append(unused, name)
-		}
-	}
-	if len(unused) > 0 {
-		slices.Sort(unused)
-		return nil, fmt.Errorf("parameter @%s is not used by the query: a typo?", unused[0])
-	}
-	var err error
-	if b.top, err = b.count("TOP", q.top, -1); err != nil {
+	b := new(Bound)
+	if err := q.BindTo(b, ps, now); err != nil {
 		return nil, err
 	}
-	if b.offset, err = b.count("OFFSET", q.offset, 0); err != nil {
-		return nil, err
+	return b, nil
+}
+
+// BindTo is BindAt into b, whose room from an earlier binding it reuses:
+// what b held before is gone, so b must be no one else's to read. The
+// names of params must be distinct. Its errors are Bind's, after which b
+// is unbound; a binding of parameters that are compact JSON and plain
+// values (no array or object literal, no LIKE) allocates nothing once b's
+// room has grown to fit them.
+func (q *Query) BindTo(b *Bound, params []Param, now time.Time) error {
+	if cap(b.keys) > maxKeptKeys { // an earlier binding's long keys: not kept for every later one
+		b.keys = nil
 	}
-	if b.limit, err = b.count("LIMIT", q.limit, -1); err != nil {
-		return nil, err
+	*b = Bound{q: q, params: room(b.params, len(q.params)), arrays: room(b.arrays, q.arrays),
+		likes: room(b.likes, q.likes), terms: b.terms[:0], paths: b.paths[:0], now: now,
+		keys: b.keys[:0], points: b.points[:0]}
+	err := b.bindParams(params)
+	if err == nil {
+		b.top, err = b.count("TOP", q.top, -1)
+	}
+	if err == nil {
+		b.offset, err = b.count("OFFSET", q.offset, 0)
+	}
+	if err == nil {
+		b.limit, err = b.count("LIMIT", q.limit, -1)
+	}
+	if err != nil {
+		b.q = nil
+		return err
 	}
 	for _, it := range q.items {
 		b.bindArrays(it.e)
@@ -88,8 +104,59 @@ func (q *Query) BindAt(params map[string]string, now time.Time) (*Bound, error) 
 	for _, o := range q.order {
 		b.bindArrays(o.e)
 	}
-	b.terms = b.sargable()
-	return b, nil
+	if q.where != nil {
+		b.sargable(q.where)
+	}
+	return nil
+}
+
+// maxKeptKeys is the most room for keys that BindTo reuses.
+const maxKeptKeys = 4 << 10
+
+// room returns s emptied to n zero values, in its own array if it has
+// room.
+func room[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// bindParams sets b's parameters' values from params.
+func (b *Bound) bindParams(params []Param) error {
+	q := b.q
+	for i, name := range q.params {
+		j := slices.IndexFunc(params, func(p Param) bool { return p.Name == name })
+		if j < 0 {
+			return fmt.Errorf("parameter @%s has no value", name)
+		}
+		raw := params[j].JSON
+		if !params[j].Compact {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, []byte(raw)); err != nil {
+				return fmt.Errorf("parameter @%s: its value %.40q is not valid JSON", name, raw)
+			}
+			raw = buf.String()
+		}
+		v, ok := FromJSON(raw)
+		if !ok { // a string that is no Unicode text: undefined
+			v = Value{}
+		}
+		b.params[i] = val{Value: v, raw: raw}
+	}
+	if len(params) == len(q.params) {
+		return nil // each is one of the query's, as each of those has one
+	}
+	var unused []string
+	for _, p := range params {
+		if !slices.Contains(q.params, p.Name) {
+			unused = append(unused, p.Name)
+		}
+	}
+	slices.Sort(unused)
+	return fmt.Errorf("parameter @%s is not used by the query: a typo?", unused[0])
 }
 
 // count returns the number of TOP, OFFSET or LIMIT, or none when the

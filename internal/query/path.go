@@ -76,6 +76,37 @@ func (p Path) Pointer() (string, bool) {
 	return b.String(), true
 }
 
+// IsPointer reports whether ptr is p's Pointer (and p has one), without
+// making it.
+func (p Path) IsPointer(ptr string) bool {
+	for _, s := range p {
+		if s.IsIndex || ptr == "" || ptr[0] != '/' {
+			return false
+		}
+		ptr = ptr[1:]
+		for i := 0; i < len(s.Name); i++ {
+			esc := ""
+			switch c := s.Name[i]; c {
+			case '~':
+				esc = "~0"
+			case '/':
+				esc = "~1"
+			default:
+				if ptr == "" || ptr[0] != c {
+					return false
+				}
+				ptr = ptr[1:]
+				continue
+			}
+			if !strings.HasPrefix(ptr, esc) {
+				return false
+			}
+			ptr = ptr[2:]
+		}
+	}
+	return ptr == ""
+}
+
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // String returns the path as a query writes it, from the alias c.

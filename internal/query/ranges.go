@@ -23,7 +23,9 @@ type constraint struct {
 // one term or more) of which at least one term constrains p; then every
 // row r for which Match(r) is true has AppendKey(r.Value(p)) inside one of
 // the ranges. They are sorted and disjoint; none at all means that no row
-// matches. Several terms on p are intersected.
+// matches. Several terms on p are intersected. The ranges are b's, to
+// read and not to change, until b is bound again; of one term, they cost
+// no allocation.
 func (b *Bound) Ranges(p Path) (rs []Range, ok bool) {
 	for _, c := range b.terms {
 		if !slices.Equal(c.path, p) {
@@ -35,48 +37,53 @@ func (b *Bound) Ranges(p Path) (rs []Range, ok bool) {
 			rs = intersect(rs, c.rs)
 		}
 	}
-	if !ok {
-		return nil, false
-	}
-	out := make([]Range, len(rs))
-	for i, r := range rs {
-		out[i] = Range{From: bytes.Clone(r.From), To: bytes.Clone(r.To)}
-	}
-	return out, true
+	return rs, ok
 }
 
 // Paths returns every distinct path Ranges can say something about, in
-// the order the WHERE clause first constrains them.
-func (b *Bound) Paths() []Path {
-	var ps []Path
-	for _, c := range b.terms {
-		if !slices.ContainsFunc(ps, func(p Path) bool { return slices.Equal(p, c.path) }) {
-			ps = append(ps, c.path)
+// the order the WHERE clause first constrains them: b's, to read and not
+// to change, until b is bound again.
+func (b *Bound) Paths() []Path { return b.paths }
+
+// sargable sets what the terms of e, the WHERE clause, at its top-level
+// AND say of the paths they test, and those paths.
+func (b *Bound) sargable(e *expr) {
+	if e.kind == xAnd {
+		for _, a := range e.args {
+			b.sargable(a)
 		}
+		return
 	}
-	return ps
+	p, rs, ok := b.constrain(e)
+	if !ok {
+		return
+	}
+	b.terms = append(b.terms, constraint{p, normalize(rs)})
+	if !slices.ContainsFunc(b.paths, func(q Path) bool { return slices.Equal(q, p) }) {
+		b.paths = append(b.paths, p)
+	}
 }
 
-// sargable returns what the terms of the WHERE clause's top-level AND say
-// of the paths they test.
-func (b *Bound) sargable() []constraint {
-	var cs []constraint
-	var visit func(e *expr)
-	visit = func(e *expr) {
-		if e.kind == xAnd {
-			for _, a := range e.args {
-				visit(a)
-			}
-			return
-		}
-		if p, rs, ok := b.constrain(e); ok {
-			cs = append(cs, constraint{p, normalize(rs)})
-		}
+// pointRange returns, in b's room, the one range of v's key: that of an
+// equality with v, a value of a kind that has a key of its own (null,
+// boolean, number, string).
+func (b *Bound) pointRange(v Value) []Range {
+	from := len(b.keys)
+	b.keys = AppendKey(b.keys, v)
+	to := len(b.keys)
+	i := to - 1 // PrefixEnd's: the key to its last byte that is not FF, which is one more
+	for i >= from && b.keys[i] == 0xFF {
+		i--
 	}
-	if b.q.where != nil {
-		visit(b.q.where)
+	r := Range{From: b.keys[from:to:to]}
+	if i >= from { // else the key is all FF bytes, and no key follows those that start with it
+		b.keys = append(b.keys, b.keys[from:i+1]...)
+		b.keys[len(b.keys)-1]++
+		r.To = b.keys[to:len(b.keys):len(b.keys)]
 	}
-	return cs
+	n := len(b.points)
+	b.points = append(b.points, r)
+	return b.points[n : n+1 : n+1]
 }
 
 // keyRange returns the range of the one key of v.
@@ -105,7 +112,11 @@ func (b *Bound) constrain(e *expr) (Path, []Range, bool) {
 		if !x.isPath() || !c.isConst() {
 			return nil, nil, false
 		}
-		return x.path, cmpRanges(op, b.constVal(c).Value), true
+		v := b.constVal(c).Value
+		if op == opEq && v.Kind >= Null && v.Kind <= String {
+			return x.path, b.pointRange(v), true
+		}
+		return x.path, cmpRanges(op, v), true
 	case xIn:
 		if e.not || !e.args[0].isPath() {
 			return nil, nil, false
@@ -221,6 +232,9 @@ func empty(r Range) bool { return r.To != nil && bytes.Compare(r.From, r.To) >= 
 // normalize returns rs without its empty ranges, sorted, with overlapping
 // and adjacent ones merged; never nil.
 func normalize(rs []Range) []Range {
+	if len(rs) == 1 && !empty(rs[0]) {
+		return rs[:1:1] // as it is, not a copy: one range, sorted already
+	}
 	rs = slices.DeleteFunc(slices.Clone(rs), empty)
 	slices.SortFunc(rs, func(a, b Range) int { return bytes.Compare(a.From, b.From) })
 	out := make([]Range, 0, len(rs))

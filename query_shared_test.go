@@ -1,0 +1,106 @@
+package ttldb
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestQuerySharedPrepared: one Prepared run by many goroutines at once,
+// each with its own parameters, through Query, QueryAll and a Cursor,
+// gives each call the rows of its own parameters: no call's parameters,
+// ranges or plan reach another's, however the calls reuse what earlier
+// ones bound (R13: a query's results are those of its text and
+// parameters).
+func TestQuerySharedPrepared(t *testing.T) { // R13
+	const groups, per = 16, 5
+	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	require.NoError(t, c.CreateIndex(bg, "/status"))
+	for i := range groups * per {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%03d","pk":"p%d","status":"s-%d","n":%d}`, i, i%3, i%groups, i))
+	}
+	want := func(g, min int) []string { // the ids of status s-g with n >= min, sorted
+		var ids []string
+		for i := range groups * per {
+			if i%groups == g && i >= min {
+				ids = append(ids, fmt.Sprintf("d%03d", i))
+			}
+		}
+		return ids
+	}
+	eq, err := Prepare(`SELECT * FROM c WHERE c.status = @status`)
+	require.NoError(t, err)
+	rng, err := Prepare(`SELECT VALUE c.id FROM c WHERE c.status = @status AND c.n >= @min`)
+	require.NoError(t, err)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 60 {
+				g, min := (w*7+i)%groups, (w+i)%(groups*per)
+				var got []string
+				switch i % 3 {
+				case 0:
+					page, err := c.Query(bg, SQL{Prepared: eq, Params: map[string]any{"status": fmt.Sprintf("s-%d", g)}})
+					if err != nil {
+						errs <- err
+						return
+					}
+					got, min = sharedIDs(page.Results...), 0
+				case 1:
+					for res, err := range c.QueryAll(bg, SQL{Prepared: rng, Params: map[string]any{"@status": fmt.Sprintf("s-%d", g), "min": min}}) {
+						if err != nil {
+							errs <- err
+							return
+						}
+						got = append(got, sharedIDs(res)...)
+					}
+				default:
+					page, err := c.Query(bg, SQL{Prepared: rng, Params: map[string]any{"status": fmt.Sprintf("s-%d", g), "min": min}, MaxItems: 2})
+					if err != nil {
+						errs <- err
+						return
+					}
+					got = sharedIDs(page.Results...)
+					for page.Continuation != "" {
+						if page, err = c.Query(bg, SQL{Prepared: rng, Params: map[string]any{"min": min, "status": fmt.Sprintf("s-%d", g)}, MaxItems: 2, Continuation: page.Continuation}); err != nil {
+							errs <- err
+							return
+						}
+						got = append(got, sharedIDs(page.Results...)...)
+					}
+				}
+				slices.Sort(got) // key order is the partition's first
+				if w := want(g, min); fmt.Sprint(got) != fmt.Sprint(w) {
+					errs <- fmt.Errorf("status s-%d, n >= %d: %v, want %v", g, min, got, w)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+// sharedIDs returns the ids of results that are documents or ids; "?" for
+// any other.
+func sharedIDs(results ...json.RawMessage) []string {
+	var ids []string
+	for _, res := range results {
+		var doc struct{ ID string }
+		id := "?"
+		if json.Unmarshal(res, &id) != nil && json.Unmarshal(res, &doc) == nil {
+			id = doc.ID
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
