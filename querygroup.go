@@ -42,6 +42,7 @@ func (r *queryRun) chooseGroup(gp string) {
 		return
 	}
 	r.index, r.ranges, r.point, r.ordered = gp, nil, false, true
+	r.exact = false // it reads from where the groups resume, not an equality's range: every row is checked
 	r.groupIdx = true
 	r.plan.Index, r.plan.Ordered = gp, false // not ORDER BY's: no ORDER BY goes with GROUP BY
 }

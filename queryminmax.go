@@ -55,9 +55,9 @@ func (r *queryRun) chooseMinMax(mm string, filt access) {
 	if mm == "" {
 		return
 	}
-	r.index, r.ranges, r.point, r.ordered = mm, []query.Range{{}}, false, false
+	r.index, r.ranges, r.point, r.ordered, r.exact = mm, []query.Range{{}}, false, false, false
 	if filt.path == mm && filt.ranges != nil {
-		r.ranges = filt.ranges
+		r.ranges, r.exact = filt.ranges, filt.exact // the same ranges: what they hold is as exact
 	}
 	r.minMax = true
 	r.plan.Index, r.plan.Ordered = mm, false

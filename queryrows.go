@@ -130,11 +130,16 @@ func (r *queryRun) single(offset int, fn func(res []byte) bool) {
 }
 
 // keep reports whether d, read as of the snapshot, is a row of the query:
-// live (R4), in the partition, and kept by the WHERE clause.
+// live (R4), in the partition, and kept by the WHERE clause (which an
+// exact plan's index has checked already: r.exact).
 func (r *queryRun) keep(d *engine.Doc) bool {
 	r.plan.Examined++
 	if r.s.Expired(d) || !strings.HasPrefix(d.Key(), r.prefix) {
 		return false
+	}
+	if r.exact {
+		r.plan.Matched++
+		return true
 	}
 	if row := r.row(d); !r.b.Match(row) {
 		r.fail(d, row.Err())

@@ -36,6 +36,7 @@ type queryRun struct {
 	ranges   []query.Range // the ranges of it to read; nil: all of it
 	ordered  bool          // it gives ORDER BY's order
 	point    bool          // its ranges hold one value at most: its items are in key order
+	exact    bool          // its items in ranges are the rows the WHERE clause keeps (query.Bound.Exact)
 	minMax   bool          // it answers MIN or MAX from its ends (queryminmax.go)
 	groupIdx bool          // it feeds GROUP BY's groups in order (querygroup.go)
 	desc     bool          // ties in ORDER BY go by key, descending
@@ -139,6 +140,7 @@ type access struct {
 	path   string // the index's path; empty: none
 	ranges []query.Range
 	point  bool // the ranges hold one value at most: the WHERE clause has an equality
+	exact  bool // the WHERE clause is that equality, and no more (query.Bound.Exact)
 }
 
 // candidates returns the best index of those on the paths indexes for the
@@ -155,6 +157,7 @@ func (r *queryRun) candidates(indexes []string) (filt, ord access) {
 			continue
 		}
 		a := access{path: ptr, ranges: rs, point: len(rs) == 0 || len(rs) == 1 && query.IsKey(rs[0].From) && isPrefixEnd(rs[0].To, rs[0].From)}
+		a.exact = a.point && len(rs) == 1 && r.b.Exact(p)
 		if filt.path == "" || a.point && !filt.point {
 			filt = a
 		}
@@ -203,11 +206,11 @@ func (r *queryRun) choose(filt, ord access) {
 		!filt.point || r.s.Count(r.ctx, filt.path, filt.ranges, pointCap) == pointCap)
 	switch {
 	case useOrd && filt.path == ord.path:
-		r.index, r.ranges, r.ordered = filt.path, filt.ranges, true
+		r.index, r.ranges, r.ordered, r.exact = filt.path, filt.ranges, true, filt.exact
 	case useOrd:
 		r.index, r.ranges, r.ordered = ord.path, ord.ranges, true
 	case filt.path != "":
-		r.index, r.ranges, r.point = filt.path, filt.ranges, filt.point
+		r.index, r.ranges, r.point, r.exact = filt.path, filt.ranges, filt.point, filt.exact
 	}
 	if r.ranges == nil && r.index != "" {
 		r.ranges = []query.Range{{}}

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -45,4 +46,51 @@ func boolStr(b bool) string {
 		return "true"
 	}
 	return "false"
+}
+
+// TestExact: where Exact says the WHERE clause is one equality on a path,
+// a row matches exactly when its value's key at the path is in Ranges'
+// one range, for values of every kind, numbers written alike or not,
+// strings with NUL and escapes; and Exact says it of no other clause (R13:
+// a query gives the same rows with or without an index, which then skips
+// the recheck).
+func TestExact(t *testing.T) { // R13
+	values := []string{"null", "true", "false", "0", "-0", "1", "1.0", "1e0", "2", "-1.5", "1e400", `""`, `"a"`, `"a\u0000"`, `"a\u0000b"`,
+		`"é"`, `"\u00e9"`, `"\ud800"`, `[]`, `[1]`, `[2]`, `{}`, `{"k":1}`, `{"k":2}`}
+	p := Path{{Name: "a"}}
+	for _, sql := range []string{`SELECT * FROM c WHERE c.a = @v`, `SELECT * FROM c WHERE @v = c.a`, `SELECT c.id FROM c WHERE (c.a = @v)`} {
+		q, err := Parse(sql)
+		require.NoError(t, err)
+		for _, v := range values {
+			b, err := q.Bind(map[string]string{"v": v})
+			require.NoError(t, err)
+			if !b.Exact(p) {
+				kind, _ := FromJSON(v)
+				require.True(t, kind.Kind == Undefined || kind.Kind >= Array, "%s with %s: not exact", sql, v)
+				continue
+			}
+			rs, ok := b.Ranges(p)
+			require.True(t, ok)
+			require.Len(t, rs, 1)
+			for _, w := range values {
+				r := Row{Body: `{"a":` + w + `}`}
+				key := AppendKey(nil, r.Value(p))
+				in := bytes.Compare(key, rs[0].From) >= 0 && (rs[0].To == nil || bytes.Compare(key, rs[0].To) < 0)
+				require.Equal(t, b.Match(r), in, "%s with %s, on %s", sql, v, r.Body)
+			}
+		}
+	}
+	for _, sql := range []string{
+		`SELECT * FROM c WHERE c.a = @v AND c.b = 1`, `SELECT * FROM c WHERE c.a = @v OR c.a = 2`, `SELECT * FROM c WHERE c.a != @v`,
+		`SELECT * FROM c WHERE c.a >= @v`, `SELECT * FROM c WHERE c.a IN (@v)`, `SELECT * FROM c WHERE c.b = @v`, `SELECT * FROM c WHERE c.a.b = @v`,
+		`SELECT * FROM c WHERE NOT (c.a = @v)`, `SELECT * FROM c WHERE c.a = [@v]`, `SELECT * FROM c WHERE c.a = c.b AND @v = 1`,
+		`SELECT c.id FROM c JOIN t IN c.t WHERE c.a = @v`, `SELECT * FROM c.x WHERE x.a = @v`, `SELECT * FROM x IN c.t WHERE x.a = @v`,
+		`SELECT * FROM c WHERE LOWER(c.a) = @v`, `SELECT * FROM c WHERE c.a = @v + 0`, `SELECT * FROM c WHERE c.a = (SELECT VALUE @v)`,
+	} {
+		q, err := Parse(sql)
+		require.NoError(t, err, sql)
+		b, err := q.Bind(map[string]string{"v": "1"})
+		require.NoError(t, err, sql)
+		require.False(t, b.Exact(p), sql)
+	}
 }

@@ -45,6 +45,30 @@ func (b *Bound) Ranges(p Path) (rs []Range, ok bool) {
 // to change, until b is bound again.
 func (b *Bound) Paths() []Path { return b.paths }
 
+// Exact reports whether the WHERE clause is exactly p = v (or v = p), v a
+// constant null, boolean, number or string, in a query of whole documents
+// (FROM c, no JOIN). Then Match(r) is true exactly when
+// AppendKey(r.Value(p)) is v's key, the one range Ranges(p) gives, as = is
+// true only for values of one kind, and two such values' keys are equal
+// when, and only when, = says they are (1 and 1.0, 0 and -0 alike): a row
+// read from an index on p, within that range, needs no Match.
+func (b *Bound) Exact(p Path) bool {
+	q, e := b.q, b.q.where
+	if e == nil || e != q.docWhere || q.rowWhere != nil || len(q.joins) > 0 || len(q.from) > 0 || q.iter || q.noFrom ||
+		e.kind != xCmp || e.op != opEq {
+		return false
+	}
+	x, c := e.args[0], e.args[1]
+	if !x.isPath() {
+		x, c = c, x
+	}
+	if !x.isPath() || !c.isConst() || !slices.Equal(x.path, p) {
+		return false
+	}
+	k := b.constVal(c).Kind
+	return k >= Null && k <= String
+}
+
 // sargable sets what the terms of e, the WHERE clause, at its top-level
 // AND say of the paths they test, and those paths.
 func (b *Bound) sargable(e *expr) {
