@@ -60,14 +60,12 @@ func (c *Collection) Query(ctx context.Context, q SQL) (QueryPage, error) {
 	defer func() { r.s.Release(); r.free() }() // the page's results are its own, not r's
 	var page QueryPage
 	r.maxItems = q.MaxItems
+	r.room.pageBytes, r.room.pageEnds = r.room.pageBytes[:0], r.room.pageEnds[:0]
 	page.Continuation, err = r.run(r.room.addResult)
 	if err != nil {
 		return QueryPage{}, err
 	}
-	page.Results = r.pageOut.list
-	if page.Results == nil {
-		page.Results = []json.RawMessage{}
-	}
+	page.Results = r.pageResults()
 	page.Plan = r.plan
 	return page, nil
 }

@@ -104,3 +104,27 @@ func sharedIDs(results ...json.RawMessage) []string {
 	}
 	return ids
 }
+
+// TestQueryTokenParamForms: a continuation token is taken with the same
+// parameter values, given as a Go string or as the same JSON in a
+// json.RawMessage (the token keeps the JSON's hash), and refused with other
+// values (R13: a token belongs to its query, parameters and partition).
+func TestQueryTokenParamForms(t *testing.T) { // R13
+	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	require.NoError(t, c.CreateIndex(bg, "/status"))
+	for i := range 4 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%d","pk":"p","status":"s 1"}`, i))
+	}
+	q, err := Prepare(`SELECT * FROM c WHERE c.status = @status`)
+	require.NoError(t, err)
+	page, err := c.Query(bg, SQL{Prepared: q, Params: map[string]any{"status": "s 1"}, MaxItems: 1})
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Continuation)
+	for _, v := range []any{"s 1", json.RawMessage(`"s 1"`), json.RawMessage(` "s 1" `)} {
+		next, err := c.Query(bg, SQL{Prepared: q, Params: map[string]any{"status": v}, MaxItems: 1, Continuation: page.Continuation})
+		require.NoError(t, err, "%s", v)
+		require.Equal(t, []string{"d1"}, sharedIDs(next.Results...))
+	}
+	_, err = c.Query(bg, SQL{Prepared: q, Params: map[string]any{"status": "s 2"}, MaxItems: 1, Continuation: page.Continuation})
+	require.ErrorIs(t, err, ErrInvalidContinuation)
+}

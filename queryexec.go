@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/ttldb/ttldb/engine"
@@ -86,20 +87,27 @@ func (r *queryRun) pageRow(d *engine.Doc, sk []byte) bool {
 // addResult is Query's callback for run: it adds res to the page, unless
 // the page has MaxItems results already.
 func (r *queryRun) addResult(res []byte) bool {
-	pg := &r.pageOut
-	if r.maxItems > 0 && len(pg.list) == r.maxItems {
+	if r.maxItems > 0 && len(r.room.pageEnds) == r.maxItems {
 		return false
 	}
-	if pg.buf == nil { // room for a page of results of about this size
-		n := r.pageRoom(r.maxItems)
-		pg.buf, pg.list = make([]byte, 0, n*len(res)), make([]json.RawMessage, 0, n)
-	}
-	// A result is its bytes in buf, which a growth of buf leaves where
-	// they are: the results before it keep their bytes.
-	from := len(pg.buf)
-	pg.buf = append(pg.buf, res...)
-	pg.list = append(pg.list, pg.buf[from:len(pg.buf):len(pg.buf)])
+	r.room.pageBytes = append(r.room.pageBytes, res...)
+	r.room.pageEnds = append(r.room.pageEnds, len(r.room.pageBytes))
 	return true
+}
+
+// pageResults returns the results addResult added, in a copy of their own
+// (two allocations, of the size they need): the queryRun's room is reused.
+func (r *queryRun) pageResults() []json.RawMessage {
+	if len(r.room.pageEnds) == 0 {
+		return []json.RawMessage{}
+	}
+	buf := bytes.Clone(r.room.pageBytes)
+	list := make([]json.RawMessage, len(r.room.pageEnds))
+	from := 0
+	for i, end := range r.room.pageEnds {
+		list[i], from = buf[from:end:end], end
+	}
+	return list
 }
 
 // pageState is where run is in a page of results: the results OFFSET has

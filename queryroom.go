@@ -14,6 +14,10 @@ import (
 type runRoom struct {
 	bound  query.Bound
 	params []query.Param
+	// Query's page as it fills: its results' bytes, one after the other,
+	// and where each ends (see addResult)
+	pageBytes []byte
+	pageEnds  []int
 
 	indexItem func(d *engine.Doc, item string) bool // indexItem
 	keptDoc   func(d *engine.Doc) bool              // keptDoc
@@ -39,6 +43,9 @@ func (r *queryRun) free() {
 	if cap(out) > maxKeptOut {
 		out = nil
 	}
-	*r = queryRun{out: out, page: pageState{lastSort: last}, room: r.room}
+	if cap(r.room.pageBytes) > maxKeptOut {
+		r.room.pageBytes, r.room.pageEnds = nil, nil
+	}
+	r.runState = runState{out: out, page: pageState{lastSort: last}}
 	runs.Put(r)
 }

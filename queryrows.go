@@ -14,25 +14,6 @@ import (
 // the query's call: its context's, or ErrClosed.
 func (r *queryRun) stopped(err error) error { return r.c.stopped(r.ctx.Context, err, r.op) }
 
-// pageRoom returns how many results to make room for in a page of at most
-// maxItems (0: no bound): as many as MaxItems, LIMIT or TOP allow, up to
-// 64, or 16 when nothing bounds them; a page grows beyond as it fills.
-func (r *queryRun) pageRoom(maxItems int) int {
-	n := -1
-	if maxItems > 0 {
-		n = maxItems
-	}
-	if l := r.b.Limit(); l >= 0 && (n < 0 || l < n) {
-		n = l
-	} else if t := r.b.Top(); t >= 0 && (n < 0 || t < n) {
-		n = t
-	}
-	if n < 0 {
-		return 16
-	}
-	return min(max(n, 1), 64)
-}
-
 // aggregate gives fn the one result of an aggregate, unless OFFSET skips
 // it or it is undefined.
 func (r *queryRun) aggregate(offset int, fn func(res []byte) bool) error {

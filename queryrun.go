@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"hash/fnv"
 	"slices"
 	"strings"
@@ -14,8 +13,15 @@ import (
 )
 
 // queryRun is one query at work on a snapshot: its bound query, where it
-// resumes, and how it reads the collection.
+// resumes, and how it reads the collection (runState), and the room it
+// keeps from one query to the next.
 type queryRun struct {
+	runState
+	room runRoom
+}
+
+// runState is a queryRun's state, which each query sets anew.
+type runState struct {
 	c      *Collection
 	op     string
 	b      *query.Bound // &room.bound
@@ -42,25 +48,18 @@ type queryRun struct {
 	desc     bool          // ties in ORDER BY go by key, descending
 	plan     QueryPlan
 
-	ctx    pageContext // the context of the call reading: a cursor's, its page's
-	tag    [engine.ETagLen]byte
-	budget query.Budget // the document's being read (row)
-	out    []byte
-	page   pageState // run's
-	// Query's page: the results' bytes, and each result, a slice of them
-	pageOut struct {
-		buf  []byte
-		list []json.RawMessage
-	}
-	maxItems int // Query's MaxItems
+	ctx      pageContext // the context of the call reading: a cursor's, its page's
+	tag      [engine.ETagLen]byte
+	budget   query.Budget // the document's being read (row)
+	out      []byte
+	page     pageState // run's
+	maxItems int       // Query's MaxItems
 
 	// The callbacks run, rows and indexRows were given, which those they
 	// give on (room's method values) call.
 	onResult func(res []byte) bool
 	onRow    func(d *engine.Doc, sk []byte) bool
 	onDoc    func(d *engine.Doc) bool
-
-	room runRoom
 }
 
 // pageContext is the context a query's reads look at: the call's, or for a
@@ -77,7 +76,7 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 		return nil, errorf(ErrInvalidOption, "MaxItems %d is negative", q.MaxItems)
 	}
 	r := runs.Get().(*queryRun)
-	*r = queryRun{c: c, op: op, b: &r.room.bound, text: q.Text, out: r.out[:0], page: pageState{lastSort: r.page.lastSort[:0]}, room: r.room}
+	r.runState = runState{c: c, op: op, b: &r.room.bound, text: q.Text, out: r.out[:0], page: pageState{lastSort: r.page.lastSort[:0]}}
 	params, err := q.bind(r.b, r.room.params, c.clock())
 	if err != nil {
 		r.free()
@@ -231,7 +230,11 @@ func (r *queryRun) tokenScope() tokenScope {
 		params := slices.SortedFunc(slices.Values(r.params), func(a, b query.Param) int { return strings.Compare(a.Name, b.Name) })
 		h.Reset()
 		for _, p := range params {
-			h.Write([]byte(p.Name + "\x00" + p.JSON + "\x00"))
+			if p.IsStr { // its JSON: Str in quotes (plainJSON)
+				h.Write([]byte(p.Name + "\x00\"" + p.Str + "\"\x00"))
+			} else {
+				h.Write([]byte(p.Name + "\x00" + p.JSON + "\x00"))
+			}
 		}
 		r.scope.params = h.Sum64()
 	}

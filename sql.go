@@ -131,6 +131,10 @@ func (q SQL) bind(b *query.Bound, params []query.Param, now time.Time) ([]query.
 			}
 			name = trimmed
 		}
+		if s, ok := v.(string); ok && plainJSON(s) { // its JSON is s in quotes: bound as it is
+			params = append(params, query.Param{Name: name, IsStr: true, Str: s})
+			continue
+		}
 		text, err := paramJSON(v)
 		if err != nil {
 			return nil, errorf(ErrInvalidQuery, "parameter @%s: %v", name, err)

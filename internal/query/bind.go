@@ -32,10 +32,14 @@ type Bound struct {
 
 // Param is a parameter's value for [Query.BindTo]: its name without '@',
 // and its value as JSON text. Compact says that the text is compact, valid
-// JSON already (as encoding/json writes it), taken as it is.
+// JSON already (as encoding/json writes it), taken as it is. IsStr says
+// that the value is the string Str, and JSON is not read: a string whose
+// JSON needs no escape binds so without a copy.
 type Param struct {
 	Name, JSON string
 	Compact    bool
+	IsStr      bool
+	Str        string
 }
 
 // Bind checks and binds parameter values, given as valid JSON text keyed
@@ -132,6 +136,10 @@ func (b *Bound) bindParams(params []Param) error {
 		if j < 0 {
 			return fmt.Errorf("parameter @%s has no value", name)
 		}
+		if params[j].IsStr { // its JSON text, if ever needed, is made from it (see appendVal)
+			b.params[i] = val{Value: Value{Kind: String, Str: params[j].Str}}
+			continue
+		}
 		raw := params[j].JSON
 		if !params[j].Compact {
 			var buf bytes.Buffer
@@ -170,7 +178,7 @@ func (b *Bound) count(clause string, s limitSpec, none int) (int, error) {
 	}
 	v := b.params[s.param]
 	if v.Kind != Number || v.Num != math.Trunc(v.Num) || v.Num < 0 || v.Num > math.MaxInt32 {
-		return 0, fmt.Errorf("parameter @%s of %s is %.40s: it must be an integer from 0 to %d", b.q.params[s.param], clause, v.raw, math.MaxInt32)
+		return 0, fmt.Errorf("parameter @%s of %s is %.40s: it must be an integer from 0 to %d", b.q.params[s.param], clause, appendVal(nil, v, nil), math.MaxInt32)
 	}
 	return int(v.Num), nil
 }

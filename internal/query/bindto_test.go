@@ -34,6 +34,24 @@ func TestBindTo(t *testing.T) { // R13
 			require.Equal(t, string(wantRes)+" "+boolStr(wantOK), string(gotRes)+" "+boolStr(gotOK), "%v on %s", ps, body)
 		}
 	}
+	// A string given as itself (IsStr) binds as its JSON does.
+	require.NoError(t, q.BindTo(&b, []Param{{Name: "n", JSON: `1`, Compact: true}, {Name: "v", IsStr: true, Str: "x y"}}, time.Time{}))
+	fresh, err := q.Bind(map[string]string{"v": `"x y"`, "n": "1"})
+	require.NoError(t, err)
+	for _, p := range fresh.Paths() {
+		want, _ := fresh.Ranges(p)
+		got, _ := b.Ranges(p)
+		require.Equal(t, want, got, "at %v", p)
+	}
+	for _, body := range []string{`{"a":"x y","b":1}`, `{"a":"x","b":1}`} {
+		wantRes, _ := fresh.AppendResult(nil, Row{Body: body})
+		gotRes, _ := b.AppendResult(nil, Row{Body: body})
+		require.Equal(t, fresh.Match(Row{Body: body}), b.Match(Row{Body: body}), body)
+		require.Equal(t, string(wantRes), string(gotRes), body)
+	}
+	top, err := Parse(`SELECT TOP @n * FROM c`)
+	require.NoError(t, err)
+	require.ErrorContains(t, top.BindTo(&b, []Param{{Name: "n", IsStr: true, Str: "5"}}, time.Time{}), `parameter @n of TOP is "5": it must be an integer`)
 	require.Error(t, q.BindTo(&b, []Param{{Name: "v", JSON: `1`, Compact: true}}, time.Time{}))
 	eq, err := Parse(`SELECT * FROM c WHERE c.a = @v AND c.b = @n`)
 	require.NoError(t, err)
