@@ -128,3 +128,27 @@ func TestQueryTokenParamForms(t *testing.T) { // R13
 	_, err = c.Query(bg, SQL{Prepared: q, Params: map[string]any{"status": "s 2"}, MaxItems: 1, Continuation: page.Continuation})
 	require.ErrorIs(t, err, ErrInvalidContinuation)
 }
+
+// TestQueryPageOwnsResults: a page's results stay as they were while later
+// queries run, which reuse what the earlier ones gathered their pages in
+// (R13: a query's results are its caller's).
+func TestQueryPageOwnsResults(t *testing.T) { // R13
+	c, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	require.NoError(t, c.CreateIndex(bg, "/status"))
+	for i := range 12 {
+		mustCreate(t, c, fmt.Sprintf(`{"id":"d%02d","pk":"p","status":"s%d"}`, i, i%3))
+	}
+	q, err := Prepare(`SELECT * FROM c WHERE c.status = @status`)
+	require.NoError(t, err)
+	var pages [][]json.RawMessage
+	var want []string
+	for i := range 9 {
+		page, err := c.Query(bg, SQL{Prepared: q, Params: map[string]any{"status": fmt.Sprintf("s%d", i%3)}})
+		require.NoError(t, err)
+		pages = append(pages, page.Results)
+		want = append(want, fmt.Sprintf("%s", page.Results))
+	}
+	for i, res := range pages {
+		require.Equal(t, want[i], fmt.Sprintf("%s", res), "page %d", i)
+	}
+}

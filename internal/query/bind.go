@@ -34,7 +34,8 @@ type Bound struct {
 // and its value as JSON text. Compact says that the text is compact, valid
 // JSON already (as encoding/json writes it), taken as it is. IsStr says
 // that the value is the string Str, and JSON is not read: a string whose
-// JSON needs no escape binds so without a copy.
+// JSON needs no escape binds so without a copy. The zero Param is a
+// parameter named "" whose JSON text, "", is not valid.
 type Param struct {
 	Name, JSON string
 	Compact    bool

@@ -77,7 +77,7 @@ func (p Path) Pointer() (string, bool) {
 }
 
 // IsPointer reports whether ptr is p's Pointer (and p has one), without
-// making it.
+// making it: O(len(ptr)), no allocation.
 func (p Path) IsPointer(ptr string) bool {
 	for _, s := range p {
 		if s.IsIndex || ptr == "" || ptr[0] != '/' {

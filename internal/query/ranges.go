@@ -51,7 +51,8 @@ func (b *Bound) Paths() []Path { return b.paths }
 // AppendKey(r.Value(p)) is v's key, the one range Ranges(p) gives, as = is
 // true only for values of one kind, and two such values' keys are equal
 // when, and only when, = says they are (1 and 1.0, 0 and -0 alike): a row
-// read from an index on p, within that range, needs no Match.
+// read from an index on p, within that range, needs no Match. It takes
+// O(len(p)).
 func (b *Bound) Exact(p Path) bool {
 	q, e := b.q, b.q.where
 	if e == nil || e != q.docWhere || q.rowWhere != nil || len(q.joins) > 0 || len(q.from) > 0 || q.iter || q.noFrom ||
