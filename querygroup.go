@@ -29,7 +29,7 @@ func (r *queryRun) groupIndex(indexes []string, filt access) string {
 	if !ok || r.b.Distinct() || r.prefix != "" {
 		return ""
 	}
-	if ptr := indexOn(p, indexes); ptr != "" && (filt.path == "" || filt.path == ptr) {
+	if ptr, ok := indexOn(indexes, p); ok && (filt.path == "" || filt.path == ptr) {
 		return ptr
 	}
 	return ""

@@ -1,7 +1,6 @@
 package ttldb
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/ttldb/ttldb/engine"
@@ -35,15 +34,7 @@ func (r *queryRun) minMaxIndex(indexes []string, filt access) string {
 	if !ok || r.prefix != "" {
 		return ""
 	}
-	if ptr := indexOn(p, indexes); ptr != "" && (filt.path == "" || filt.path == ptr) {
-		return ptr
-	}
-	return ""
-}
-
-// indexOn returns p's pointer if indexes has an index on it, else "".
-func indexOn(p query.Path, indexes []string) string {
-	if ptr, ok := p.Pointer(); ok && slices.Contains(indexes, ptr) {
+	if ptr, ok := indexOn(indexes, p); ok && (filt.path == "" || filt.path == ptr) {
 		return ptr
 	}
 	return ""
