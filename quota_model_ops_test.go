@@ -1,0 +1,398 @@
+package ttldb
+
+// The steps of TestQuotaModel (quota_model_test.go): each makes a random
+// call, predicts with the model what it does, checks it, and applies it
+// to the model.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The documents of a sequence: few, so that the quota is reached often.
+var (
+	qmPartitions = []string{"p", "q"}
+	qmIDs        = []string{"a", "b", "c", "d", "e", "f"}
+)
+
+// The single writes of a step.
+type qmOp int
+
+const (
+	qmCreate qmOp = iota
+	qmUpsert
+	qmReplace
+	qmPatch
+	qmTouch
+	qmDelete
+	qmRead // in a batch
+)
+
+func (o qmOp) String() string {
+	return [...]string{"Create", "Upsert", "Replace", "Patch", "Touch", "Delete", "Read"}[o]
+}
+
+// step makes one random step, then checks what reads see.
+func (h *qHarness) step() {
+	switch n := h.r.IntN(100); {
+	case n < 14:
+		h.moveClock()
+	case n < 30:
+		h.single(qmCreate)
+	case n < 46:
+		h.single(qmUpsert)
+	case n < 53:
+		h.single(qmReplace)
+	case n < 61:
+		h.single(qmPatch)
+	case n < 69:
+		h.single(qmDelete)
+	case n < 75:
+		h.single(qmTouch)
+	case n < 96:
+		h.batch()
+	default:
+		h.sweep()
+	}
+	h.checkReads()
+}
+
+// moveClock moves the clock on: by less than a second, a few seconds, or
+// past most ttls.
+func (h *qHarness) moveClock() {
+	var d time.Duration
+	switch h.r.IntN(4) {
+	case 0:
+		d = time.Duration(1+h.r.IntN(999)) * time.Millisecond
+	case 1:
+		d = time.Duration(1+h.r.IntN(3)) * time.Second
+	case 2:
+		d = time.Duration(5+h.r.IntN(11)) * time.Second
+	default:
+		d = time.Duration(20+h.r.IntN(41)) * time.Second
+	}
+	h.clk.Advance(d)
+	h.steps = append(h.steps, fmt.Sprintf("clock +%v: now %d", d, h.now()))
+}
+
+// newDoc returns a new document under pk and id, stamped now, with a
+// random ttl: none, -1, or seconds.
+func (h *qHarness) newDoc(pk, id string) *qmDoc {
+	d := &qmDoc{id: id, pk: pk, v: h.r.IntN(1000), ts: h.now()}
+	switch n := h.r.IntN(20); {
+	case n < 8:
+	case n < 11:
+		d.ttl = -1
+	default:
+		d.ttl = 1 + h.r.IntN(30)
+	}
+	if h.m.maxBytes > 0 || h.r.IntN(2) == 0 {
+		d.pad = h.r.IntN(200)
+	}
+	return d
+}
+
+// patched returns a patch of cur (nil: any) and the document it makes:
+// a new v, and one time in three a new ttl, or none.
+func (h *qHarness) patched(cur *qmDoc) ([]PatchOp, *qmDoc) {
+	d := &qmDoc{}
+	if cur != nil {
+		*d = *cur
+	}
+	d.v, d.ts = 1000+h.r.IntN(1000), h.now()
+	ops := []PatchOp{PatchSet("/v", d.v)}
+	switch h.r.IntN(6) {
+	case 0:
+		d.ttl = 1 + h.r.IntN(30)
+		ops = append(ops, PatchSet("/ttl", d.ttl))
+	case 1:
+		d.ttl = -1
+		ops = append(ops, PatchSet("/ttl", -1))
+	case 2:
+		if d.ttl != 0 {
+			d.ttl = 0
+			ops = append(ops, PatchRemove("/ttl"))
+		}
+	}
+	return ops, d
+}
+
+// wantPut returns the changes a write under k makes in the feed, where
+// the model holds cur (nil for none), live or expired at now.
+func (h *qHarness) wantPut(k string, cur *qmDoc, now int64) []want {
+	switch {
+	case cur == nil:
+		return []want{{op: OpCreate, key: k}}
+	case h.m.expired(cur, now): // the expired document goes first (R11)
+		return []want{{op: OpDelete, key: k, expired: true}, {op: OpCreate, key: k}}
+	}
+	return []want{{op: OpReplace, key: k}}
+}
+
+// need returns how many documents a write that adds add documents must
+// delete, and whether it is refused: -1 and false for a quota in bytes,
+// which the model does not predict.
+func (h *qHarness) need(add int, mine map[string]bool) (int, bool) {
+	m := h.m
+	if m.maxDocs == 0 {
+		return -1, false
+	}
+	n := len(m.docs) + add - m.maxDocs
+	if add <= 0 || n <= 0 {
+		return 0, false
+	}
+	return n, n > len(m.candidates(h.now(), mine)) // refused before it deletes any
+}
+
+// quotaBytes returns Stats.QuotaBytes.
+func (h *qHarness) quotaBytes() int64 {
+	s, err := h.c.Stats(bg)
+	require.NoError(h.t, err)
+	return s.QuotaBytes
+}
+
+// refused checks a write refused by the quota: predicted so when the
+// model predicts (refuse), never a write that adds nothing (grows false),
+// and that it changed nothing: no change in the feed, the same bytes
+// counted.
+func (h *qHarness) refused(err error, refuse, grows bool, bytes int64, what string) bool {
+	if !h.isQuota(err, what) {
+		require.False(h.t, refuse, "%s passed, and the quota should have refused it\n%s", what, h.where())
+		return false
+	}
+	require.True(h.t, grows && (refuse || h.m.maxDocs == 0), "%s refused by the quota: %v\n%s", what, err, h.where())
+	h.seen.refused[h.kind()]++
+	require.Empty(h.t, h.feedSince(), "a refused write changed the collection\n%s", h.where())
+	require.Equal(h.t, bytes, h.quotaBytes(), "a refused write changed the bytes counted\n%s", h.where())
+	return true
+}
+
+// single makes one write of op on a random key.
+func (h *qHarness) single(op qmOp) {
+	t, m, now := h.t, h.m, h.now()
+	pk, id := qmPartitions[h.r.IntN(len(qmPartitions))], qmIDs[h.r.IntN(len(qmIDs))]
+	k := qmKey(pk, id)
+	cur, live := m.docs[k], m.live(k, now)
+	var wantErr error
+	switch {
+	case op == qmCreate && live != nil:
+		wantErr = ErrConflict
+	case op != qmCreate && op != qmUpsert && live == nil:
+		wantErr = ErrNotFound
+	}
+	var d *qmDoc
+	var ops []PatchOp
+	switch op {
+	case qmCreate, qmUpsert, qmReplace:
+		d = h.newDoc(pk, id)
+	case qmPatch:
+		ops, d = h.patched(live)
+	case qmTouch:
+		if live != nil {
+			d = &qmDoc{}
+			*d = *live
+			d.ts = now
+		}
+	}
+	what := fmt.Sprintf("%v %s", op, k)
+	if d != nil {
+		what += " " + d.json()
+	}
+	h.steps = append(h.steps, what)
+	bytes := h.quotaBytes()
+	var got Document
+	var err error
+	switch op {
+	case qmCreate:
+		got, err = h.c.Create(bg, []byte(d.json()))
+	case qmUpsert:
+		got, err = h.c.Upsert(bg, []byte(d.json()))
+	case qmReplace:
+		got, err = h.c.Replace(bg, []byte(d.json()))
+	case qmPatch:
+		got, err = h.c.Patch(bg, StringKey(pk), id, ops)
+	case qmTouch:
+		got, err = h.c.Touch(bg, StringKey(pk), id)
+	case qmDelete:
+		err = h.c.Delete(bg, StringKey(pk), id)
+	}
+	if wantErr != nil {
+		require.ErrorIs(t, err, wantErr, "%s\n%s", what, h.where())
+		require.Empty(t, h.feedSince(), "a failed write changed the collection\n%s", h.where())
+		return
+	}
+	add, mine := 0, map[string]bool{}
+	if cur != nil {
+		mine[k] = true
+	} else if op == qmCreate || op == qmUpsert {
+		add = 1
+	}
+	need, refuse := h.need(add, mine)
+	if h.refused(err, refuse, op != qmDelete, bytes, what) {
+		return
+	}
+	var own []want
+	if op == qmDelete {
+		own = []want{{op: OpDelete, key: k}}
+	} else {
+		own = h.wantPut(k, cur, now)
+		require.Equal(t, d.ts, got.TS(), "%s: _ts\n%s", what, h.where())
+		require.JSONEq(t, d.json(), got.Body(), "%s\n%s", what, h.where())
+	}
+	h.checkRemovals(h.feedSince(), own, need, mine)
+	if d == nil {
+		delete(m.docs, k)
+	} else {
+		m.docs[k] = d
+	}
+}
+
+// batch makes a transactional batch of one to four steps in one
+// partition, some of them on the same key.
+func (h *qHarness) batch() {
+	t, m, now := h.t, h.m, h.now()
+	pk := qmPartitions[h.r.IntN(len(qmPartitions))]
+	b := NewBatch(StringKey(pk))
+	seen := map[string]*qmDoc{} // what a key holds after the steps so far, live
+	var order []string          // the keys the batch writes, in order
+	ops := []qmOp{}
+	reads := map[string]bool{}
+	var wantErr error
+	what := "batch:"
+	for range 1 + h.r.IntN(4) {
+		id := qmIDs[h.r.IntN(len(qmIDs))]
+		k := qmKey(pk, id)
+		cur, ok := seen[k]
+		if !ok {
+			cur = m.live(k, now)
+		}
+		op := [...]qmOp{qmCreate, qmUpsert, qmReplace, qmPatch, qmDelete, qmRead}[h.r.IntN(6)]
+		if s := h.soonestIn(pk, now); op == qmRead && s != nil && h.r.IntN(2) == 0 {
+			id, k, cur = s.id, s.key(), s // the first to go, which the read keeps
+			if d, ok := seen[k]; ok {
+				cur = d
+			}
+		}
+		var d *qmDoc
+		switch op {
+		case qmCreate, qmUpsert, qmReplace:
+			d = h.newDoc(pk, id)
+			map[qmOp]func(any){qmCreate: b.Create, qmUpsert: func(v any) { b.Upsert(v) }, qmReplace: func(v any) { b.Replace(v) }}[op]([]byte(d.json()))
+		case qmPatch:
+			var p []PatchOp
+			p, d = h.patched(cur)
+			d.id, d.pk = id, pk
+			b.Patch(id, p)
+		case qmDelete:
+			b.Delete(id)
+		case qmRead:
+			b.Read(id)
+		}
+		what += fmt.Sprintf(" %v %s", op, k)
+		if wantErr != nil {
+			continue
+		}
+		switch {
+		case op == qmCreate && cur != nil:
+			wantErr = ErrConflict
+		case op != qmCreate && op != qmUpsert && cur == nil:
+			wantErr = ErrNotFound
+		case op == qmRead:
+			reads[k] = true
+		default:
+			seen[k] = d
+			order = append(order, k)
+			ops = append(ops, op)
+		}
+	}
+	h.steps = append(h.steps, what)
+	bytes := h.quotaBytes()
+	_, err := h.c.ExecuteBatch(bg, b)
+	if wantErr != nil {
+		require.ErrorIs(t, err, wantErr, "%s\n%s", what, h.where())
+		require.Empty(t, h.feedSince(), "a failed batch changed the collection\n%s", h.where())
+		return
+	}
+	add, mine := 0, map[string]bool{}
+	for k := range reads {
+		mine[k] = m.docs[k] != nil
+	}
+	for k, d := range seen {
+		if d != nil {
+			add++
+		}
+		if m.docs[k] != nil {
+			add--
+			mine[k] = true
+		}
+	}
+	need, refuse := h.need(add, mine)
+	grows := false
+	for _, op := range ops {
+		grows = grows || op != qmDelete
+	}
+	if h.refused(err, refuse, grows, bytes, what) {
+		return
+	}
+	var own []want
+	state := map[string]*qmDoc{}
+	for k := range seen {
+		state[k] = m.docs[k]
+	}
+	for i, k := range order {
+		if ops[i] == qmDelete {
+			own = append(own, want{op: OpDelete, key: k})
+			state[k] = nil
+			continue
+		}
+		own = append(own, h.wantPut(k, state[k], now)...)
+		state[k] = &qmDoc{ttl: -1} // written now: live
+	}
+	h.checkRemovals(h.feedSince(), own, need, mine)
+	for k, d := range seen {
+		if d == nil {
+			delete(m.docs, k)
+		} else {
+			d.ts = now
+			m.docs[k] = d
+		}
+	}
+}
+
+// soonestIn returns the live document of partition pk that expires
+// soonest, nil for none.
+func (h *qHarness) soonestIn(pk string, now int64) *qmDoc {
+	for _, d := range h.m.candidates(now, nil) {
+		if d.pk == pk && !h.m.expired(d, now) {
+			return d
+		}
+	}
+	return nil
+}
+
+// sweep calls Sweep, which deletes every expired document.
+func (h *qHarness) sweep() {
+	t, m, now := h.t, h.m, h.now()
+	h.steps = append(h.steps, "Sweep")
+	n, err := h.c.Sweep(bg)
+	require.NoError(t, err)
+	want := map[string]bool{}
+	for k, d := range m.docs {
+		if m.expired(d, now) {
+			want[k] = true
+		}
+	}
+	require.Equal(t, len(want), n, "Sweep's count\n%s", h.where())
+	got := map[string]bool{}
+	for _, ch := range h.feedSince() {
+		require.True(t, ch.Op == OpDelete && ch.TimeToLiveExpired && !ch.Evicted, "Sweep made %+v\n%s", ch, h.where())
+		got[qmKey(qmPK(ch.PartitionKey), ch.ID)] = true
+	}
+	require.Equal(t, want, got, "what Sweep deleted\n%s", h.where())
+	for k := range want {
+		delete(m.docs, k)
+	}
+	m.swept += uint64(n)
+}

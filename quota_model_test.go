@@ -1,0 +1,397 @@
+package ttldb
+
+// A randomized model of the memory quota (R17): random sequences of
+// writes, batches, sweeps and clock moves against a collection with a
+// quota, checked after each step against a model that predicts what the
+// quota refuses, what it deletes to make room, and what reads then see
+// (quota_model_ops_test.go has the steps).
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// qmDoc is a document as the model holds it: stored, live or expired but
+// not yet swept.
+type qmDoc struct {
+	id, pk string
+	ttl    int // 0: none (inherits the DefaultTTL), -1, or seconds
+	ts     int64
+	v      int
+	pad    int // bytes of padding, so that sizes differ
+}
+
+func qmKey(pk, id string) string { return pk + "/" + id }
+
+func (d *qmDoc) key() string { return qmKey(d.pk, d.id) }
+
+// json is the document as written.
+func (d *qmDoc) json() string {
+	s := fmt.Sprintf(`{"id":%q,"pk":%q,"v":%d`, d.id, d.pk, d.v)
+	if d.ttl != 0 {
+		s += fmt.Sprintf(`,"ttl":%d`, d.ttl)
+	}
+	if d.pad > 0 {
+		s += `,"s":"` + strings.Repeat("x", d.pad) + `"`
+	}
+	return s + "}"
+}
+
+// qModel is what the collection should hold: its documents, expired ones
+// not yet swept included, under its DefaultTTL, which the sequence keeps.
+type qModel struct {
+	defOn    bool
+	defSec   int64 // with defOn: -1 (no default) or seconds
+	evict    bool
+	maxDocs  int   // the quota in documents; 0 when it is in bytes
+	maxBytes int64 // the quota in bytes; 0 when it is in documents
+	docs     map[string]*qmDoc
+	evicted  uint64
+	swept    uint64
+}
+
+// at returns the second d expires at, ok false when it never does (R3: a
+// ttl counts only while TTL is on; -1, or no ttl under no default, never).
+func (m *qModel) at(d *qmDoc) (int64, bool) {
+	switch {
+	case !m.defOn:
+		return 0, false
+	case d.ttl > 0:
+		return d.ts + int64(d.ttl), true
+	case d.ttl == 0 && m.defSec > 0:
+		return d.ts + m.defSec, true
+	}
+	return 0, false
+}
+
+// expired reports whether d is expired at now (R4).
+func (m *qModel) expired(d *qmDoc, now int64) bool {
+	at, ok := m.at(d)
+	return ok && at <= now
+}
+
+// live returns the live document under key at now, or nil.
+func (m *qModel) live(key string, now int64) *qmDoc {
+	if d := m.docs[key]; d != nil && !m.expired(d, now) {
+		return d
+	}
+	return nil
+}
+
+// candidates returns the documents a write at now may delete to make room,
+// soonest first: under the evict policy those that expire, else those
+// expired; never one of mine, the keys the write itself changes or reads.
+func (m *qModel) candidates(now int64, mine map[string]bool) []*qmDoc {
+	var out []*qmDoc
+	for k, d := range m.docs {
+		if _, ok := m.at(d); ok && !mine[k] && (m.evict || m.expired(d, now)) {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b *qmDoc) int {
+		x, _ := m.at(a)
+		y, _ := m.at(b)
+		return int(x - y)
+	})
+	return out
+}
+
+// qHarness runs one sequence.
+type qHarness struct {
+	t     *testing.T
+	r     *rand.Rand
+	seed  uint64
+	c     *Collection
+	clk   *fakeClock
+	m     *qModel
+	lsn   uint64   // the feed is read up to here
+	gone  []uint64 // the LSNs of the evicted deletes read so far
+	steps []string // what the sequence did, for the failure report
+	seen  *qmSeen
+}
+
+// qmSeen counts what the sequences did, so that the test fails if they
+// stop reaching the cases it checks: refusals and deletions to make room,
+// under each kind of quota.
+type qmSeen struct {
+	refused, evicted, swept [2]int // by quota: in documents, in bytes
+}
+
+// where says which sequence failed, at which step, after which steps.
+func (h *qHarness) where() string {
+	from := max(0, len(h.steps)-12)
+	return fmt.Sprintf("seed %d (TTLDB_QUOTA_SEED=%d), step %d; the last steps:\n\t%s", h.seed, h.seed, len(h.steps), strings.Join(h.steps[from:], "\n\t"))
+}
+
+// kind is 0 for a quota in documents, 1 in bytes.
+func (h *qHarness) kind() int {
+	if h.m.maxBytes > 0 {
+		return 1
+	}
+	return 0
+}
+
+func (h *qHarness) now() int64 { return h.clk.Now().Unix() }
+
+// quotaModelSteps is how many steps each sequence of TestQuotaModel
+// makes. It runs 24 sequences in the quick form under `go test ./...`,
+// about a second on a 2-core machine, and 240 in the long one
+// (LongTests); TTLDB_QUOTA_SEED runs the one sequence of that seed.
+const quotaModelSteps = 150
+
+// TestQuotaModel runs random sequences of creates, upserts, replaces,
+// patches, deletes, touches, batches, sweeps and clock moves against a
+// collection with a quota, in documents (a model predicts every refusal
+// and how many documents each write deletes) or in bytes (the model
+// checks what it observes), under each policy; after each step it checks
+// the refusals (ErrQuotaExceeded, and nothing changed), which documents
+// went (those that expire soonest, each a delete in the all-versions feed
+// flagged Evicted, or TimeToLiveExpired for an expired one, once), the
+// counters of Stats and Metrics, and that Get and a query see exactly
+// the model's live documents (R4).
+func TestQuotaModel(t *testing.T) { // R17, R4, R11
+	seeds := make([]uint64, sized(24, 240))
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
+	}
+	if s := os.Getenv("TTLDB_QUOTA_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		require.NoError(t, err, "TTLDB_QUOTA_SEED")
+		seeds = []uint64{n}
+	}
+	var seen qmSeen
+	for _, seed := range seeds {
+		runQuotaModel(t, seed, &seen)
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("refused, evicted, swept to make room; by quota in documents, in bytes: %+v", seen)
+	if len(seeds) > 1 {
+		for i := range 2 {
+			require.Positive(t, seen.refused[i], "no write refused")
+			require.Positive(t, seen.evicted[i], "no document evicted")
+			require.Positive(t, seen.swept[i], "no expired document deleted to make room")
+		}
+	}
+}
+
+// runQuotaModel runs the sequence of seed: its quota, policy and
+// DefaultTTL, then its steps.
+func runQuotaModel(t *testing.T, seed uint64, seen *qmSeen) {
+	r := rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15))
+	m := &qModel{docs: map[string]*qmDoc{}, evict: r.IntN(2) == 0}
+	var def DefaultTTL
+	switch r.IntN(5) {
+	case 0:
+		def = TTLOff()
+	case 1:
+		def, m.defOn, m.defSec = TTLNoDefault(), true, -1
+	default:
+		n := 1 + r.Int64N(30)
+		def, m.defOn, m.defSec = TTLSeconds(n), true, n
+	}
+	q := QuotaOptions{Policy: QuotaRefuse}
+	if m.evict {
+		q.Policy = QuotaEvictSoonest
+	}
+	if seed%3 == 0 { // in bytes: about 3 to 10 small documents
+		m.maxBytes = 3*256 + r.Int64N(7*256)
+		q.MaxBytes = m.maxBytes
+	} else {
+		m.maxDocs = 2 + r.IntN(7)
+		q.MaxDocuments = int64(m.maxDocs)
+	}
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := NewCollection("qmodel", "/pk", &Options{DefaultTTL: def, Now: clk.Now, ManualSweep: true, Quota: q})
+	require.NoError(t, err)
+	defer c.Close()
+	h := &qHarness{t: t, r: r, seed: seed, c: c, clk: clk, m: m, seen: seen}
+	h.steps = append(h.steps, fmt.Sprintf("open: quota %+v, DefaultTTL %v", q, def))
+	// The key order counts once built (QuotaOptions): built here, while
+	// the collection is empty, it counts from the first write, as the
+	// queries of the checks would build it during some write otherwise.
+	h.checkReads()
+	for range quotaModelSteps {
+		h.step()
+		if t.Failed() {
+			return
+		}
+	}
+	h.checkWholeFeed()
+}
+
+// feedSince returns the changes after h.lsn, and moves h.lsn past them.
+func (h *qHarness) feedSince() []Change {
+	q := FeedQuery{Mode: AllVersionsAndDeletes, AfterLSN: h.lsn}
+	if h.lsn == 0 {
+		q = FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true}
+	}
+	changes, _ := readAllFeed(h.t, h.c, q)
+	if n := len(changes); n > 0 {
+		h.lsn = changes[n-1].LSN
+	}
+	for _, ch := range changes {
+		if ch.Evicted {
+			h.gone = append(h.gone, ch.LSN)
+		}
+	}
+	return changes
+}
+
+// want is a change the step itself makes, as the feed should show it.
+type want struct {
+	op      ChangeOp
+	key     string
+	expired bool // a delete of the expired document a create replaces
+}
+
+// checkRemovals checks the changes a write made, got: first the
+// deletions made to make room for it, then own, its own changes; and
+// applies those deletions to the model. need is how many documents it
+// must delete, -1 when the model does not know (a quota in bytes); mine
+// the keys it changes or reads, whose documents it never deletes. The
+// deletions are of the documents that expire soonest: where several
+// expire in the same second, any of them may go first (the engine takes
+// the newest of a second first, which the rule does not fix), so the
+// check is that none kept expires before one deleted.
+func (h *qHarness) checkRemovals(got []Change, own []want, need int, mine map[string]bool) {
+	t, m, now := h.t, h.m, h.now()
+	require.GreaterOrEqual(t, len(got), len(own), "the write's own changes are missing: %v\n%s", got, h.where())
+	gone, mineGot := got[:len(got)-len(own)], got[len(got)-len(own):]
+	for i, w := range own {
+		ch := mineGot[i]
+		require.Equal(t, w.op, ch.Op, "change %d of the write\n%s", i, h.where())
+		require.Equal(t, w.key, qmKey(qmPK(ch.PartitionKey), ch.ID), "change %d of the write\n%s", i, h.where())
+		require.Equal(t, w.expired, ch.TimeToLiveExpired, "change %d of the write: TimeToLiveExpired\n%s", i, h.where())
+		require.False(t, ch.Evicted, "the write's own change %d is flagged Evicted\n%s", i, h.where())
+	}
+	if need >= 0 {
+		require.Len(t, gone, need, "the deletions that make room: %v\n%s", gone, h.where())
+	}
+	cands := h.m.candidates(now, mine)
+	isCand := map[string]bool{}
+	for _, d := range cands {
+		isCand[d.key()] = true
+	}
+	last := int64(math.MinInt64)
+	deleted := map[string]bool{}
+	for _, ch := range gone {
+		k := qmKey(qmPK(ch.PartitionKey), ch.ID)
+		require.Equal(t, OpDelete, ch.Op, "a change before the write's own that is no delete: %+v\n%s", ch, h.where())
+		require.True(t, isCand[k], "deleted %s, which may not be deleted to make room (one the write changes or reads, or one that never expires, or, under QuotaRefuse, one live)\n%s", k, h.where())
+		require.False(t, deleted[k], "%s deleted twice\n%s", k, h.where())
+		deleted[k] = true
+		d := m.docs[k]
+		at, _ := m.at(d)
+		require.GreaterOrEqual(t, at, last, "deleted %s, which expires at %d, after one that expires at %d: not the soonest first\n%s", k, at, last, h.where())
+		last = at
+		exp := m.expired(d, now)
+		require.Equal(t, exp, ch.TimeToLiveExpired, "the delete of %s: TimeToLiveExpired\n%s", k, h.where())
+		require.Equal(t, !exp, ch.Evicted, "the delete of %s: Evicted\n%s", k, h.where())
+		if exp {
+			m.swept++
+			h.seen.swept[h.kind()]++
+		} else {
+			m.evicted++
+			h.seen.evicted[h.kind()]++
+		}
+	}
+	for _, d := range cands { // none kept expires before one deleted (ties: either)
+		if at, _ := m.at(d); !deleted[d.key()] {
+			require.GreaterOrEqual(t, at, last, "kept %s, which expires at %d, and deleted one that expires at %d\n%s", d.key(), at, last, h.where())
+		}
+	}
+	for k := range deleted {
+		delete(m.docs, k)
+	}
+}
+
+// qmPK is a partition key the model writes, as a string.
+func qmPK(pk PartitionKey) string {
+	v, _ := pk.Value()
+	s, _ := v.(string)
+	return s
+}
+
+// checkReads checks that Get and a query see exactly the model's live
+// documents (R4), and the counters of Stats and Metrics.
+func (h *qHarness) checkReads() {
+	t, m, now := h.t, h.m, h.now()
+	live := map[string]bool{}
+	for _, pk := range qmPartitions {
+		for _, id := range qmIDs {
+			k := qmKey(pk, id)
+			d := m.live(k, now)
+			got, err := h.c.Get(bg, StringKey(pk), id)
+			if d == nil {
+				require.ErrorIs(t, err, ErrNotFound, "Get %s\n%s", k, h.where())
+				continue
+			}
+			live[k] = true
+			require.NoError(t, err, "Get %s\n%s", k, h.where())
+			require.JSONEq(t, d.json(), got.Body(), "Get %s\n%s", k, h.where())
+			require.Equal(t, d.ts, got.TS(), "Get %s: _ts\n%s", k, h.where())
+		}
+	}
+	seen := map[string]bool{}
+	for row, err := range h.c.QueryAll(bg, SQL{Text: "SELECT c.id, c.pk FROM c"}) {
+		require.NoError(t, err, h.where())
+		var d struct{ ID, PK string }
+		require.NoError(t, json.Unmarshal(row, &d), "query row %s", row)
+		require.False(t, seen[qmKey(d.PK, d.ID)], "query row twice: %s\n%s", row, h.where())
+		seen[qmKey(d.PK, d.ID)] = true
+	}
+	require.Equal(t, live, seen, "the query sees the model's live documents\n%s", h.where())
+	s, err := h.c.Stats(bg)
+	require.NoError(t, err)
+	require.Equal(t, len(live), s.Live, "Stats.Live\n%s", h.where())
+	require.Equal(t, len(m.docs)-len(live), s.Expired, "Stats.Expired\n%s", h.where())
+	require.Equal(t, m.evicted, s.Evicted, "Stats.Evicted\n%s", h.where())
+	require.Equal(t, m.evicted, h.c.Metrics().Evicted, "Metrics().Evicted\n%s", h.where())
+	require.Equal(t, m.swept, s.Swept, "Stats.Swept\n%s", h.where())
+	require.Equal(t, uint64(len(h.gone)), m.evicted, "evicted deletes in the feed\n%s", h.where())
+	if m.maxBytes > 0 {
+		require.LessOrEqual(t, s.QuotaBytes, m.maxBytes, "Stats.QuotaBytes beyond the quota\n%s", h.where())
+		if len(m.docs) == 0 {
+			require.Zero(t, s.QuotaBytes, "an empty collection counts bytes\n%s", h.where())
+		}
+	} else {
+		require.LessOrEqual(t, len(m.docs), m.maxDocs, "documents beyond the quota\n%s", h.where())
+	}
+}
+
+// checkWholeFeed checks, at the end, that the feed read whole has each
+// eviction once, as read step by step.
+func (h *qHarness) checkWholeFeed() {
+	changes, _ := readAllFeed(h.t, h.c, FeedQuery{Mode: AllVersionsAndDeletes, FromOldest: true})
+	var lsns []uint64
+	for _, ch := range changes {
+		if ch.Evicted {
+			require.Equal(h.t, OpDelete, ch.Op)
+			lsns = append(lsns, ch.LSN)
+		}
+	}
+	require.Equal(h.t, h.gone, lsns, "the evictions in the whole feed\n%s", h.where())
+}
+
+// isQuota reports whether err is a refusal by the quota, failing the test
+// on any other error.
+func (h *qHarness) isQuota(err error, what string) bool {
+	if errors.Is(err, ErrQuotaExceeded) {
+		return true
+	}
+	require.NoError(h.t, err, "%s\n%s", what, h.where())
+	return false
+}
