@@ -51,8 +51,10 @@ func (h *qHarness) step() {
 		h.single(qmDelete)
 	case n < 75:
 		h.single(qmTouch)
-	case n < 96:
+	case n < 94:
 		h.batch()
+	case n < 97:
+		h.setDefault()
 	default:
 		h.sweep()
 	}
@@ -372,6 +374,16 @@ func (h *qHarness) soonestIn(pk string, now int64) *qmDoc {
 	return nil
 }
 
+// setDefault changes the DefaultTTL (R7), which changes nothing else.
+func (h *qHarness) setDefault() {
+	def := qmDefault(h.r)
+	h.steps = append(h.steps, fmt.Sprintf("SetDefaultTTL %v", def))
+	require.NoError(h.t, h.c.SetDefaultTTL(bg, def))
+	sec, on := def.Seconds()
+	h.m.setDefault(on, sec, h.now())
+	require.Empty(h.t, h.feedSince(), "SetDefaultTTL changed documents\n%s", h.where())
+}
+
 // sweep calls Sweep, which deletes every expired document.
 func (h *qHarness) sweep() {
 	t, m, now := h.t, h.m, h.now()
@@ -380,7 +392,7 @@ func (h *qHarness) sweep() {
 	require.NoError(t, err)
 	want := map[string]bool{}
 	for k, d := range m.docs {
-		if m.expired(d, now) {
+		if m.defOn && m.expired(d, now) { // none while TTL is off (R5)
 			want[k] = true
 		}
 	}

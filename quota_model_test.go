@@ -49,7 +49,7 @@ func (d *qmDoc) json() string {
 }
 
 // qModel is what the collection should hold: its documents, expired ones
-// not yet swept included, under its DefaultTTL, which the sequence keeps.
+// not yet swept included, under its DefaultTTL and R7's cut-offs.
 type qModel struct {
 	defOn    bool
 	defSec   int64 // with defOn: -1 (no default) or seconds
@@ -59,26 +59,58 @@ type qModel struct {
 	docs     map[string]*qmDoc
 	evicted  uint64
 	swept    uint64
+	// R7: a document with a ttl whose _ts + ttl is at or before ownCut,
+	// and one without whose _ts is at or before inheritCut, expired
+	// before a change of the DefaultTTL, and stays expired.
+	ownCut, inheritCut int64
 }
 
-// at returns the second d expires at, ok false when it never does (R3: a
-// ttl counts only while TTL is on; -1, or no ttl under no default, never).
+// at returns the second that orders d among those a write may delete to
+// make room, ok false when it is none of them: while TTL is off none is
+// (R3: nothing expires, nothing is evicted); a ttl of -1, or none under
+// no default, never expires; one without a ttl cut off by R7 comes first.
 func (m *qModel) at(d *qmDoc) (int64, bool) {
 	switch {
 	case !m.defOn:
 		return 0, false
 	case d.ttl > 0:
 		return d.ts + int64(d.ttl), true
+	case d.ttl == 0 && d.ts <= m.inheritCut:
+		return math.MinInt64, true
 	case d.ttl == 0 && m.defSec > 0:
 		return d.ts + m.defSec, true
 	}
 	return 0, false
 }
 
-// expired reports whether d is expired at now (R4).
+// expired reports whether d is expired at now (R4, R7).
 func (m *qModel) expired(d *qmDoc, now int64) bool {
-	at, ok := m.at(d)
-	return ok && at <= now
+	switch {
+	case d.ttl > 0:
+		lim := m.ownCut
+		if m.defOn {
+			lim = max(lim, now)
+		}
+		return d.ts+int64(d.ttl) <= lim
+	case d.ttl == 0:
+		lim := m.inheritCut
+		if m.defOn && m.defSec > 0 {
+			lim = max(lim, now-m.defSec)
+		}
+		return d.ts <= lim
+	}
+	return false
+}
+
+// setDefault changes the DefaultTTL at now: what is expired stays so (R7).
+func (m *qModel) setDefault(on bool, sec, now int64) {
+	if m.defOn {
+		m.ownCut = max(m.ownCut, now)
+		if m.defSec > 0 {
+			m.inheritCut = max(m.inheritCut, now-m.defSec)
+		}
+	}
+	m.defOn, m.defSec = on, sec
 }
 
 // live returns the live document under key at now, or nil.
@@ -191,17 +223,9 @@ func TestQuotaModel(t *testing.T) { // R17, R4, R11
 // DefaultTTL, then its steps.
 func runQuotaModel(t *testing.T, seed uint64, seen *qmSeen) {
 	r := rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15))
-	m := &qModel{docs: map[string]*qmDoc{}, evict: r.IntN(2) == 0}
-	var def DefaultTTL
-	switch r.IntN(5) {
-	case 0:
-		def = TTLOff()
-	case 1:
-		def, m.defOn, m.defSec = TTLNoDefault(), true, -1
-	default:
-		n := 1 + r.Int64N(30)
-		def, m.defOn, m.defSec = TTLSeconds(n), true, n
-	}
+	m := &qModel{docs: map[string]*qmDoc{}, evict: r.IntN(2) == 0, ownCut: math.MinInt64, inheritCut: math.MinInt64}
+	def := qmDefault(r)
+	m.defSec, m.defOn = def.Seconds()
 	q := QuotaOptions{Policy: QuotaRefuse}
 	if m.evict {
 		q.Policy = QuotaEvictSoonest
@@ -230,6 +254,17 @@ func runQuotaModel(t *testing.T, seed uint64, seen *qmSeen) {
 		}
 	}
 	h.checkWholeFeed()
+}
+
+// qmDefault returns a random DefaultTTL: off, no default, or seconds.
+func qmDefault(r *rand.Rand) DefaultTTL {
+	switch r.IntN(5) {
+	case 0:
+		return TTLOff()
+	case 1:
+		return TTLNoDefault()
+	}
+	return TTLSeconds(1 + r.Int64N(30))
 }
 
 // feedSince returns the changes after h.lsn, and moves h.lsn past them.
