@@ -133,19 +133,33 @@ func (h *qHarness) wantPut(k string, cur *qmDoc, now int64) []want {
 	return []want{{op: OpReplace, key: k}}
 }
 
-// need returns how many documents a write that adds add documents must
-// delete, and whether it is refused: -1 and false for a quota in bytes,
-// which the model does not predict.
-func (h *qHarness) need(add int, mine map[string]bool) (int, bool) {
+// refuses reports whether the quota refuses a write that adds g: whether
+// the collection would be over it even after every deletion it may make
+// (it makes none then).
+func (h *qHarness) refuses(g qmGrowth, mine map[string]bool) bool {
 	m := h.m
-	if m.maxDocs == 0 {
-		return -1, false
+	used, n := m.used(), len(m.docs)
+	for _, d := range m.candidates(h.now(), mine) {
+		used, n = used-m.costOf(d), n-1
 	}
-	n := len(m.docs) + add - m.maxDocs
-	if add <= 0 || n <= 0 {
-		return 0, false
+	return m.over(used, n, g)
+}
+
+// growth returns what writing the documents after (nil: a delete) under
+// their keys adds.
+func (h *qHarness) growth(after map[string]*qmDoc) qmGrowth {
+	var g qmGrowth
+	for k, d := range after {
+		if d != nil {
+			g.docs++
+			g.bytes += h.m.costOf(d)
+		}
+		if old := h.m.docs[k]; old != nil {
+			g.docs--
+			g.bytes -= h.m.costOf(old)
+		}
 	}
-	return n, n > len(m.candidates(h.now(), mine)) // refused before it deletes any
+	return g
 }
 
 // quotaBytes returns Stats.QuotaBytes.
@@ -155,16 +169,15 @@ func (h *qHarness) quotaBytes() int64 {
 	return s.QuotaBytes
 }
 
-// refused checks a write refused by the quota: predicted so when the
-// model predicts (refuse), never a write that adds nothing (grows false),
-// and that it changed nothing: no change in the feed, the same bytes
-// counted.
-func (h *qHarness) refused(err error, refuse, grows bool, bytes int64, what string) bool {
+// refused checks a write refused by the quota, as the model predicts
+// (refuse), and that it changed nothing: no change in the feed, the same
+// bytes counted.
+func (h *qHarness) refused(err error, refuse bool, bytes int64, what string) bool {
 	if !h.isQuota(err, what) {
 		require.False(h.t, refuse, "%s passed, and the quota should have refused it\n%s", what, h.where())
 		return false
 	}
-	require.True(h.t, grows && (refuse || h.m.maxDocs == 0), "%s refused by the quota: %v\n%s", what, err, h.where())
+	require.True(h.t, refuse, "%s refused by the quota: %v\n%s", what, err, h.where())
 	h.seen.refused[h.kind()]++
 	require.Empty(h.t, h.feedSince(), "a refused write changed the collection\n%s", h.where())
 	require.Equal(h.t, bytes, h.quotaBytes(), "a refused write changed the bytes counted\n%s", h.where())
@@ -225,14 +238,9 @@ func (h *qHarness) single(op qmOp) {
 		require.Empty(t, h.feedSince(), "a failed write changed the collection\n%s", h.where())
 		return
 	}
-	add, mine := 0, map[string]bool{}
-	if cur != nil {
-		mine[k] = true
-	} else if op == qmCreate || op == qmUpsert {
-		add = 1
-	}
-	need, refuse := h.need(add, mine)
-	if h.refused(err, refuse, op != qmDelete, bytes, what) {
+	mine := map[string]bool{k: cur != nil}
+	g := h.growth(map[string]*qmDoc{k: d})
+	if h.refused(err, op != qmDelete && h.refuses(g, mine), bytes, what) {
 		return
 	}
 	var own []want
@@ -243,7 +251,7 @@ func (h *qHarness) single(op qmOp) {
 		require.Equal(t, d.ts, got.TS(), "%s: _ts\n%s", what, h.where())
 		require.JSONEq(t, d.json(), got.Body(), "%s\n%s", what, h.where())
 	}
-	h.checkRemovals(h.feedSince(), own, need, mine)
+	h.checkRemovals(h.feedSince(), own, g, mine)
 	if d == nil {
 		delete(m.docs, k)
 	} else {
@@ -317,25 +325,15 @@ func (h *qHarness) batch() {
 		require.Empty(t, h.feedSince(), "a failed batch changed the collection\n%s", h.where())
 		return
 	}
-	add, mine := 0, map[string]bool{}
+	mine := map[string]bool{}
 	for k := range reads {
 		mine[k] = m.docs[k] != nil
 	}
-	for k, d := range seen {
-		if d != nil {
-			add++
-		}
-		if m.docs[k] != nil {
-			add--
-			mine[k] = true
-		}
+	for k := range seen {
+		mine[k] = m.docs[k] != nil
 	}
-	need, refuse := h.need(add, mine)
-	grows := false
-	for _, op := range ops {
-		grows = grows || op != qmDelete
-	}
-	if h.refused(err, refuse, grows, bytes, what) {
+	g := h.growth(seen)
+	if h.refused(err, h.refuses(g, mine), bytes, what) {
 		return
 	}
 	var own []want
@@ -352,7 +350,7 @@ func (h *qHarness) batch() {
 		own = append(own, h.wantPut(k, state[k], now)...)
 		state[k] = &qmDoc{ttl: -1} // written now: live
 	}
-	h.checkRemovals(h.feedSince(), own, need, mine)
+	h.checkRemovals(h.feedSince(), own, g, mine)
 	for k, d := range seen {
 		if d == nil {
 			delete(m.docs, k)

@@ -59,6 +59,7 @@ type qModel struct {
 	docs     map[string]*qmDoc
 	evicted  uint64
 	swept    uint64
+	cost     func(*qmDoc) int64 // what d counts against a quota in bytes
 	// R7: a document with a ttl whose _ts + ttl is at or before ownCut,
 	// and one without whose _ts is at or before inheritCut, expired
 	// before a change of the DefaultTTL, and stays expired.
@@ -111,6 +112,39 @@ func (m *qModel) setDefault(on bool, sec, now int64) {
 		}
 	}
 	m.defOn, m.defSec = on, sec
+}
+
+// costOf returns what d counts against a quota in bytes, 0 without one.
+func (m *qModel) costOf(d *qmDoc) int64 {
+	if m.maxBytes == 0 {
+		return 0
+	}
+	return m.cost(d)
+}
+
+// used returns what the documents count against a quota in bytes, 0
+// without one.
+func (m *qModel) used() int64 {
+	var n int64
+	for _, d := range m.docs {
+		n += m.costOf(d)
+	}
+	return n
+}
+
+// qmGrowth is what a write adds: bytes (with a quota in bytes) and
+// documents, either negative.
+type qmGrowth struct {
+	bytes int64
+	docs  int
+}
+
+// over reports whether adding g to a collection of n documents that
+// count used bytes goes beyond the quota: a bound counts only for a write
+// that grows what it bounds.
+func (m *qModel) over(used int64, n int, g qmGrowth) bool {
+	return m.maxBytes > 0 && g.bytes > 0 && used+g.bytes > m.maxBytes ||
+		m.maxDocs > 0 && g.docs > 0 && n+g.docs > m.maxDocs
 }
 
 // live returns the live document under key at now, or nil.
@@ -230,19 +264,28 @@ func runQuotaModel(t *testing.T, seed uint64, seen *qmSeen) {
 	if m.evict {
 		q.Policy = QuotaEvictSoonest
 	}
-	if seed%3 == 0 { // in bytes: about 3 to 10 small documents
-		m.maxBytes = 3*256 + r.Int64N(7*256)
-		q.MaxBytes = m.maxBytes
-	} else {
+	var indexes []string
+	switch k := r.IntN(5); {
+	case k < 2: // in documents
 		m.maxDocs = 2 + r.IntN(7)
-		q.MaxDocuments = int64(m.maxDocs)
+	case k < 4: // in bytes: about 3 to 10 small documents
+		m.maxBytes = 3*256 + r.Int64N(7*256)
+	default: // both
+		m.maxDocs, m.maxBytes = 2+r.IntN(7), 3*256+r.Int64N(7*256)
 	}
+	if m.maxBytes > 0 && r.IntN(2) == 0 {
+		indexes = []string{"/v"} // its items count
+	}
+	q.MaxDocuments, q.MaxBytes = int64(m.maxDocs), m.maxBytes
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-	c, err := NewCollection("qmodel", "/pk", &Options{DefaultTTL: def, Now: clk.Now, ManualSweep: true, Quota: q})
+	c, err := NewCollection("qmodel", "/pk", &Options{DefaultTTL: def, Now: clk.Now, ManualSweep: true, Quota: q, Indexes: indexes})
 	require.NoError(t, err)
 	defer c.Close()
+	if m.maxBytes > 0 {
+		m.cost = qmCosts(t, indexes)
+	}
 	h := &qHarness{t: t, r: r, seed: seed, c: c, clk: clk, m: m, seen: seen}
-	h.steps = append(h.steps, fmt.Sprintf("open: quota %+v, DefaultTTL %v", q, def))
+	h.steps = append(h.steps, fmt.Sprintf("open: quota %+v, DefaultTTL %v, indexes %v", q, def, indexes))
 	// The key order counts once built (QuotaOptions): built here, while
 	// the collection is empty, it counts from the first write, as the
 	// queries of the checks would build it during some write otherwise.
@@ -254,6 +297,33 @@ func runQuotaModel(t *testing.T, seed uint64, seen *qmSeen) {
 		}
 	}
 	h.checkWholeFeed()
+}
+
+// qmCosts returns what a document counts against a quota in bytes, in a
+// collection with the indexes and its key order built, as the engine
+// counts it: measured once for each document in a collection of its own.
+// The model adds these up, and checks the sum against Stats.QuotaBytes.
+func qmCosts(t *testing.T, indexes []string) func(*qmDoc) int64 {
+	c, err := NewCollection("qcost", "/pk", &Options{ManualSweep: true, Indexes: indexes, Quota: QuotaOptions{MaxBytes: 1 << 40}})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	for _, err := range c.All(bg, Query{}) { // builds the key order
+		require.NoError(t, err)
+	}
+	costs := map[string]int64{}
+	return func(d *qmDoc) int64 {
+		js := d.json()
+		if n, ok := costs[js]; ok {
+			return n
+		}
+		_, err := c.Create(bg, []byte(js))
+		require.NoError(t, err)
+		s, err := c.Stats(bg)
+		require.NoError(t, err)
+		require.NoError(t, c.Delete(bg, StringKey(d.pk), d.id))
+		costs[js] = s.QuotaBytes
+		return s.QuotaBytes
+	}
 }
 
 // qmDefault returns a random DefaultTTL: off, no default, or seconds.
@@ -294,14 +364,17 @@ type want struct {
 
 // checkRemovals checks the changes a write made, got: first the
 // deletions made to make room for it, then own, its own changes; and
-// applies those deletions to the model. need is how many documents it
-// must delete, -1 when the model does not know (a quota in bytes); mine
-// the keys it changes or reads, whose documents it never deletes. The
-// deletions are of the documents that expire soonest: where several
-// expire in the same second, any of them may go first (the engine takes
-// the newest of a second first, which the rule does not fix), so the
-// check is that none kept expires before one deleted.
-func (h *qHarness) checkRemovals(got []Change, own []want, need int, mine map[string]bool) {
+// applies those deletions to the model. g is what the write adds; mine
+// the keys it changes or reads, whose documents it never deletes. Each
+// deletion must be needed (the collection still over its quota before
+// it), and they must be enough. They are of the documents that expire
+// soonest: where several expire in the same second, any of them may go
+// first (the engine takes the newest of a second first, which the rule
+// does not fix), so the check is that none kept expires before one
+// deleted, and the count is checked along the order the engine chose
+// (under a quota in bytes, which of the tied documents goes changes how
+// many must).
+func (h *qHarness) checkRemovals(got []Change, own []want, g qmGrowth, mine map[string]bool) {
 	t, m, now := h.t, h.m, h.now()
 	require.GreaterOrEqual(t, len(got), len(own), "the write's own changes are missing: %v\n%s", got, h.where())
 	gone, mineGot := got[:len(got)-len(own)], got[len(got)-len(own):]
@@ -312,9 +385,7 @@ func (h *qHarness) checkRemovals(got []Change, own []want, need int, mine map[st
 		require.Equal(t, w.expired, ch.TimeToLiveExpired, "change %d of the write: TimeToLiveExpired\n%s", i, h.where())
 		require.False(t, ch.Evicted, "the write's own change %d is flagged Evicted\n%s", i, h.where())
 	}
-	if need >= 0 {
-		require.Len(t, gone, need, "the deletions that make room: %v\n%s", gone, h.where())
-	}
+	used, n := m.used(), len(m.docs)
 	cands := h.m.candidates(now, mine)
 	isCand := map[string]bool{}
 	for _, d := range cands {
@@ -329,6 +400,8 @@ func (h *qHarness) checkRemovals(got []Change, own []want, need int, mine map[st
 		require.False(t, deleted[k], "%s deleted twice\n%s", k, h.where())
 		deleted[k] = true
 		d := m.docs[k]
+		require.True(t, m.over(used, n, g), "deleted %s, and the write fitted without: %d documents, %d bytes, adding %+v\n%s", k, n, used, g, h.where())
+		used, n = used-m.costOf(d), n-1
 		at, _ := m.at(d)
 		require.GreaterOrEqual(t, at, last, "deleted %s, which expires at %d, after one that expires at %d: not the soonest first\n%s", k, at, last, h.where())
 		last = at
@@ -343,6 +416,7 @@ func (h *qHarness) checkRemovals(got []Change, own []want, need int, mine map[st
 			h.seen.evicted[h.kind()]++
 		}
 	}
+	require.False(t, m.over(used, n, g), "the write does not fit after its deletions: %d documents, %d bytes, adding %+v\n%s", n, used, g, h.where())
 	for _, d := range cands { // none kept expires before one deleted (ties: either)
 		if at, _ := m.at(d); !deleted[d.key()] {
 			require.GreaterOrEqual(t, at, last, "kept %s, which expires at %d, and deleted one that expires at %d\n%s", d.key(), at, last, h.where())
@@ -398,11 +472,10 @@ func (h *qHarness) checkReads() {
 	require.Equal(t, m.swept, s.Swept, "Stats.Swept\n%s", h.where())
 	require.Equal(t, uint64(len(h.gone)), m.evicted, "evicted deletes in the feed\n%s", h.where())
 	if m.maxBytes > 0 {
+		require.Equal(t, m.used(), s.QuotaBytes, "Stats.QuotaBytes: the sum of the documents' costs\n%s", h.where())
 		require.LessOrEqual(t, s.QuotaBytes, m.maxBytes, "Stats.QuotaBytes beyond the quota\n%s", h.where())
-		if len(m.docs) == 0 {
-			require.Zero(t, s.QuotaBytes, "an empty collection counts bytes\n%s", h.where())
-		}
-	} else {
+	}
+	if m.maxDocs > 0 {
 		require.LessOrEqual(t, len(m.docs), m.maxDocs, "documents beyond the quota\n%s", h.where())
 	}
 }
