@@ -53,10 +53,12 @@ func (h *qHarness) step() {
 		h.single(qmTouch)
 	case n < 94:
 		h.batch()
-	case n < 97:
+	case n < 96:
 		h.setDefault()
-	default:
+	case n < 98:
 		h.sweep()
+	default:
+		h.reopen()
 	}
 	h.checkReads()
 }
