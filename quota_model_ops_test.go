@@ -135,16 +135,22 @@ func (h *qHarness) wantPut(k string, cur *qmDoc, now int64) []want {
 	return []want{{op: OpReplace, key: k}}
 }
 
-// refuses reports whether the quota refuses a write that adds g: whether
-// the collection would be over it even after every deletion it may make
-// (it makes none then).
-func (h *qHarness) refuses(g qmGrowth, mine map[string]bool) bool {
+// refusal is the model's verdict on a write that adds g: refused, and
+// then by which bound (bytes, or else documents), the one it would be over
+// even after every deletion it may make (it makes none then).
+type refusal struct {
+	refused, byBytes bool
+	g                qmGrowth
+}
+
+// refuses returns the model's verdict on a write that adds g.
+func (h *qHarness) refuses(g qmGrowth, mine map[string]bool) refusal {
 	m := h.m
 	used, n := m.used(), len(m.docs)
 	for _, d := range m.candidates(h.now(), mine) {
 		used, n = used-m.costOf(d), n-1
 	}
-	return m.over(used, n, g)
+	return refusal{refused: m.over(used, n, g), byBytes: m.over(used, n, qmGrowth{bytes: g.bytes}), g: g}
 }
 
 // growth returns what writing the documents after (nil: a delete) under
@@ -172,15 +178,23 @@ func (h *qHarness) quotaBytes() int64 {
 }
 
 // refused checks a write refused by the quota, as the model predicts
-// (refuse), and that it changed nothing: no change in the feed, the same
-// bytes counted.
-func (h *qHarness) refused(err error, refuse bool, bytes int64, what string) bool {
+// (v), with a message that names the bound the write cannot fit and the
+// figures (what the collection holds, what the write adds, the quota),
+// and that it changed nothing: no change in the feed, the same bytes
+// counted.
+func (h *qHarness) refused(err error, v refusal, bytes int64, what string) bool {
 	if !h.isQuota(err, what) {
-		require.False(h.t, refuse, "%s passed, and the quota should have refused it\n%s", what, h.where())
+		require.False(h.t, v.refused, "%s passed, and the quota should have refused it\n%s", what, h.where())
 		return false
 	}
-	require.True(h.t, refuse, "%s refused by the quota: %v\n%s", what, err, h.where())
+	require.True(h.t, v.refused, "%s refused by the quota: %v\n%s", what, err, h.where())
 	h.seen.refused[h.kind()]++
+	m := h.m
+	msg := fmt.Sprintf("holds %d documents, the write would add %d, and its quota is %d documents (Quota.MaxDocuments)", len(m.docs), v.g.docs, m.maxDocs)
+	if v.byBytes {
+		msg = fmt.Sprintf("holds %d bytes, the write would add %d, and its quota is %d bytes (Quota.MaxBytes)", bytes, v.g.bytes, m.maxBytes)
+	}
+	require.Contains(h.t, err.Error(), msg, "the refusal names the bound the write cannot fit\n%s", h.where())
 	require.Empty(h.t, h.feedSince(), "a refused write changed the collection\n%s", h.where())
 	require.Equal(h.t, bytes, h.quotaBytes(), "a refused write changed the bytes counted\n%s", h.where())
 	return true
@@ -242,7 +256,7 @@ func (h *qHarness) single(op qmOp) {
 	}
 	mine := map[string]bool{k: cur != nil}
 	g := h.growth(map[string]*qmDoc{k: d})
-	if h.refused(err, op != qmDelete && h.refuses(g, mine), bytes, what) {
+	if h.refused(err, h.refuses(g, mine), bytes, what) {
 		return
 	}
 	var own []want

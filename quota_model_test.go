@@ -218,7 +218,8 @@ func (h *qHarness) now() int64 { return h.clk.Now().Unix() }
 // makes. It runs 24 sequences in the quick form under `go test ./...`
 // (2 to 3 s on a 2-core machine) and 160 in the long one (LongTests: 15
 // to 25 s), a quarter of those under the race detector;
-// TTLDB_QUOTA_SEED=n runs the one sequence of seed n.
+// TTLDB_QUOTA_SEQUENCES=n runs n sequences, TTLDB_QUOTA_SEED=n the one
+// of seed n.
 const quotaModelSteps = 150
 
 // TestQuotaModel runs random sequences of creates, upserts, replaces,
@@ -240,6 +241,11 @@ func TestQuotaModel(t *testing.T) { // R17, R4, R11
 	n := sized(24, 160)
 	if qmRace() {
 		n /= 4 // about ten times slower
+	}
+	if s := os.Getenv("TTLDB_QUOTA_SEQUENCES"); s != "" {
+		var err error
+		n, err = strconv.Atoi(s)
+		require.NoError(t, err, "TTLDB_QUOTA_SEQUENCES")
 	}
 	seeds := make([]uint64, n)
 	for i := range seeds {
