@@ -388,3 +388,32 @@ func TestQuotaBytesAcrossReopen(t *testing.T) { // R17, R12
 	defer c.Close()
 	require.Equal(t, before, quotaBytes(t, c), "after a reopen from a compacted snapshot")
 }
+
+// TestQuotaRefusalNamesTheBound: with both bounds, a refusal names the one
+// that evicting cannot meet, with its figures. It once named MaxBytes for
+// a batch that evicting one large document would have let fit in bytes,
+// and that two new documents took beyond MaxDocuments: the message sent
+// the operator to the wrong bound.
+func TestQuotaRefusalNamesTheBound(t *testing.T) { // R17
+	big := `{"id":"big","pk":"p","ttl":100,"s":"` + strings.Repeat("x", 600) + `"}`
+	c, _ := quotaCollection(t, QuotaOptions{MaxDocuments: 3, MaxBytes: 1200, Policy: QuotaEvictSoonest}, TTLNoDefault(), "")
+	mustCreate(t, c, big) // the one candidate: evicting it makes room in bytes
+	mustCreate(t, c, `{"id":"n1","pk":"p"}`)
+	mustCreate(t, c, `{"id":"n2","pk":"p"}`)
+	held := quotaBytes(t, c)
+	b := NewBatch(StringKey("p"))
+	b.Create([]byte(`{"id":"a","pk":"p","s":"` + strings.Repeat("y", 300) + `"}`))
+	b.Create([]byte(`{"id":"b","pk":"p"}`))
+	_, err := c.ExecuteBatch(bg, b)
+	require.ErrorIs(t, err, ErrQuotaExceeded)
+	require.Greater(t, held+costOf(t, `{"id":"a","pk":"p","s":"`+strings.Repeat("y", 300)+`"}`), int64(1200), "the batch is over in bytes too, before evicting")
+	require.Contains(t, err.Error(), "holds 3 documents, the write would add 2, and its quota is 3 documents (Quota.MaxDocuments)")
+	require.Empty(t, evictions(t, c))
+
+	// Over in bytes after every eviction: the bytes are named.
+	c, _ = quotaCollection(t, QuotaOptions{MaxDocuments: 3, MaxBytes: 1200, Policy: QuotaEvictSoonest}, TTLNoDefault(), "")
+	mustCreate(t, c, `{"id":"n1","pk":"p","s":"`+strings.Repeat("x", 600)+`"}`)
+	_, err = c.Create(bg, []byte(`{"id":"a","pk":"p","s":"`+strings.Repeat("y", 600)+`"}`))
+	require.ErrorIs(t, err, ErrQuotaExceeded)
+	require.Contains(t, err.Error(), "Quota.MaxBytes")
+}

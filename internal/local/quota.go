@@ -134,8 +134,8 @@ func (c *collection) fit(op string, e *entry, d *engine.Doc, now int64) error {
 	if e != nil {
 		add, docs = add-c.cost(e.doc()), 0
 	}
-	if held, ok := c.makeRoom(add, docs, now, func(x *entry) bool { return x == e }); !ok {
-		return c.quotaError(fmt.Sprintf("%s of document %q", op, d.ID()), add, docs, held)
+	if held, bytes, ok := c.makeRoom(add, docs, now, func(x *entry) bool { return x == e }); !ok {
+		return c.quotaError(fmt.Sprintf("%s of document %q", op, d.ID()), add, docs, held, bytes)
 	}
 	return nil
 }
@@ -174,8 +174,8 @@ func (c *collection) fitBatch(steps []engine.Step, docs []*engine.Doc, now int64
 			mine[e] = true
 		}
 	}
-	if held, ok := c.makeRoom(add, n, now, func(x *entry) bool { return mine[x] }); !ok {
-		return c.quotaError(fmt.Sprintf("a batch of %d operations", len(steps)), add, n, held)
+	if held, bytes, ok := c.makeRoom(add, n, now, func(x *entry) bool { return mine[x] }); !ok {
+		return c.quotaError(fmt.Sprintf("a batch of %d operations", len(steps)), add, n, held, bytes)
 	}
 	return nil
 }
@@ -192,16 +192,17 @@ func (c *collection) over(add, docs int64) bool {
 // fits the quota: the expired ones first, then, with Evict, the live ones
 // that expire soonest, never one that mine says the write itself changes.
 // ok is false when that would not be enough (enough says so first, and
-// then nothing is deleted), and held how many documents that expire the
-// write itself changes. Call with mu held.
-func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (held int, ok bool) {
+// then nothing is deleted), held how many documents that expire the
+// write itself changes, and bytes whether the bound it could not meet is
+// MaxBytes (else MaxDocuments). Call with mu held.
+func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (held int, bytes, ok bool) {
 	if !c.over(add, docs) {
-		return 0, true
+		return 0, false, true
 	}
 	lim := c.exp.limits(now)
-	if held, ok := c.enough(add, docs, lim, mine); !ok {
+	if held, bytes, ok := c.enough(add, docs, lim, mine); !ok {
 		c.logQuota(now, true)
-		return held, false // nothing deleted for a write that cannot fit
+		return held, bytes, false // nothing deleted for a write that cannot fit
 	}
 	var kept []*entry // candidates the write itself changes, put back at the end
 	defer func() {
@@ -213,7 +214,7 @@ func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (hel
 		e := c.soonest(lim, !c.quota.Evict)
 		if e == nil { // enough said there were: not reached
 			c.logQuota(now, true)
-			return len(kept), false
+			return len(kept), c.over(add, 0), false
 		}
 		switch {
 		case mine(e):
@@ -225,18 +226,20 @@ func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (hel
 			c.evict(e, now)
 		}
 	}
-	return 0, true
+	return 0, false, true
 }
 
 // enough reports whether deleting the documents makeRoom may take (those
 // that expire, with Evict; those expired, without; never one mine says the
 // write changes) could make adding add bytes and docs documents fit the
 // quota, without changing anything; held is how many of those the write
-// itself changes, counted when there are not enough. It stops once it has
-// found enough: O(k) for the k candidates it looks at, the whole expiry
-// index when they do not suffice. So a write that cannot fit is refused
-// before it evicts anyone. Call with mu held.
-func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool) (held int, ok bool) {
+// itself changes, counted when there are not enough, and bytes whether
+// MaxBytes is a bound they would not meet (else MaxDocuments is), so that
+// the refusal names it. It stops once it has found enough: O(k) for the k
+// candidates it looks at, the whole expiry index when they do not
+// suffice. So a write that cannot fit is refused before it evicts anyone.
+// Call with mu held.
+func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool) (held int, bytes, ok bool) {
 	q, x := &c.quota, &c.exp
 	var needBytes, needDocs int64
 	if q.Bytes > 0 && add > 0 {
@@ -246,10 +249,10 @@ func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool)
 		needDocs = int64(c.prim.len()) + docs - q.Docs
 	}
 	if needBytes <= 0 && needDocs <= 0 {
-		return 0, true
+		return 0, false, true
 	}
 	if !x.def.On {
-		return 0, false // R3: nothing expires while TTL is off
+		return 0, needBytes > 0, false // R3: nothing expires while TTL is off
 	}
 	_, inheritExpires := x.def.Expiry(engine.TTLInherit)
 	look := func(bs *buckets, all bool) bool { // false once enough are found
@@ -279,9 +282,9 @@ func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool)
 		return more
 	}
 	if !look(&x.own, true) || !look(&x.inherit, inheritExpires) {
-		return 0, true
+		return 0, false, true
 	}
-	return held, false
+	return held, needBytes > 0, false
 }
 
 // soonest takes out of the expiry index and returns the entry whose
@@ -332,11 +335,12 @@ func (c *collection) evict(e *entry, now int64) {
 
 // quotaError is the refusal of the write what names, which adds add bytes
 // and docs documents, for which makeRoom could not make room; mine is how
-// many documents that expire the write itself changes.
-func (c *collection) quotaError(what string, add, docs int64, mine int) error {
+// many documents that expire the write itself changes, bytes whether the
+// bound it could not meet is MaxBytes (else MaxDocuments): the one named.
+func (c *collection) quotaError(what string, add, docs int64, mine int, bytes bool) error {
 	q := &c.quota
 	var size string
-	if q.Bytes > 0 && add > 0 && c.used()+add > q.Bytes {
+	if bytes {
 		size = fmt.Sprintf("holds %d bytes, the write would add %d, and its quota is %d bytes (Quota.MaxBytes)", c.used(), add, q.Bytes)
 	} else {
 		size = fmt.Sprintf("holds %d documents, the write would add %d, and its quota is %d documents (Quota.MaxDocuments)", c.prim.len(), docs, q.Docs)
