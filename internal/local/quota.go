@@ -236,9 +236,11 @@ func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (hel
 // itself changes, counted when there are not enough, and bytes whether
 // MaxBytes is a bound they would not meet (else MaxDocuments is), so that
 // the refusal names it. It stops once it has found enough: O(k) for the k
-// candidates it looks at, the whole expiry index when they do not
-// suffice. So a write that cannot fit is refused before it evicts anyone.
-// Call with mu held.
+// candidates it looks at; when they do not suffice, the whole expiry
+// index with Evict, and without, only the expired documents, at its front
+// (a bucket's second is when its documents expire, or their _ts for those
+// that inherit: limits' terms). So a write that cannot fit is refused
+// before it evicts anyone. Call with mu held.
 func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool) (held int, bytes, ok bool) {
 	q, x := &c.quota, &c.exp
 	var needBytes, needDocs int64
@@ -255,14 +257,19 @@ func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool)
 		return 0, needBytes > 0, false // R3: nothing expires while TTL is off
 	}
 	_, inheritExpires := x.def.Expiry(engine.TTLInherit)
-	look := func(bs *buckets, all bool) bool { // false once enough are found
+	looked := 0
+	look := func(bs *buckets, all bool, expired int64) bool { // false once enough are found
 		more := true
 		bs.tree.Ascend(func(b *bucket) bool {
 			if !all && b.at > x.inheritCut() {
 				return false // inheriting documents that never expire (DefaultTTL -1), but for R7's cut-off
 			}
+			if !q.Evict && b.at > expired {
+				return false // refuse: the expired alone are candidates, and the later buckets hold none
+			}
 			for _, ch := range b.chunks {
 				for _, e := range ch {
+					looked++
 					switch {
 					case !q.Evict && !lim.expired(e.doc()):
 					case mine(e):
@@ -281,11 +288,19 @@ func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool)
 		})
 		return more
 	}
-	if !look(&x.own, true) || !look(&x.inherit, inheritExpires) {
+	found := !look(&x.own, true, lim.own) || !look(&x.inherit, inheritExpires, lim.inherit)
+	if enoughHook != nil {
+		enoughHook(looked)
+	}
+	if found {
 		return 0, false, true
 	}
 	return held, needBytes > 0, false
 }
+
+// enoughHook, when set (by tests), is called by enough with how many
+// entries of the expiry index it looked at.
+var enoughHook func(looked int)
 
 // soonest takes out of the expiry index and returns the entry whose
 // document expires (or expired) first under l, nil for none; with

@@ -119,3 +119,45 @@ func TestQuotaStructuresAgree(t *testing.T) { // R17
 		}
 	}
 }
+
+// TestQuotaRefuseLooksAtTheExpiredOnly: under QuotaRefuse, a write
+// refused at the quota looks only at the expired documents, at the front
+// of the expiry index, not at every document that expires later (R17,
+// R5). It walked the whole index under the collection's lock for each
+// refused write: 29 ms at 200,000 documents, on a loaded machine.
+func TestQuotaRefuseLooksAtTheExpiredOnly(t *testing.T) { // R17, R5
+	const n = 2000
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	c, err := NewCollection("q", "/pk", &Options{DefaultTTL: TTLSeconds(3600), Now: clk.Now, ManualSweep: true,
+		Quota: Quota{Docs: n}})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range n {
+		ttl := "" // half inherit the DefaultTTL, half have their own
+		if i%2 == 0 {
+			ttl = fmt.Sprintf(`,"ttl":%d`, 10_000+i)
+		}
+		_, err := c.Create(bg, fmt.Appendf(nil, `{"id":"d%d","pk":"p"%s}`, i, ttl))
+		require.NoError(t, err)
+		if i == 9 {
+			clk.Advance(time.Second) // the first ten, then the others, a second later
+		}
+	}
+	looked := -1
+	enoughHook = func(n int) { looked = n }
+	defer func() { enoughHook = nil }()
+	_, err = c.Create(bg, []byte(`{"id":"x","pk":"p"}`))
+	require.ErrorIs(t, err, engine.ErrQuotaExceeded)
+	require.Zero(t, looked, "none expired: nothing to look at")
+
+	clk.Advance(3599 * time.Second) // the first ten's five with no ttl of their own expire
+	b := NewBatch(StringKey("p"))
+	for i := range 6 {
+		b.Create(fmt.Appendf(nil, `{"id":"y%d","pk":"p"}`, i))
+	}
+	_, err = c.ExecuteBatch(bg, b)
+	require.ErrorIs(t, err, engine.ErrQuotaExceeded, "six new, five expired")
+	require.Equal(t, 5, looked, "the five expired")
+	_, err = c.Create(bg, []byte(`{"id":"x","pk":"p"}`))
+	require.NoError(t, err, "one expired goes")
+}
