@@ -6,6 +6,7 @@ package ttldb
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -136,11 +137,11 @@ func (h *qHarness) wantPut(k string, cur *qmDoc, now int64) []want {
 }
 
 // refusal is the model's verdict on a write that adds g: refused, and
-// then by which bound (bytes, or else documents), the one it would be over
-// even after every deletion it may make (it makes none then).
+// then by which bounds, those it would be over even after every deletion
+// it may make (it makes none then).
 type refusal struct {
-	refused, byBytes bool
-	g                qmGrowth
+	refused, byBytes, byDocs bool
+	g                        qmGrowth
 }
 
 // refuses returns the model's verdict on a write that adds g.
@@ -150,7 +151,7 @@ func (h *qHarness) refuses(g qmGrowth, mine map[string]bool) refusal {
 	for _, d := range m.candidates(h.now(), mine) {
 		used, n = used-m.costOf(d), n-1
 	}
-	return refusal{refused: m.over(used, n, g), byBytes: m.over(used, n, qmGrowth{bytes: g.bytes}), g: g}
+	return refusal{refused: m.over(used, n, g), byBytes: m.over(used, n, qmGrowth{bytes: g.bytes}), byDocs: m.over(used, n, qmGrowth{docs: g.docs}), g: g}
 }
 
 // growth returns what writing the documents after (nil: a delete) under
@@ -190,11 +191,10 @@ func (h *qHarness) refused(err error, v refusal, bytes int64, what string) bool 
 	require.True(h.t, v.refused, "%s refused by the quota: %v\n%s", what, err, h.where())
 	h.seen.refused[h.kind()]++
 	m := h.m
-	msg := fmt.Sprintf("holds %d documents, the write would add %d, and its quota is %d documents (Quota.MaxDocuments)", len(m.docs), v.g.docs, m.maxDocs)
-	if v.byBytes {
-		msg = fmt.Sprintf("holds %d bytes, the write would add %d, and its quota is %d bytes (Quota.MaxBytes)", bytes, v.g.bytes, m.maxBytes)
-	}
-	require.Contains(h.t, err.Error(), msg, "the refusal names the bound the write cannot fit\n%s", h.where())
+	docs := fmt.Sprintf("holds %d documents, the write would add %d, and its quota is %d documents (Quota.MaxDocuments)", len(m.docs), v.g.docs, m.maxDocs)
+	size := fmt.Sprintf("holds %d bytes, the write would add %d, and its quota is %d bytes (Quota.MaxBytes)", bytes, v.g.bytes, m.maxBytes)
+	named := v.byDocs && strings.Contains(err.Error(), docs) || v.byBytes && strings.Contains(err.Error(), size)
+	require.True(h.t, named, "the refusal names a bound the write cannot fit (bytes %v, documents %v), with its figures: %v\n%s", v.byBytes, v.byDocs, err, h.where())
 	require.Empty(h.t, h.feedSince(), "a refused write changed the collection\n%s", h.where())
 	require.Equal(h.t, bytes, h.quotaBytes(), "a refused write changed the bytes counted\n%s", h.where())
 	return true

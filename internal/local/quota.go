@@ -236,11 +236,12 @@ func (c *collection) makeRoom(add, docs, now int64, mine func(*entry) bool) (hel
 // itself changes, counted when there are not enough, and bytes whether
 // MaxBytes is a bound they would not meet (else MaxDocuments is), so that
 // the refusal names it. It stops once it has found enough: O(k) for the k
-// candidates it looks at; when they do not suffice, the whole expiry
-// index with Evict, and without, only the expired documents, at its front
-// (a bucket's second is when its documents expire, or their _ts for those
-// that inherit: limits' terms). So a write that cannot fit is refused
-// before it evicts anyone. Call with mu held.
+// candidates it looks at; none for a write beyond the quota by itself;
+// when they do not suffice, the whole expiry index with Evict, and
+// without, only the expired documents, at its front (a bucket's second is
+// when its documents expire, or, for those that inherit, their _ts: as
+// limits compares them). So a write that cannot fit is refused before it
+// evicts anyone. Call with mu held.
 func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool) (held int, bytes, ok bool) {
 	q, x := &c.quota, &c.exp
 	var needBytes, needDocs int64
@@ -252,6 +253,9 @@ func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool)
 	}
 	if needBytes <= 0 && needDocs <= 0 {
 		return 0, false, true
+	}
+	if alone, bytes := q.beyond(add, docs); alone {
+		return 0, bytes, false // it would not fit if the rest went: no need to look
 	}
 	if !x.def.On {
 		return 0, needBytes > 0, false // R3: nothing expires while TTL is off
@@ -296,6 +300,16 @@ func (c *collection) enough(add, docs int64, lim limits, mine func(*entry) bool)
 		return 0, false, true
 	}
 	return held, needBytes > 0, false
+}
+
+// beyond reports whether a write that adds add bytes and docs documents
+// (what it leaves under its keys less what they hold) goes beyond the
+// quota by itself, whatever else is deleted: what it leaves counts at
+// least add and docs. bytes says whether MaxBytes is a bound it goes
+// beyond (else MaxDocuments is).
+func (q *quota) beyond(add, docs int64) (alone, bytes bool) {
+	bytes = q.Bytes > 0 && add > q.Bytes
+	return bytes || q.Docs > 0 && docs > q.Docs, bytes
 }
 
 // enoughHook, when set (by tests), is called by enough with how many
@@ -361,7 +375,9 @@ func (c *collection) quotaError(what string, add, docs int64, mine int, bytes bo
 		size = fmt.Sprintf("holds %d documents, the write would add %d, and its quota is %d documents (Quota.MaxDocuments)", c.prim.len(), docs, q.Docs)
 	}
 	why := "the policy refuses writes beyond it (QuotaRefuse)"
-	switch {
+	switch alone, _ := q.beyond(add, docs); {
+	case alone:
+		why = "the write alone goes beyond the quota, whatever else were deleted"
 	case q.Evict && !c.exp.def.On:
 		why = "TTL is off (DefaultTTL off, R3): no document expires or is evicted while it is, and those that expired before it went off count until it is on again and they are swept"
 	case q.Evict:

@@ -161,3 +161,46 @@ func TestQuotaRefuseLooksAtTheExpiredOnly(t *testing.T) { // R17, R5
 	_, err = c.Create(bg, []byte(`{"id":"x","pk":"p"}`))
 	require.NoError(t, err, "one expired goes")
 }
+
+// TestQuotaBeyondAloneLooksAtNothing: a write beyond the quota by itself
+// (a document larger than MaxBytes, a batch of more new documents than
+// MaxDocuments) is refused without a look at the expiry index, and says
+// why (R17, R5). Under the evict policy it walked the whole index, under
+// the collection's lock, to find that evicting it all would not do.
+func TestQuotaBeyondAloneLooksAtNothing(t *testing.T) { // R17, R5
+	const n = 1000
+	c, err := NewCollection("q", "/pk", &Options{DefaultTTL: TTLSeconds(3600), ManualSweep: true,
+		Quota: Quota{Docs: n, Bytes: 1 << 20, Evict: true}})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range n {
+		_, err := c.Create(bg, fmt.Appendf(nil, `{"id":"d%d","pk":"p"}`, i))
+		require.NoError(t, err)
+	}
+	looked := -1
+	enoughHook = func(n int) { looked = n }
+	defer func() { enoughHook = nil }()
+	big := make([]byte, 1<<20)
+	for i := range big {
+		big[i] = 'x'
+	}
+	_, err = c.Create(bg, fmt.Appendf(nil, `{"id":"big","pk":"p","s":"%s"}`, big))
+	require.ErrorIs(t, err, engine.ErrQuotaExceeded)
+	require.Contains(t, err.Error(), "Quota.MaxBytes")
+	require.Contains(t, err.Error(), "the write alone goes beyond the quota")
+	require.Equal(t, -1, looked, "a document larger than the quota")
+
+	b := NewBatch(StringKey("p"))
+	for i := range n + 1 {
+		b.Create(fmt.Appendf(nil, `{"id":"y%d","pk":"p"}`, i))
+	}
+	_, err = c.ExecuteBatch(bg, b)
+	require.ErrorIs(t, err, engine.ErrQuotaExceeded)
+	require.Contains(t, err.Error(), "Quota.MaxDocuments")
+	require.Contains(t, err.Error(), "the write alone goes beyond the quota")
+	require.Equal(t, -1, looked, "a batch of more new documents than the quota")
+	s, err := c.Stats(bg)
+	require.NoError(t, err)
+	require.Equal(t, n, s.Live)
+	require.Zero(t, s.Evicted)
+}
