@@ -18,7 +18,7 @@ var (
 	qmIDs        = []string{"a", "b", "c", "d", "e", "f"}
 )
 
-// The single writes of a step.
+// The calls a step makes, alone or in a batch.
 type qmOp int
 
 const (
@@ -100,7 +100,7 @@ func (h *qHarness) newDoc(pk, id string) *qmDoc {
 }
 
 // patched returns a patch of cur (nil: any) and the document it makes:
-// a new v, and one time in three a new ttl, or none.
+// a new v, one time in three a new ttl, one in six none.
 func (h *qHarness) patched(cur *qmDoc) ([]PatchOp, *qmDoc) {
 	d := &qmDoc{}
 	if cur != nil {

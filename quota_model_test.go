@@ -1,12 +1,14 @@
 package ttldb
 
 // A randomized model of the memory quota (R17): random sequences of
-// writes, batches, sweeps and clock moves against a collection with a
-// quota, checked after each step against a model that predicts what the
-// quota refuses, what it deletes to make room, and what reads then see
-// (quota_model_ops_test.go has the steps).
+// writes, batches, sweeps, changes of the DefaultTTL, clock moves and
+// reopens against a collection with a quota, checked after each step
+// against a model that predicts what the quota refuses, what it deletes
+// to make room, and what reads then see (quota_model_ops_test.go has the
+// steps, quota_model_reopen_test.go the collection's opening).
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,8 +56,8 @@ type qModel struct {
 	defOn    bool
 	defSec   int64 // with defOn: -1 (no default) or seconds
 	evict    bool
-	maxDocs  int   // the quota in documents; 0 when it is in bytes
-	maxBytes int64 // the quota in bytes; 0 when it is in documents
+	maxDocs  int   // the quota in documents; 0: no bound by count
+	maxBytes int64 // the quota in bytes; 0: no bound by size
 	docs     map[string]*qmDoc
 	evicted  uint64
 	swept    uint64
@@ -168,7 +170,7 @@ func (m *qModel) candidates(now int64, mine map[string]bool) []*qmDoc {
 	slices.SortFunc(out, func(a, b *qmDoc) int {
 		x, _ := m.at(a)
 		y, _ := m.at(b)
-		return int(x - y)
+		return cmp.Compare(x, y) // not x - y: math.MinInt64 is one of them
 	})
 	return out
 }
@@ -304,9 +306,10 @@ func runQuotaModel(t *testing.T, seed uint64, seen *qmSeen) {
 	if m.maxBytes > 0 {
 		m.cost = qmCosts(t, indexes)
 	}
-	// The key order counts once built (QuotaOptions): built here, while
-	// the collection is empty, it counts from the first write, as the
-	// queries of the checks would build it during some write otherwise.
+	// The key order counts once built (QuotaOptions): the checks' query
+	// builds it here, while the collection is empty (and after each
+	// reopen, before any write), so that every document counts it, as the
+	// costs measured alone (qmCosts) do.
 	h.checkReads()
 	for range quotaModelSteps {
 		h.step()
