@@ -49,7 +49,12 @@ import (
 //     evict until it fits.
 //
 // Cost with a quota: a write computes its document's item keys in each
-// secondary index once more, and each eviction costs a delete.
+// secondary index once more, and each eviction costs a delete. A write
+// beyond the quota first looks for what it may delete, under the lock:
+// under QuotaRefuse the expired documents alone, under QuotaEvictSoonest
+// the documents that expire, soonest first, until it has found enough
+// (every one of them when they would not make room); none for a write
+// beyond the quota by itself (a document larger than MaxBytes).
 type QuotaOptions struct {
 	// MaxBytes is the most bytes the collection counts, as above. Zero: no
 	// bound by size. Negative: [ErrInvalidOption].
