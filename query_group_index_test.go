@@ -31,6 +31,8 @@ func TestGroupByIndex(t *testing.T) { // R13, R4
 	for _, text := range []string{
 		`SELECT c.g, COUNT(1) AS n, SUM(c.n) AS s FROM c GROUP BY c.g`,
 		`SELECT c.g AS k, MAX(c.n) AS m FROM c WHERE c.g > 0 GROUP BY c.g`,
+		`SELECT c.g, COUNT(1) AS n FROM c WHERE c.g = "x" GROUP BY c.g`, // an exact equality on the path: every row checked still
+		`SELECT c.g, COUNT(1) AS n FROM c WHERE c.g = 1 GROUP BY c.g`,
 		`SELECT VALUE c.g FROM c GROUP BY c.g`,
 		`SELECT VALUE COUNT(1) FROM c GROUP BY c.g`,
 		`SELECT c.g AS k, MAX(c.n) AS m FROM c WHERE c.id > "c" GROUP BY c.g`,

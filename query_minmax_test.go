@@ -49,6 +49,8 @@ func TestMinMaxByIndex(t *testing.T) { // R13, R4
 		{`SELECT VALUE MIN(c.v) FROM c WHERE c.id != "e"`, nil, `null`, "/v", 9},
 		{`SELECT VALUE MAX(c.v) FROM c WHERE c.id != "e"`, nil, `"a"`, "/v", 2},
 		{`SELECT VALUE MIN(c.v) FROM c WHERE c.v > 0`, nil, `3`, "/v", 2}, // the WHERE's range on the same index
+		{`SELECT VALUE MAX(c.w) FROM c WHERE c.v = 3`, nil, `2`, "/v", 1}, // an exact equality on another index
+		{`SELECT VALUE MAX(c.v) FROM c WHERE c.v = 3`, nil, `3`, "/v", 1}, // and on the same path: its range read
 		{`SELECT VALUE MAX(c.v) FROM c WHERE c.v < 4`, nil, `3`, "/v", 1},
 		{`SELECT VALUE MIN(c.v) FROM c WHERE IS_NUMBER(c.v)`, nil, `-0`, "/v", 9}, // -0 and 0 one number: the least text, whatever the order
 		{`SELECT VALUE MIN(c.v) + 1 FROM c WHERE c.w = 1`, nil, `6`, "/w", 3},     // an equality on another index
