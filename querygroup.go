@@ -19,34 +19,6 @@ import (
 // objects, whose groups (one per text) are made of all the rows of their
 // kind, then given in their keys' order.
 
-// groupIndex returns the path of the index among indexes that can feed the
-// query's groups (query.Bound.GroupPath) and that the query should read,
-// if any: not with SELECT DISTINCT, whose pages remember the results of
-// the groups before, and not in one partition or over an index filt on
-// another path (see minMaxIndex).
-func (r *queryRun) groupIndex(indexes []string, filt access) string {
-	p, ok := r.b.GroupPath()
-	if !ok || r.b.Distinct() || r.prefix != "" {
-		return ""
-	}
-	if ptr, ok := indexOn(indexes, p); ok && (filt.path == "" || filt.path == ptr) {
-		return ptr
-	}
-	return ""
-}
-
-// chooseGroup makes the query read the index on gp (from groupIndex;
-// empty: none).
-func (r *queryRun) chooseGroup(gp string) {
-	if gp == "" {
-		return
-	}
-	r.index, r.ranges, r.point, r.ordered = gp, nil, false, true
-	r.exact = false // it reads from where the groups resume, not an equality's range: every row is checked
-	r.groupIdx = true
-	r.plan.Index, r.plan.Ordered = gp, false // not ORDER BY's: no ORDER BY goes with GROUP BY
-}
-
 // groupedByIndex is grouped for a query whose groups the index r.index
 // feeds: it gives fn the results of the groups after the one the query
 // resumes after, in the order of their keys, within OFFSET and remaining

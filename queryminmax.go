@@ -20,40 +20,6 @@ import (
 // written otherwise (-0 and 0), the least text, as from any order of the
 // rows: the read goes on over the rows of the value found.
 
-// minMaxIndex returns the path of the index among indexes that can answer
-// the query's MIN or MAX (query.Bound.MinMax) and that the query should
-// read, if any: not when the query reads one partition (its documents, a
-// prefix of the keys, may be few where the index's ends hold the others),
-// nor when filt, the index choose takes for the WHERE clause, is on
-// another path (its ranges may hold few documents): a read that cannot
-// tell which is cheaper keeps the plan whose cost the query bounds. The
-// snapshot is opened without the key order when an index it asks for is
-// read, so what this returns must be read (chooseMinMax).
-func (r *queryRun) minMaxIndex(indexes []string, filt access) string {
-	p, _, ok := r.b.MinMax()
-	if !ok || r.prefix != "" {
-		return ""
-	}
-	if ptr, ok := indexOn(indexes, p); ok && (filt.path == "" || filt.path == ptr) {
-		return ptr
-	}
-	return ""
-}
-
-// chooseMinMax makes the query read the index on mm (from minMaxIndex;
-// empty: none), within filt's ranges when filt is on mm.
-func (r *queryRun) chooseMinMax(mm string, filt access) {
-	if mm == "" {
-		return
-	}
-	r.index, r.ranges, r.point, r.ordered, r.exact = mm, []query.Range{{}}, false, false, false
-	if filt.path == mm && filt.ranges != nil {
-		r.ranges, r.exact = filt.ranges, filt.exact // the same ranges: what they hold is as exact
-	}
-	r.minMax = true
-	r.plan.Index, r.plan.Ordered = mm, false
-}
-
 // minMaxAggregate gives fn the one result of the query's MIN or MAX, read
 // from the ends of the index r.index, unless OFFSET skips it, an earlier
 // page gave it, or it is undefined.

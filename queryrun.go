@@ -1,7 +1,6 @@
 package ttldb
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"hash/fnv"
@@ -132,89 +131,6 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	r.chooseMinMax(mm, filt)
 	r.chooseGroup(gp)
 	return r, nil
-}
-
-// access is an index a query may read: ranges of it (nil: all of it).
-type access struct {
-	path   string // the index's path; empty: none
-	ranges []query.Range
-	point  bool // the ranges hold one value at most: the WHERE clause has an equality
-	exact  bool // the WHERE clause is that equality, and no more (query.Bound.Exact)
-}
-
-// candidates returns the best index of those on the paths indexes for the
-// WHERE clause, preferring an equality, and the index on the ORDER BY
-// path, if any.
-func (r *queryRun) candidates(indexes []string) (filt, ord access) {
-	for _, p := range r.b.Paths() {
-		ptr, ok := indexOn(indexes, p)
-		if !ok {
-			continue
-		}
-		rs, ok := r.b.Ranges(p)
-		if !ok {
-			continue
-		}
-		a := access{path: ptr, ranges: rs, point: len(rs) == 0 || len(rs) == 1 && query.IsKey(rs[0].From) && isPrefixEnd(rs[0].To, rs[0].From)}
-		a.exact = a.point && len(rs) == 1 && r.b.Exact(p)
-		if filt.path == "" || a.point && !filt.point {
-			filt = a
-		}
-	}
-	if order := r.b.OrderBy(); len(order) == 1 && len(order[0].Path) > 0 && !r.b.Aggregate() {
-		if ptr, ok := indexOn(indexes, order[0].Path); ok {
-			ord.path = ptr
-			ord.ranges, _ = r.b.Ranges(order[0].Path)
-		}
-	}
-	return filt, ord
-}
-
-// indexOn returns the path of the index on p among indexes, if any.
-func indexOn(indexes []string, p query.Path) (string, bool) {
-	for _, ptr := range indexes {
-		if p.IsPointer(ptr) {
-			return ptr, true
-		}
-	}
-	return "", false
-}
-
-// isPrefixEnd reports whether end is query.PrefixEnd(p), the first key
-// after every key that starts with p, without making it.
-func isPrefixEnd(end, p []byte) bool {
-	i := len(p) - 1
-	for i >= 0 && p[i] == 0xFF {
-		i--
-	}
-	if i < 0 {
-		return len(end) == 0
-	}
-	return len(end) == i+1 && end[i] == p[i]+1 && bytes.Equal(end[:i], p[:i])
-}
-
-// pointCap is how many candidates an equality may give and still be read
-// rather than the index on the ORDER BY path, which stops at the last
-// result.
-const pointCap = 1024
-
-// choose picks the index to read, if any, from the candidates the
-// snapshot holds.
-func (r *queryRun) choose(filt, ord access) {
-	useOrd := ord.path != "" && (filt.path == "" || filt.path == ord.path ||
-		!filt.point || r.s.Count(r.ctx, filt.path, filt.ranges, pointCap) == pointCap)
-	switch {
-	case useOrd && filt.path == ord.path:
-		r.index, r.ranges, r.ordered, r.exact = filt.path, filt.ranges, true, filt.exact
-	case useOrd:
-		r.index, r.ranges, r.ordered = ord.path, ord.ranges, true
-	case filt.path != "":
-		r.index, r.ranges, r.point, r.exact = filt.path, filt.ranges, filt.point, filt.exact
-	}
-	if r.ranges == nil && r.index != "" {
-		r.ranges = []query.Range{{}}
-	}
-	r.plan.Index, r.plan.Ordered = r.index, r.ordered
 }
 
 // tokenScope returns the scope of the query's tokens: the collection, the
