@@ -227,5 +227,7 @@ func TestWriteAfterScanCopiesNothing(t *testing.T) { // R13
 	alone := testing.AllocsPerRun(500, write)
 	scans := testing.AllocsPerRun(500, scan)
 	both := testing.AllocsPerRun(500, func() { scan(); write() })
-	require.LessOrEqual(t, both, alone+scans+0.5, "a write alone %.1f allocations, a scan %.1f, a scan and a write %.1f", alone, scans, both)
+	// Under -race, sync.Pool drops what it holds at random, so the counts
+	// vary by a few; a clone per snapshot cost 8 more (34 against 26).
+	require.LessOrEqual(t, both, alone+scans+4.5, "a write alone %.1f allocations, a scan %.1f, a scan and a write %.1f", alone, scans, both)
 }
