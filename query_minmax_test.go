@@ -75,10 +75,12 @@ func TestMinMaxByIndex(t *testing.T) { // R13, R4
 
 	// Equal numbers written otherwise: the least text, by index as by a
 	// scan, whatever the keys' order.
-	ties := []string{`{"id":"1","pk":"p","v":0}`, `{"id":"2","pk":"p","v":-0}`, `{"id":"3","pk":"p","v":1.0}`, `{"id":"4","pk":"p","v":1}`}
+	ties := []string{`{"id":"1","pk":"p","v":0}`, `{"id":"2","pk":"p","v":-0}`, `{"id":"3","pk":"p","v":1.0}`, `{"id":"4","pk":"p","v":1}`,
+		`{"id":"5","pk":"q","w":"a\u003cb"}`, `{"id":"6","pk":"q","w":"a<b"}`, `{"id":"7","pk":"q","w":"a<b"}`, `{"id":"8","pk":"q","w":"a\u003cb"}`}
 	tscan, _ := edgeCollection(t, ties)
-	tidx, _ := edgeCollection(t, ties, "/v")
-	for text, want := range map[string]string{`SELECT VALUE MIN(c.v) FROM c`: "-0", `SELECT VALUE MAX(c.v) FROM c`: "1"} {
+	tidx, _ := edgeCollection(t, ties, "/v", "/w")
+	for text, want := range map[string]string{`SELECT VALUE MIN(c.v) FROM c`: "-0", `SELECT VALUE MAX(c.v) FROM c`: "1",
+		`SELECT VALUE MIN(c.w) FROM c`: `"a<b"`, `SELECT VALUE MAX(c.w) FROM c`: `"a<b"`} { // "<" sorts before "\"
 		require.Equal(t, []string{want}, queryPlan(t, tscan, text, nil).results, text)
 		require.Equal(t, []string{want}, queryPlan(t, tidx, text, nil).results, text)
 	}

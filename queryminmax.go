@@ -16,9 +16,10 @@ import (
 // -0 and 0 one number, equal values in key order as a scan meets them),
 // with undefined first and arrays and objects last, which make MIN and
 // MAX undefined: MAX meets one first; MIN reads the high end too, until
-// the first kept row that holds no array or object. Of equal numbers
-// written otherwise (-0 and 0), the least text, as from any order of the
-// rows: the read goes on over the rows of the value found.
+// the first kept row that holds no array or object. Of equal numbers or
+// strings written otherwise (-0 and 0, "<" and "\u003c"), the least text,
+// as from any order of the rows: the read goes on over the rows of the
+// value found.
 
 // minMaxAggregate gives fn the one result of the query's MIN or MAX, read
 // from the ends of the index r.index, unless OFFSET skips it, an earlier
@@ -50,7 +51,7 @@ func (r *queryRun) minMaxAggregate(offset int, fn func(res []byte) bool) error {
 				return true // undefined sorts first: the defined values are further on
 			case k != query.Undefined && take(k):
 				r.each(d, func(x query.Row) { r.b.Accumulate(&a, x) })
-				if ties && k == query.Number {
+				if ties && (k == query.Number || k == query.String) { // equal values may be written otherwise
 					vk = strings.Clone(it[:len(it)-len(d.Key())])
 					return true
 				}

@@ -86,14 +86,14 @@ func (b *Bound) accumulate(agg aggKind, e *expr, a *aggState, r *Row) {
 			a.bad = true
 			return
 		}
-		// Of equal values written otherwise (-0 and 0, 1 and 1.0), the
-		// least text, so that the result does not depend on the order the
-		// rows come in, which an index changes.
+		// Of equal values written otherwise (-0 and 0, 1 and 1.0, "<" and
+		// "\u003c"), the least text, so that the result does not depend on
+		// the order the rows come in, which an index changes.
 		c := compareScalars(v.Value, a.best)
 		if a.best.Kind == Undefined || agg == aggMin && c < 0 || agg == aggMax && c > 0 {
 			a.raw = string(appendVal(nil, v, r))
 			a.best, _ = FromJSON(a.raw)
-		} else if c == 0 && v.Kind == Number {
+		} else if c == 0 && (v.Kind == Number || v.Kind == String) {
 			if raw := appendVal(nil, v, r); string(raw) < a.raw {
 				a.raw = string(raw)
 			}
