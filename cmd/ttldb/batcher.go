@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ttldb/ttldb"
 )
@@ -172,7 +173,8 @@ func decodeKey(doc []byte, segs []string) (pk ttldb.PartitionKey, ok bool) {
 
 // quickKey is partitionKey without allocating, for the common documents:
 // member names without escapes, and a key that is a string without
-// escapes, a number, true, false or null. sure is false when it cannot
+// escapes, a number, true, false or null, in valid UTF-8 (encoding/json
+// reads an invalid byte as U+FFFD). sure is false when it cannot
 // tell, and decodeKey then does. A key it gets wrong would only make a
 // batch fail and its documents be written one at a time.
 func quickKey(doc []byte, segs []string) (pk ttldb.PartitionKey, ok, sure bool) {
@@ -197,7 +199,7 @@ func quickKey(doc []byte, segs []string) (pk ttldb.PartitionKey, ok, sure bool) 
 				return pk, false, false
 			}
 			name := doc[i+1 : i+1+end]
-			if bytes.IndexByte(name, '\\') >= 0 {
+			if bytes.IndexByte(name, '\\') >= 0 || !utf8.Valid(name) { // escapes, or bytes a decoder replaces
 				return pk, false, false
 			}
 			i = skipSpace(doc, i+end+2)
@@ -230,7 +232,7 @@ func quickKey(doc []byte, segs []string) (pk ttldb.PartitionKey, ok, sure bool) 
 		return ttldb.BoolKey(true), true, true
 	case string(v) == "false":
 		return ttldb.BoolKey(false), true, true
-	case v[0] == '"' && bytes.IndexByte(v, '\\') < 0:
+	case v[0] == '"' && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v):
 		return ttldb.StringKey(string(v[1 : len(v)-1])), true, true
 	case v[0] == '-' || '0' <= v[0] && v[0] <= '9':
 		f, err := strconv.ParseFloat(string(v), 64)
