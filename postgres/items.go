@@ -48,6 +48,19 @@ CREATE INDEX ttldb_items_{n}_order ON {s}.ttldb_items_{n} (ix, pfx);
 // on it.
 const maintainLockSQL = `SELECT pg_advisory_xact_lock_shared(hashtextextended('ttldb items ' || $1 || ' ' || $2::bigint::text, 0))`
 
+// maintainLockOffSQL is maintainLockSQL for a transaction whose commit
+// does not wait for its flush (syncOff, failure.go).
+const maintainLockOffSQL = `SELECT ` + syncOff + `, pg_advisory_xact_lock_shared(hashtextextended('ttldb items ' || $1 || ' ' || $2::bigint::text, 0))`
+
+// firstLockSQL is the first statement of a write's or a batch's first
+// transaction: maintainLockSQL, and syncOff unless it deletes.
+func firstLockSQL(deletes bool) string {
+	if deletes {
+		return maintainLockSQL
+	}
+	return maintainLockOffSQL
+}
+
 // maintainWaitSQL takes that lock alone, and so waits for the writers
 // that hold it.
 const maintainWaitSQL = `SELECT pg_advisory_xact_lock(hashtextextended('ttldb items ' || $1 || ' ' || $2::bigint::text, 0))`

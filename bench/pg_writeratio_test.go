@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// BenchmarkPGWriteRatio measures issue 29's write target on a loaded
+// machine: upserts of the pg store and plain pgx upserts of BenchmarkPG's
+// documents (the same 10,000, the same server), each by pgWriters
+// goroutines, interleaved in blocks of writeBlock writes, 20 blocks of
+// each per iteration, so that both meet the same load and the same disk
+// (whose flush time moves tenfold from minute to minute with fsync on).
+// It reports each one's time a write over all the blocks (wall time over
+// writes, so the inverse of the rate), the ratio of the rates (plain time
+// ÷ pg time: the target is at least 0.7) and the median of the blocks'
+// ratios. From bench/:
+//
+//	TTLDB_PG_FSYNC=on ../.ci/pg sh -c 'TTLDB_BENCH_PG=$TTLDB_TEST_PG go test -run "^$" -bench PGWriteRatio -benchtime 1x -count 3'
+func BenchmarkPGWriteRatio(b *testing.B) {
+	c := openPGServer(b)
+	defer func() {
+		if err := c.Close(); err != nil {
+			b.Errorf("Close: %v", err)
+		}
+	}()
+	_, _, poolURL := pgSchema(b)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, poolURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, `CREATE TABLE plain (id text PRIMARY KEY, pk text NOT NULL, body text NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	ids := CallerKeys(pgItems)
+	docs := newGroupDocs()
+	pkOf := func(i int) string { return string(appendKey(nil, "g-", i/pgPart)) }
+	buf := make([]byte, 0, 256)
+	for g := range pgItems / pgPart {
+		var q pgx.Batch
+		for i := g * pgPart; i < (g+1)*pgPart; i++ {
+			buf = appendPGDoc(docs, buf[:0], i)
+			q.Queue(plainUpsertSQL, ids[i], pkOf(i), string(buf))
+		}
+		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, &q).Close() }); err != nil {
+			b.Fatalf("fill: %v", err)
+		}
+	}
+	if _, err := pool.Exec(ctx, "ANALYZE plain"); err != nil {
+		b.Fatal(err)
+	}
+	const writeBlock, blocks = 320, 20
+	// run runs writeBlock writes by pgWriters goroutines, write(i, doc)
+	// each, and returns the wall time they took.
+	run := func(seed uint64, write func(i int, doc []byte) error) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for w := range pgWriters {
+			wg.Go(func() {
+				r := newRNG(seed + uint64(w))
+				doc := make([]byte, 0, 256)
+				for range writeBlock / pgWriters {
+					i := r.intn(pgItems)
+					doc = appendPGDoc(docs, doc[:0], i)
+					if err := write(i, doc); err != nil {
+						b.Errorf("write of item %d: %v", i, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	pgWrite := func(_ int, doc []byte) error { _, err := c.UpsertJSON(bg, doc); return err }
+	plainWrite := func(i int, doc []byte) error {
+		_, err := pool.Exec(ctx, plainUpsertSQL, ids[i], pkOf(i), string(doc))
+		return err
+	}
+	var pgTime, plainTime time.Duration
+	var ratios []float64
+	seed := uint64(100)
+	for b.Loop() {
+		for range blocks {
+			seed += 100
+			pg := run(seed, pgWrite)
+			plain := run(seed, plainWrite)
+			if b.Failed() {
+				return
+			}
+			pgTime, plainTime = pgTime+pg, plainTime+plain
+			ratios = append(ratios, float64(plain)/float64(pg))
+		}
+	}
+	slices.Sort(ratios)
+	n := float64(len(ratios) * writeBlock)
+	b.ReportMetric(float64(pgTime.Nanoseconds())/n/1000, "pg-µs/write")
+	b.ReportMetric(float64(plainTime.Nanoseconds())/n/1000, "plain-µs/write")
+	b.ReportMetric(float64(plainTime)/float64(pgTime), "ratio")
+	b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
+}
