@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/tidwall/buntdb"
 	"github.com/ttldb/ttldb"
 )
@@ -105,6 +106,54 @@ func openBuntDisk(dir string, policy buntdb.SyncPolicy) buntDisk {
 	return buntDisk{db}
 }
 
+// pebbleDisk is cockroachdb/pebble, an LSM key-value store, as a peer of
+// the durable writes (issue 31): a plain Set of the same documents under
+// their keys, with no expiry, no change feed and no JSON (what ttldb does
+// beyond it is its own cost). sync is pebble.Sync (the write returns once
+// its WAL is synced, pebble grouping the syncs of concurrent writers) or
+// pebble.NoSync.
+type pebbleDisk struct {
+	db   *pebble.DB
+	sync *pebble.WriteOptions
+}
+
+func (s pebbleDisk) Set(key string, doc []byte) {
+	if err := s.db.Set([]byte(key), doc, s.sync); err != nil {
+		panic(err)
+	}
+}
+
+func (s pebbleDisk) Close() {
+	if err := s.db.Close(); err != nil {
+		panic(err)
+	}
+}
+
+// openPebbleDisk opens pebble in dir with its default options, each Set
+// synced or not.
+func openPebbleDisk(dir string, sync bool) pebbleDisk {
+	db, err := pebble.Open(filepath.Join(dir, "pebble"), &pebble.Options{Logger: quietPebble{}})
+	if err != nil {
+		panic(err)
+	}
+	w := pebble.NoSync
+	if sync {
+		w = pebble.Sync
+	}
+	return pebbleDisk{db, w}
+}
+
+// quietPebble is pebble's Logger without its notes of routine work
+// ("Found 0 WALs"), which would break the benchmark's output; errors and
+// fatal ones still reach the test's output.
+type quietPebble struct{}
+
+func (quietPebble) Infof(string, ...any) {}
+
+func (quietPebble) Errorf(format string, args ...any) { pebble.DefaultLogger.Errorf(format, args...) }
+
+func (quietPebble) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fatalf(format, args...) }
+
 // fillDisk writes n items into a store opened by open with its fastest
 // policy, closes it, and opens it again for the workload.
 func fillDisk(n int, open func(fast bool) diskStore) diskStore {
@@ -126,7 +175,9 @@ func fillDisk(n int, open func(fast bool) diskStore) diskStore {
 // cost of durability side by side), and ttldb/always/g=1, g=16 and
 // buntdb's (a sync before each call returns; 1 or 16 goroutines writing at
 // once, b.N writes in all: ns/op is the time per write of the whole, and
-// writes/s its rate).
+// writes/s its rate); pebble/always/g=1 and g=16 are cockroachdb/pebble's
+// plain synced Set of the same documents, issue 31's peer for durable
+// writes.
 func BenchmarkDurable(b *testing.B) {
 	n := durableItems()
 	ttldbOpen := func(dir string, policy ttldb.SyncPolicy) func(bool) diskStore {
@@ -145,6 +196,9 @@ func BenchmarkDurable(b *testing.B) {
 			return openBuntDisk(dir, policy)
 		}
 	}
+	pebbleOpen := func(dir string) func(bool) diskStore {
+		return func(fast bool) diskStore { return openPebbleDisk(dir, !fast) }
+	}
 	cases := []struct {
 		name string
 		g    int
@@ -157,6 +211,8 @@ func BenchmarkDurable(b *testing.B) {
 		{"buntdb/always/g=1", 1, func(dir string) func(bool) diskStore { return buntOpen(dir, buntdb.Always) }},
 		{"ttldb/always/g=16", 16, func(dir string) func(bool) diskStore { return ttldbOpen(dir, ttldb.SyncAlways) }},
 		{"buntdb/always/g=16", 16, func(dir string) func(bool) diskStore { return buntOpen(dir, buntdb.Always) }},
+		{"pebble/always/g=1", 1, func(dir string) func(bool) diskStore { return pebbleOpen(dir) }},
+		{"pebble/always/g=16", 16, func(dir string) func(bool) diskStore { return pebbleOpen(dir) }},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -52,6 +52,11 @@ type journal struct {
 	cutTo   uint64 // the number of the log it rotates to
 	cutLSN  uint64 // the last LSN before the cut
 
+	// cmu guards round: the end of the round of wait in progress (closed
+	// when it ends), or nil for none.
+	cmu   sync.Mutex
+	round chan struct{}
+
 	// fmu is held by the writer of the moment.
 	fmu       sync.Mutex
 	file      vfs.File
@@ -159,11 +164,39 @@ func (j *journal) force() error {
 }
 
 // wait returns once group g is written to the log, and synced if sync is
-// set (0 is no group); it writes them itself if no one else is.
+// set (0 is no group). One caller at a time leads a round: it writes every
+// group pending, its own and those closed meanwhile, and syncs; the others
+// wait for the round's end, then look again, and one of those a round did
+// not serve leads the next. A caller waits on the round, not on fmu: a
+// writer the round served returns as soon as it ends, where one queued on
+// fmu waited for the next leader's sync too (with 16 writers under
+// SyncAlways, half the rate).
 func (j *journal) wait(g uint64, sync bool) error {
-	if g == 0 || j.written.Load() >= g && (!sync || j.synced.Load() >= g) {
-		return nil
+	done := func() bool { return g == 0 || j.written.Load() >= g && (!sync || j.synced.Load() >= g) }
+	for !done() {
+		j.cmu.Lock()
+		if j.round != nil { // another leads: wait for its end
+			end := j.round
+			j.cmu.Unlock()
+			<-end
+			continue
+		}
+		end := make(chan struct{})
+		j.round = end
+		j.cmu.Unlock()
+		err := j.lead(g, sync)
+		j.cmu.Lock()
+		j.round = nil
+		j.cmu.Unlock()
+		close(end)
+		return err
 	}
+	return nil
+}
+
+// lead is wait's round: it writes the groups pending, and syncs if sync
+// is set, unless group g is there already.
+func (j *journal) lead(g uint64, sync bool) error {
 	j.fmu.Lock()
 	defer j.fmu.Unlock()
 	if j.written.Load() < g {
