@@ -117,25 +117,26 @@ type scanner struct {
 	bad     int64 // where the damage is, once reason is set
 	buf     []byte
 	records [][]byte
+	ends    []int // where each record of the group in progress ends in buf
+	h       [frameHeader]byte
 }
 
 // group reads the next whole group; reason says why there is none. At the
 // end of the log, between groups, it returns a zero Group and no reason.
 func (s *scanner) group() (g Group, reason string, err error) {
-	s.buf, s.records = s.buf[:0], s.records[:0]
+	s.buf, s.records, s.ends = s.buf[:0], s.records[:0], s.ends[:0]
 	start := s.off
-	var ends []int
 	for {
 		if s.off == s.size {
 			if s.off == start {
 				return g, "", nil // the end, between groups
 			}
 			s.bad = s.off
-			return g, fmt.Sprintf("the log ends inside a group of %d records, without its commit", len(ends)), nil
+			return g, fmt.Sprintf("the log ends inside a group of %d records, without its commit", len(s.ends)), nil
 		}
 		at := s.off
-		var h [frameHeader]byte
-		if _, err := io.ReadFull(s.r, h[:]); err != nil {
+		h := s.h[:] // the scanner's: an array of its own would escape to the heap, a frame at a time
+		if _, err := io.ReadFull(s.r, h); err != nil {
 			s.bad = at
 			return g, fmt.Sprintf("a frame header at offset %d is cut short", at), nil
 		}
@@ -157,22 +158,22 @@ func (s *scanner) group() (g Group, reason string, err error) {
 		if _, err := io.ReadFull(s.r, payload); err != nil {
 			return g, "", err // the size said it was there: a read error
 		}
-		if crc32.Update(crc32.Checksum([]byte{typ}, castagnoli), castagnoli, payload) != crc {
+		if crc32.Update(crc32.Checksum(h[8:9], castagnoli), castagnoli, payload) != crc { // the type, then the payload
 			s.bad = at
 			return g, fmt.Sprintf("the frame at offset %d fails its checksum", at), nil
 		}
 		s.off = at + frameHeader + int64(length)
 		if typ == typeRecord {
-			ends = append(ends, len(s.buf))
+			s.ends = append(s.ends, len(s.buf))
 			continue
 		}
 		count := binary.BigEndian.Uint32(payload)
-		if int(count) != len(ends) {
+		if int(count) != len(s.ends) {
 			s.bad = at
-			return g, fmt.Sprintf("the commit at offset %d closes %d records, and its group has %d", at, count, len(ends)), nil
+			return g, fmt.Sprintf("the commit at offset %d closes %d records, and its group has %d", at, count, len(s.ends)), nil
 		}
 		prev := 0
-		for _, end := range ends {
+		for _, end := range s.ends {
 			s.records = append(s.records, s.buf[prev:end])
 			prev = end
 		}
