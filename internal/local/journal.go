@@ -52,10 +52,11 @@ type journal struct {
 	cutTo   uint64 // the number of the log it rotates to
 	cutLSN  uint64 // the last LSN before the cut
 
-	// cmu guards round: the end of the round of wait in progress (closed
-	// when it ends), or nil for none.
-	cmu   sync.Mutex
-	round chan struct{}
+	// cmu guards leading, whether a round of wait is in progress, and
+	// round, closed when it ends (nil while nobody waits for it).
+	cmu     sync.Mutex
+	leading bool
+	round   chan struct{}
 
 	// fmu is held by the writer of the moment.
 	fmu       sync.Mutex
@@ -175,20 +176,25 @@ func (j *journal) wait(g uint64, sync bool) error {
 	done := func() bool { return g == 0 || j.written.Load() >= g && (!sync || j.synced.Load() >= g) }
 	for !done() {
 		j.cmu.Lock()
-		if j.round != nil { // another leads: wait for its end
+		if j.leading { // another leads: wait for its round's end
+			if j.round == nil {
+				j.round = make(chan struct{}) // made by the first waiter: a round nobody waits for makes none
+			}
 			end := j.round
 			j.cmu.Unlock()
 			<-end
 			continue
 		}
-		end := make(chan struct{})
-		j.round = end
+		j.leading = true
 		j.cmu.Unlock()
 		err := j.lead(g, sync)
 		j.cmu.Lock()
-		j.round = nil
+		end := j.round
+		j.leading, j.round = false, nil
 		j.cmu.Unlock()
-		close(end)
+		if end != nil {
+			close(end)
+		}
 		return err
 	}
 	return nil
