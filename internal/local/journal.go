@@ -187,7 +187,16 @@ func (j *journal) wait(g uint64, sync bool) error {
 		}
 		j.leading = true
 		j.cmu.Unlock()
-		err := j.lead(g, sync)
+		return j.lead(g, sync)
+	}
+	return nil
+}
+
+// lead is wait's round: it writes the groups pending, and syncs if sync
+// is set, unless group g is there already; then it ends the round, and
+// wakes its waiters, whatever happened (a panic included).
+func (j *journal) lead(g uint64, sync bool) error {
+	defer func() {
 		j.cmu.Lock()
 		end := j.round
 		j.leading, j.round = false, nil
@@ -195,14 +204,7 @@ func (j *journal) wait(g uint64, sync bool) error {
 		if end != nil {
 			close(end)
 		}
-		return err
-	}
-	return nil
-}
-
-// lead is wait's round: it writes the groups pending, and syncs if sync
-// is set, unless group g is there already.
-func (j *journal) lead(g uint64, sync bool) error {
+	}()
 	j.fmu.Lock()
 	defer j.fmu.Unlock()
 	if j.written.Load() < g {
