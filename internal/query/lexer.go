@@ -80,10 +80,7 @@ func (l *lexer) next() token {
 	if l.n > 0 && (l.last.kind == tEOF || l.last.kind == tError) {
 		return l.last
 	}
-	text, i := l.text, l.i
-	for i < len(text) && strings.IndexByte(" \t\n\r\f\v", text[i]) >= 0 {
-		i++
-	}
+	text, i := l.text, skipSpace(l.text, l.i)
 	var t token
 	if i == len(text) {
 		t = token{kind: tEOF, off: i, end: i}
@@ -96,6 +93,28 @@ func (l *lexer) next() token {
 	l.i, l.last = t.end, t
 	l.n++
 	return t
+}
+
+// skipSpace returns where the first token at or after text[i] starts,
+// passing white space and comments: -- to the end of the line, as the
+// service reads them (Azure/azure-cosmos-db-emulator-docker issue 272;
+// microsoft/vscode-cosmosdb issue 2414).
+func skipSpace(text string, i int) int {
+	for i < len(text) {
+		switch {
+		case strings.IndexByte(" \t\n\r\f\v", text[i]) >= 0:
+			i++
+		case strings.HasPrefix(text[i:], "--"):
+			j := strings.IndexAny(text[i:], "\n\r")
+			if j < 0 {
+				return len(text)
+			}
+			i += j
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // lex splits text into tokens. It stops at the first lexical error, which
@@ -136,6 +155,9 @@ func lexOne(text string, i int, afterOperand bool) token {
 		return lexNumber(text, i)
 	case c == '"' || c == '\'':
 		return lexString(text, i)
+	}
+	if strings.HasPrefix(text[i:], "/*") {
+		return lexError(i, "/* is no comment in Cosmos SQL (the service refuses it: SC1001, microsoft/vscode-cosmosdb issue 2414): write -- and the comment to the end of the line")
 	}
 	for _, op := range operators {
 		if strings.HasPrefix(text[i:], op) {

@@ -213,11 +213,6 @@ func TestOperatorErrors(t *testing.T) {
 		require.Contains(t, e.Msg, tc.msg, tc.sql)
 		require.Equal(t, tc.offset, e.Offset, "%s: %v", tc.sql, e)
 	}
-	for _, sql := range []string{`SELECT VALUE 1 -- one`, `SELECT VALUE --1`} {
-		e := parseError(t, sql)
-		require.True(t, e.Unsupported, sql)
-		require.Contains(t, e.Msg, "a comment (--) is not supported", sql)
-	}
 	require.Equal(t, "2", value(t, "1 - -1"))
 	e := parseError(t, "SELECT VALUE {\n  a: 1 +\n}")
 	require.Equal(t, 3, e.Line)

@@ -78,9 +78,6 @@ func (p *parser) parseBinary(level int) (*expr, error) {
 		if t.kind != tPunct || !ok || b.level != level {
 			break
 		}
-		if err := p.refuseComment(); err != nil {
-			return nil, err
-		}
 		if level >= levelBitAnd && e.args[len(e.args)-1].isComparison() {
 			return nil, p.fail(t.off, "a comparison before %s is ambiguous (Cosmos DB reads a = b %s c as (a = b) %s c): put one in parentheses", t.text, t.text, t.text)
 		}
@@ -107,9 +104,6 @@ func (p *parser) parseBinary(level int) (*expr, error) {
 func (p *parser) parseUnary() (*expr, error) {
 	t := p.tok()
 	if t.is("-") || t.is("+") || t.is("~") {
-		if err := p.refuseComment(); err != nil {
-			return nil, err
-		}
 		if err := p.enter(); err != nil {
 			return nil, err
 		}
@@ -139,14 +133,6 @@ func (p *parser) parseUnary() (*expr, error) {
 		return &expr{kind: xMember, off: e.off, path: steps, args: []*expr{e}}, nil
 	}
 	return e, nil
-}
-
-// refuseComment refuses -- at the current token: a comment, in SQL.
-func (p *parser) refuseComment() error {
-	if t, n := p.tok(), p.peek(1); t.is("-") && n.is("-") && n.off == t.end {
-		return p.unsupported(t.off, "a comment (--)")
-	}
-	return nil
 }
 
 // parseArray parses an array literal: "[" [expr {"," expr}] "]".
