@@ -49,6 +49,9 @@ func FuzzQuery(f *testing.F) {
 		`SELECT c.id, t FROM c JOIN (SELECT VALUE t FROM t IN c.tags WHERE t != @p) t JOIN m IN (SELECT VALUE [c.total, 1]) ORDER BY VectorDistance([c.total, 1], [1, 2])`,
 		`SELECT DISTINCT VALUE COUNT(1) FROM c WHERE c.total != @p GROUP BY c.region`,
 		`SELECT VALUE COUNT(1) FROM (SELECT c.id, t FROM c JOIN t IN c.tags WHERE t != @p) x WHERE x.id != @p`,
+		"-- a comment\nSELECT VALUE c[@p] FROM c WHERE c[\"stat\" || \"us\"] = \"open\" --\nAND c.tags[c.total - 1] != @p",
+		`SELECT VALUE c.id FROM c WHERE c.total > 1 AND c[@p] != null ORDER BY c.total`,
+		`SELECT VALUE {n: COUNT(1), m: MAX(c.total)} FROM c WHERE c.status = @p ORDER BY c.total DESC`,
 	} {
 		f.Add(seed, `"open"`)
 		f.Add(seed, `10`)

@@ -34,10 +34,10 @@ func (g *sqlGen) cond(depth int, scalar bool) (*mCond, string) {
 	g.inElem = g.exists != nil || g.q.join != nil && r.IntN(2) == 0
 	if g.inElem { // a path of the JOIN's element, or of the EXISTS subquery's
 		p = pick(r, g.epaths)
-		ps = g.rootedSQL(g.elemRoot(), p)
+		ps = g.condSQL(g.elemRoot(), p)
 	} else {
 		p = g.path(true)
-		ps = g.pathSQL(p)
+		ps = g.condSQL("c", p)
 	}
 	c := &mCond{op: "=", path: p, elem: g.inElem}
 	values := anyKind

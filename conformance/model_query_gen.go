@@ -178,6 +178,24 @@ func (g *sqlGen) rootedSQL(root string, p []qStep) string {
 	return b.String()
 }
 
+// condSQL writes p from the alias root for a WHERE condition: as
+// rootedSQL does, but that a step is sometimes an index computed from a
+// parameter, c[@p1] with p1 "name" or 0 (R13: the service's grammar takes
+// any expression in brackets), which no index serves and which gives what
+// the literal step gives.
+func (g *sqlGen) condSQL(root string, p []qStep) string {
+	r := g.h.r
+	if len(p) == 0 || r.IntN(6) > 0 {
+		return g.rootedSQL(root, p)
+	}
+	i := r.IntN(len(p))
+	k := jv{kind: jStr, s: p[i].name, raw: jsonString(p[i].name)}
+	if p[i].isIdx {
+		k = jv{kind: jNum, n: float64(p[i].index), raw: strconv.Itoa(p[i].index)}
+	}
+	return g.rootedSQL(root, p[:i]) + "[" + g.param(k, false) + "]" + g.rootedSQL("", p[i+1:])
+}
+
 // path draws a path: often one an index is on, else mostly one of the
 // documents'. One WHERE or ORDER BY reads (read) is one a plan may name.
 func (g *sqlGen) path(read bool) []qStep {
@@ -341,6 +359,9 @@ func (h *modelHarness) genSQL() modelStep {
 		text += " JOIN (SELECT VALUE t FROM t IN " + g.pathSQL(q.join) + ") t"
 	} else if q.join != nil {
 		text += " JOIN t IN " + g.pathSQL(q.join)
+	}
+	if r.IntN(8) == 0 { // a comment, to the end of the line (R13)
+		text += pick(r, []string{" -- the documents\n", "-- c.n = 1 ORDER BY c.x\r\n", "\n--\n"})
 	}
 	if r.IntN(20) < 13 {
 		c, w := g.cond(0, false)

@@ -71,7 +71,7 @@ func (p *parser) checkAggregates() error {
 		case bad == nil:
 			continue
 		case bad.sub != nil: // its rows would be the result's, which has no document
-			return p.unsupported(bad.off, "a subquery outside an aggregate's argument, in a query with aggregates or GROUP BY,")
+			return p.unsupported(bad.off, "a subquery outside an aggregate's argument, in a query with aggregates or GROUP BY (the Learn page GROUP BY lets the SELECT clause hold GROUP BY's expressions, aggregates and constants only; and the one result of aggregates has no document for a subquery to read),")
 		}
 		what := describe(token{kind: tIdent, text: it.text})
 		if bad != it.e {

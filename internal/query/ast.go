@@ -117,6 +117,7 @@ const (
 	xAgg                       // an aggregate of args[0] over the rows: agg; idx numbers it among the query's
 	xGroupRef                  // the value of GROUP BY's expression idx for the group
 	xLike                      // args[0] [NOT] LIKE args[1] [ESCAPE args[2]]; idx numbers a constant pattern (and escape) among the whole query's, or -1
+	xIndex                     // args[0][args[1]]: a property or an index computed by an expression
 )
 
 // cmpOp is a comparison operator.

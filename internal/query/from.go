@@ -4,7 +4,7 @@ package query
 // document's value at that path is a row, and a document without one gives
 // none. The alias, unless AS names one, is the last member name.
 func (p *parser) parseFromPath() error {
-	path, err := p.parseSteps(Path{})
+	path, err := p.parseSourceSteps(Path{})
 	if err != nil {
 		return err
 	}

@@ -24,11 +24,11 @@ func (p *parser) parseFromSub(t token) error {
 	case len(sq.joins) == 0 || sq.joins[0].each || sq.joins[0].src.sub != nil || len(sq.joins[0].src.path) > 0:
 		return p.unsupported(t.off, "a subquery in FROM that reads no container (FROM (SELECT ... FROM c) x is supported)")
 	case sq.distinct:
-		return p.unsupported(t.off, "DISTINCT in a subquery of FROM (its results would need every document at once)")
+		return p.unsupported(t.off, "DISTINCT in a subquery of FROM (the service takes it; ttldb reads such a subquery a document at a time, and its results would need every document at once: not built)")
 	case sq.top.set:
-		return p.unsupported(t.off, "TOP in a subquery of FROM (its results would need every document at once)")
+		return p.unsupported(t.off, "TOP in a subquery of FROM (the service takes it; ttldb reads such a subquery a document at a time, and its results would need every document at once: not built)")
 	case len(sq.aggs) > 0:
-		return p.unsupported(t.off, "an aggregate in a subquery of FROM (its results would need every document at once)")
+		return p.unsupported(t.off, "an aggregate in a subquery of FROM (the service takes it; ttldb reads such a subquery a document at a time, and its results would need every document at once: not built)")
 	}
 	j := join{src: src, each: true}
 	if n := p.tok(); n.isKeyword("AS") || n.kind == tIdent && !n.isReserved() {

@@ -48,6 +48,9 @@ var fuzzSeeds = []string{
 	`SELECT c.id, v FROM c JOIN t IN c.tags JOIN (SELECT VALUE x FROM x IN t.x WHERE x != @p) v JOIN m IN (SELECT VALUE [1, c.n]) JOIN (SELECT COUNT(1) AS n FROM u IN c.arr) ORDER BY VectorDistance(c.arr, [1, 2])`,
 	`SELECT DISTINCT VALUE COUNT(1) FROM c GROUP BY c.b`,
 	`SELECT x.id, COUNT(1) AS n FROM (SELECT c.id, t FROM root c JOIN t IN c.tags WHERE t.a != @p) AS x JOIN y IN x.t.x GROUP BY x.id`,
+	"-- all of it\nSELECT c[@p], c.tags[c.n - 1][\"a\"] AS a -- projected\r\nFROM c WHERE c[CONCAT(\"o\", \"bj\")][@p] = 1--1\nAND [1, 2][@p] > 0 --",
+	`SELECT c[@p][0].k, COUNT(1) AS n FROM c WHERE c.n = 1 AND {"a": c.n}[c.s] != null GROUP BY c[@p][0].k`,
+	`SELECT VALUE COUNT(1) FROM c WHERE c.n > 0 ORDER BY c.n DESC`,
 }
 
 // fuzzValues are the values every parameter takes in turn.

@@ -35,7 +35,7 @@ func (p *parser) parseSource() (*expr, error) {
 	p.advance()
 	e := &expr{kind: xPath, off: t.off, root: t.text, path: Path{}}
 	var err error
-	e.path, err = p.parseSteps(e.path)
+	e.path, err = p.parseSourceSteps(e.path)
 	return e, err
 }
 

@@ -151,24 +151,51 @@ func (b *Bound) evalOp(e *expr, r *Row) val {
 	case xArray, xObject:
 		return b.build(e, r)
 	case xMember:
-		v := b.eval(e.args[0], r)
-		if v.Kind != Array && v.Kind != Object {
-			return undef
-		}
-		if v.root { // (c).x: the document, with its system properties
-			return pathVal(r, e.path)
-		}
-		raw, ok := lookupIn(v.Raw, e.path)
-		if !ok {
-			return undef
-		}
-		x, ok := FromJSON(raw)
-		if !ok {
-			return undef
-		}
-		return val{Value: x, raw: raw}
+		return memberOf(b.eval(e.args[0], r), e.path, r)
+	case xIndex:
+		return b.index(e, r)
 	}
 	return undef
+}
+
+// memberOf returns the value at path below v, an array or an object (else
+// undefined), for r.
+func memberOf(v val, path Path, r *Row) val {
+	if v.Kind != Array && v.Kind != Object {
+		return undef
+	}
+	if v.root { // (c).x: the document, with its system properties
+		return pathVal(r, path)
+	}
+	raw, ok := lookupIn(v.Raw, path)
+	if !ok {
+		return undef
+	}
+	x, ok := FromJSON(raw)
+	if !ok {
+		return undef
+	}
+	return val{Value: x, raw: raw}
+}
+
+// index returns the value of e, an xIndex, for r: the member of an object
+// a string names, or the element of an array at an integer from 0;
+// undefined for any other index, as for a literal step that does not apply
+// (the .NET SDK's model of the service, its offline engine, fails on a
+// negative or fractional index of an array instead: unobserved on the
+// service, which we read as undefined, like an index out of range).
+func (b *Bound) index(e *expr, r *Row) val {
+	v, k := b.eval(e.args[0], r), b.eval(e.args[1], r)
+	var s Step
+	switch {
+	case v.Kind == Object && k.Kind == String:
+		s = Step{Name: k.Str}
+	case v.Kind == Array && k.Kind == Number && k.Num >= 0 && k.Num == math.Trunc(k.Num) && k.Num <= math.MaxInt32:
+		s = Step{Index: int(k.Num), IsIndex: true}
+	default:
+		return undef
+	}
+	return memberOf(v, Path{s}, r)
 }
 
 // build returns the value of an array or object literal for r: a compact

@@ -32,6 +32,9 @@ func (p *parser) orderItem(e *expr, off int) (Order, error) {
 		}
 		return Order{Desc: e.idx != vecEuclidean, e: e}, nil
 	}
+	if e.kind == xIndex {
+		return Order{}, p.unsupported(off, "ORDER BY on a property or an index computed by an expression or a parameter (c[@p]): ttldb sorts by a path known when the query is parsed, as c.name (the service's answer is unobserved)")
+	}
 	return Order{}, p.fail(off, "ORDER BY takes a property path of the document, as c.name, or VectorDistance(...): the service refuses other expressions (\"ORDER BY item expression could not be mapped to a document path\")")
 }
 

@@ -125,14 +125,7 @@ func (p *parser) parseUnary() (*expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t := p.tok(); t.is(".") || t.is("[") {
-		steps, err := p.parseSteps(nil)
-		if err != nil {
-			return nil, err
-		}
-		return &expr{kind: xMember, off: e.off, path: steps, args: []*expr{e}}, nil
-	}
-	return e, nil
+	return p.parsePostfix(e)
 }
 
 // parseArray parses an array literal: "[" [expr {"," expr}] "]".

@@ -331,7 +331,8 @@ func (p *parser) parsePath() (*expr, error) {
 }
 
 // parseSteps parses {.name | [index] | ["name"]} and appends the steps to
-// path.
+// path. It stops before a "[" that holds no literal: an index computed by
+// an expression (c[@p]), which parsePostfix reads.
 func (p *parser) parseSteps(path Path) (Path, error) {
 	for {
 		switch s := p.tok(); {
@@ -343,29 +344,74 @@ func (p *parser) parseSteps(path Path) (Path, error) {
 			}
 			path = append(path, Step{Name: n.text})
 			p.advance()
-		case s.is("["):
+		case s.is("[") && !p.computedIndex():
 			p.advance()
 			n := p.tok()
 			switch {
 			case n.kind == tString:
 				path = append(path, Step{Name: n.str})
-			case n.kind == tNumber && n.num == math.Trunc(n.num) && n.num <= math.MaxInt32:
+			case n.num == math.Trunc(n.num) && n.num <= math.MaxInt32:
 				path = append(path, Step{Index: int(n.num), IsIndex: true})
-			case n.kind == tNumber:
-				return nil, p.fail(n.off, "an array index is an integer from 0 to %d, not %s", math.MaxInt32, n.text)
-			case n.kind == tParam:
-				return nil, p.unsupported(n.off, "a property name or an index given by a parameter")
-			case n.kind == tIdent && !n.isReserved() || n.is("("):
-				return nil, p.unsupported(n.off, "a property name or an index given by an expression")
 			default:
-				return nil, p.expected("a property name in quotes or an array index")
+				return nil, p.fail(n.off, "an array index is an integer from 0 to %d, not %s", math.MaxInt32, n.text)
 			}
 			p.advance()
+			p.advance() // the "]" computedIndex saw
+		default:
+			return path, nil
+		}
+	}
+}
+
+// computedIndex reports whether the current token, a "[", opens an index
+// computed by an expression: anything but a string or a number alone.
+func (p *parser) computedIndex() bool {
+	n := p.peek(1)
+	return !(n.kind == tString || n.kind == tNumber) || !p.peek(2).is("]")
+}
+
+// parseSourceSteps parses the steps of a FROM or JOIN source's path, which
+// are literal ones only: the service's grammar (its path_expression) takes
+// no computed index there.
+func (p *parser) parseSourceSteps(path Path) (Path, error) {
+	path, err := p.parseSteps(path)
+	if err == nil && p.tok().is("[") {
+		return nil, p.fail(p.peek(1).off, "the path of a FROM or JOIN source takes a property name in quotes or an array index, not an expression (the service's grammar takes none there either)")
+	}
+	return path, err
+}
+
+// parsePostfix parses the steps after the primary expression e: literal
+// ones make an xMember, and an index computed by an expression, "[" expr
+// "]", an xIndex (c[@p], c[CONCAT("a", "b")], c.tags[c.n - 1]), which the
+// service's grammar takes after any primary expression (its
+// MemberIndexerScalarExpression).
+func (p *parser) parsePostfix(e *expr) (*expr, error) {
+	for {
+		t := p.tok()
+		switch {
+		case t.is("[") && p.computedIndex():
+			if err := p.enter(); err != nil {
+				return nil, err
+			}
+			p.advance()
+			i, err := p.parseExpr()
+			if err != nil {
+				return nil, err
+			}
 			if err := p.expect("]"); err != nil {
 				return nil, err
 			}
+			p.leave()
+			e = &expr{kind: xIndex, off: e.off, args: []*expr{e, i}}
+		case t.is(".") || t.is("["):
+			steps, err := p.parseSteps(nil)
+			if err != nil {
+				return nil, err
+			}
+			e = &expr{kind: xMember, off: e.off, path: steps, args: []*expr{e}}
 		default:
-			return path, nil
+			return e, nil
 		}
 	}
 }

@@ -46,7 +46,7 @@ func (p *parser) parseSubBody() error {
 		q.distinct = true
 	}
 	if t := p.tok(); t.is("*") {
-		return p.unsupported(t.off, "SELECT * in a subquery")
+		return p.unsupported(t.off, "SELECT * in a subquery (the service's answer is unobserved: write SELECT VALUE x)")
 	}
 	p.aggAt = aggHere // its own aggregates, over its rows (aggexpr.go)
 	if err := p.parseSelect(); err != nil {
@@ -74,7 +74,7 @@ func (p *parser) parseSubBody() error {
 	}
 	switch t := p.tok(); {
 	case t.isKeyword("GROUP"):
-		return p.unsupported(t.off, "GROUP BY in a subquery")
+		return p.unsupported(t.off, "GROUP BY in a subquery (the service refuses one under an aggregate: \"Queries with an aggregate system function and a subquery with GROUP BY aren't supported\", the Learn page GROUP BY; other forms are unobserved)")
 	case t.isKeyword("ORDER"): // as the service refuses them (azure-cosmos-dotnet-v3 issue 1723; microsoft/vscode-cosmosdb pull 3148)
 		return p.fail(t.off, "'ORDER BY' is not supported in subqueries (the service's error SC2202): order the outer query")
 	case t.isKeyword("OFFSET"):
@@ -135,7 +135,7 @@ func (p *parser) resolveSubs(q *Query, scope []scopeEntry) ([]*expr, error) {
 			b, ok := lookup(own, j.src.root)
 			switch {
 			case !ok && k == 0 && len(j.src.path) == 0:
-				return nil, newError(p.text, j.src.off, true, "a subquery that reads a container ("+j.src.root+") is not supported: a subquery reads values of its outer query, as FROM t IN c.tags")
+				return nil, newError(p.text, j.src.off, true, "a subquery that reads a container ("+j.src.root+") is not supported: a subquery reads values of its outer query, as FROM t IN c.tags (the service takes correlated subqueries only: \"Azure Cosmos DB supports only correlated subqueries\", the Learn page subquery)")
 			case !ok:
 				return nil, p.fail(j.src.off, "identifier %s is not defined in the subquery's FROM clause", j.src.root)
 			}
