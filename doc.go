@@ -150,13 +150,18 @@
 //     JOIN's, and in a subquery's SELECT clause over its rows
 //   - Refused as not supported, with [ErrInvalidQuery]: subqueries in
 //     FROM with DISTINCT, TOP or an aggregate inside (FROM (SELECT ...
-//     FROM c) x is taken), with GROUP BY, or over a container elsewhere,
-//     other functions, user-defined functions, computed property names,
-//     comments; refused as the service refuses them, with its reasons:
-//     ORDER BY on an expression other than a path or VectorDistance, or
-//     on a JOIN's alias, and ORDER BY or OFFSET in a subquery
+//     FROM c) x is taken), with GROUP BY or a star select, a subquery beside
+//     aggregates or GROUP BY outside their arguments, ORDER BY c[@p],
+//     other functions, user-defined functions; refused as the service
+//     refuses them, with its reasons: ORDER BY on an expression other
+//     than a path or VectorDistance, on a JOIN's alias, or with GROUP BY,
+//     ORDER BY or OFFSET in a subquery, subqueries over a container
+//     elsewhere, a star select with other items, block comments
 //
-// Paths are c.a.b, c["odd key"] and c.tags[0]. Cosmos's meaning holds:
+// Paths are c.a.b, c["odd key"] and c.tags[0], and a step may be
+// computed by any expression (c[@p], c[CONCAT("a", "b")]: checked on each
+// row, never served by an index); -- starts a comment that runs to the end
+// of the line. Cosmos's meaning holds:
 // undefined is not null, values of different types never compare, and
 // ORDER BY sorts undefined < null < false < true < numbers < strings.
 // JOIN gives one document at most [query.MaxJoinRows] rows (100,000, the

@@ -17,7 +17,7 @@
 //	query    = SELECT [TOP count] [DISTINCT [TOP count]] select [from]
 //	           [WHERE expr] [GROUP BY expr {"," expr}]
 //	           (a subquery: SELECT [TOP count] [DISTINCT] select [from] [WHERE expr])
-//	           [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]
+//	           [ORDER BY path [ASC|DESC] {"," path [ASC|DESC]}]   (not with GROUP BY)
 //	           [OFFSET count LIMIT count]
 //	from     = FROM (name {step} [[AS] alias] | alias IN name {step}) {join}
 //	join     = JOIN (alias IN name {step} | name {step} [[AS] alias])
@@ -41,7 +41,7 @@
 //	shift    = sum {("<<" | ">>" | ">>>") sum}
 //	sum      = product {("+" | "-") product}
 //	product  = unary {("*" | "/" | "%") unary}
-//	unary    = ("-" | "+" | "~") unary | primary {step}
+//	unary    = ("-" | "+" | "~") unary | primary {step | "[" expr "]"}
 //	primary  = number | string | TRUE | FALSE | NULL | UNDEFINED | @param
 //	         | NaN | Infinity | agg "(" expr ")"   (agg: in a select only)
 //	         | EXISTS "(" subquery ")" | ARRAY "(" subquery ")" | "(" subquery ")"
@@ -51,6 +51,7 @@
 //	agg      = COUNT | SUM | AVG | MIN | MAX
 //	path     = alias {step}
 //	step     = "." name | "[" integer "]" | "[" string "]"
+//	comment  = "--" {any character but a line feed or a carriage return}
 //	number   = (digits ["." [digits]] | "." digits) [("e"|"E") ["+"|"-"] digits]
 //	string   = "'" chars "'" | '"' chars '"'   (escapes \' \" \\ \/ \b \f \n \r \t \uXXXX)
 //	function = IS_DEFINED | IS_NULL | IS_BOOL | IS_NUMBER | IS_STRING
@@ -138,10 +139,12 @@
 // DB reads NOT a = b as (NOT a) = b, SQL as NOT (a = b)); a comparison is
 // no operand of &, ^, | or || (Cosmos reads a || b = c as a || (b = c));
 // ?: does not chain in its last operand (Cosmos reads a ? b : c ? d : e as
-// (a ? b : c) ? d : e), and ?? is no operand of ?: but in parentheses. --
-// is refused as a comment. An object literal names each member once. TOP
-// and OFFSET ... LIMIT do not go together. ORDER BY does not go with
-// an aggregate. Projected members are named by AS, else by the last member name
+// (a ? b : c) ? d : e), and ?? is no operand of ?: but in parentheses. A
+// comment, -- to the end of the line, is white space (outside strings: 1--1
+// is 1); /* is refused, as the service refuses it. An object literal names
+// each member once. TOP and OFFSET ... LIMIT do not go together. ORDER BY
+// with aggregates and no GROUP BY is checked and then dropped: the one
+// result is the same in any order. Projected members are named by AS, else by the last member name
 // of their path (the alias alone: by the alias), else $1, $2... among the
 // unnamed items in order. ORDER BY takes paths of the document and
 // VECTORDISTANCE only, refusing what the service refuses (orderby.go).
@@ -154,8 +157,8 @@
 // expression (SELECT VALUE {team: c.team, n: COUNT(1)} ... GROUP BY
 // c.team); without GROUP BY not at all, the query giving one result of
 // all its rows: SELECT c.id, COUNT(1) FROM c is refused, naming c.id, as
-// the service refuses it. ORDER BY goes with neither GROUP BY nor an
-// aggregate.
+// the service refuses it. ORDER BY does not go with GROUP BY, as the
+// service has it.
 //
 // NaN and Infinity are literals (the samples tostring and stringtonumber
 // use them), spelled as JavaScript does, where no alias has that name.
@@ -167,16 +170,31 @@
 // FROM (SELECT ... FROM c) x reads each document's results of the inner
 // query in turn (fromsub.go).
 //
-// Refused as not supported ([Error].Unsupported): subqueries in FROM
-// with DISTINCT, TOP or an aggregate, subqueries over a container
-// elsewhere, or with GROUP BY or SELECT * (ORDER BY and OFFSET in a
-// subquery are refused as the service refuses them),
+// A property or an index computed by an expression, expr[expr] (c[@p],
+// c[CONCAT("a", "b")], c.tags[ARRAY_LENGTH(c.tags) - 1]), is an xIndex: a
+// string names an object's member, an integer from 0 an array's element,
+// anything else is undefined. The service's grammar takes it after any
+// primary expression (the .NET SDK's sql.g4: MemberIndexerScalarExpression);
+// its path being unknown at Parse, no index serves it and ORDER BY does not
+// take it; a FROM or JOIN source's path takes literal steps only, as the
+// service's grammar has it.
+//
+// Refused as not supported ([Error].Unsupported), each error saying why:
+// subqueries in FROM with DISTINCT, TOP or an aggregate (the service takes
+// them; ttldb reads a FROM subquery a document at a time), subqueries over
+// a container elsewhere (the service takes correlated subqueries only, the
+// Learn page subquery), with GROUP BY (the service refuses one under an
+// aggregate, the Learn page GROUP BY) or SELECT * (unobserved); ORDER BY
+// and OFFSET in a subquery (the service's SC2202 and SC2204);
 // user-defined functions (udf.f), DOCUMENTID (it reads the service's
-// internal _rid, which ttldb has not), ORDER BY with GROUP BY or an
-// aggregate, a subquery outside an aggregate's argument in a query with aggregates or
-// GROUP BY,
-// property names and indexes computed by an expression or a parameter
-// (c[@p], c[c.k]), SELECT * with other items, comments.
+// internal _rid, which ttldb has not), ORDER BY with GROUP BY ("You can't
+// use GROUP BY with an ORDER BY clause", the Learn page GROUP BY), a
+// subquery outside an aggregate's argument in a query with aggregates or
+// GROUP BY (the Learn page GROUP BY takes its expressions, aggregates and
+// constants in SELECT; the one result has no document to read), ORDER BY
+// c[@p], SELECT * with other items (the service's grammar takes * alone).
+// docs/SPEC.md (R13, "The forms issue 30 left open, settled") gives the
+// evidence for each.
 //
 // # Semantics
 //
