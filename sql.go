@@ -20,7 +20,9 @@ import (
 // SELECT VALUE COUNT(1); TOP n; FROM c; WHERE with = != < <= > >= AND OR
 // NOT IN BETWEEN, IS_DEFINED, IS_NULL, STARTSWITH, ENDSWITH, CONTAINS,
 // ARRAY_CONTAINS and the IS_ type checks; parameters @name; ORDER BY paths
-// ASC or DESC; OFFSET n LIMIT m. Paths: c.a.b, c["odd key"], c.tags[0].
+// ASC or DESC; OFFSET n LIMIT m. Paths: c.a.b, c["odd key"], c.tags[0],
+// and steps computed by an expression, c[@p]; -- comments. The package
+// documentation lists the whole language.
 // Comparing values of different types is undefined, which no WHERE keeps;
 // ORDER BY sorts undefined < null < false < true < numbers < strings.
 type SQL struct {
