@@ -148,9 +148,8 @@
 //     constants and, with GROUP BY, its expressions (SELECT c.team,
 //     COUNT(1) AS n FROM c GROUP BY c.team), over a document's rows or a
 //     JOIN's, and in a subquery's SELECT clause over its rows
-//   - Refused as not supported, with [ErrInvalidQuery]: subqueries in
-//     FROM with DISTINCT, TOP or an aggregate inside (FROM (SELECT ...
-//     FROM c) x is taken), with GROUP BY or a star select, a subquery beside
+//   - Refused as not supported, with [ErrInvalidQuery]: subqueries with
+//     GROUP BY or a star select, a subquery beside
 //     aggregates or GROUP BY outside their arguments, ORDER BY c[@p],
 //     other functions, user-defined functions; refused as the service
 //     refuses them, with its reasons: ORDER BY on an expression other
@@ -161,7 +160,11 @@
 // Paths are c.a.b, c["odd key"] and c.tags[0], and a step may be
 // computed by any expression (c[@p], c[CONCAT("a", "b")]: checked on each
 // row, never served by an index); -- starts a comment that runs to the end
-// of the line. Cosmos's meaning holds:
+// of the line. A subquery in FROM with DISTINCT, TOP or an aggregate
+// (SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE c.x FROM c) x) reads
+// every document of the query's scope at once, for each page: at most
+// [query.MaxJoinRows] of them, with the rows of its joins, and
+// [query.MaxWholeBytes]. Cosmos's meaning holds:
 // undefined is not null, values of different types never compare, and
 // ORDER BY sorts undefined < null < false < true < numbers < strings.
 // JOIN gives one document at most [query.MaxJoinRows] rows (100,000, the

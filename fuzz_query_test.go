@@ -52,6 +52,8 @@ func FuzzQuery(f *testing.F) {
 		"-- a comment\nSELECT VALUE c[@p] FROM c WHERE c[\"stat\" || \"us\"] = \"open\" --\nAND c.tags[c.total - 1] != @p",
 		`SELECT VALUE c.id FROM c WHERE c.total > 1 AND c[@p] != null ORDER BY c.total`,
 		`SELECT VALUE {n: COUNT(1), m: MAX(c.total)} FROM c WHERE c.status = @p ORDER BY c.total DESC`,
+		`SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE t FROM c JOIN t IN c.tags WHERE t != @p) x`,
+		`SELECT x.n, COUNT(1) AS k FROM (SELECT TOP 3 c.total AS n FROM c WHERE c.status != @p) x GROUP BY x.n`,
 	} {
 		f.Add(seed, `"open"`)
 		f.Add(seed, `10`)

@@ -363,7 +363,7 @@ func TestQueryEdgeParseErrors(t *testing.T) {
 		{"SELECT * FROM c\nWHERE c.a = ?", 13, false},
 		{`SELECT * FROM c OFFSET 1`, 25, false},
 		{`SELECT * FROM c WHERE c.a = 1 /* comment */`, 31, false}, // the service refuses it (SC1001); -- is a comment
-		{`SELECT * FROM c JOIN t IN c.tags`, 27, false}, // SELECT * with two aliases, which the service refuses too
+		{`SELECT * FROM c JOIN t IN c.tags`, 27, false},            // SELECT * with two aliases, which the service refuses too
 		{`SELECT c.id FROM (SELECT VALUE 1)`, 18, true},
 		{`SELECT c.a FROM c GROUP BY c.a ORDER BY c.a`, 32, true},
 		{`SELECT c.a FROM c JOIN t IN c.tags ORDER BY t.a`, 45, true},

@@ -51,7 +51,11 @@ func (r *queryRun) each(d *engine.Doc, fn func(x query.Row)) bool {
 // fail records err, a limit d's evaluation went beyond (nil: none), as
 // the error that stops the query.
 func (r *queryRun) fail(d *engine.Doc, err error) {
-	if err != nil && r.err == nil {
+	switch {
+	case err == nil || r.err != nil:
+	case r.b.Whole():
+		r.err = errorf(ErrInvalidQuery, "the documents FROM's subquery reads at once: %v", err)
+	default:
 		r.err = errorf(ErrInvalidQuery, "document %q: %v", d.ID(), err)
 	}
 }

@@ -134,6 +134,9 @@ func (r *queryRun) keep(d *engine.Doc) bool {
 // from, in the query's order, with its sort key, until fn returns false.
 // It returns the error of a read of the snapshot that could not go on.
 func (r *queryRun) rows(fn func(d *engine.Doc, sk []byte) bool) error {
+	if r.b.Whole() {
+		return r.wholeRows(fn)
+	}
 	sorted := len(r.b.OrderBy()) > 0 && !r.b.Aggregate()
 	switch {
 	case r.ordered:

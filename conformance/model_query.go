@@ -13,7 +13,11 @@ package conformance
 // document's order, WHERE testing c's and t's paths; EXISTS(SELECT VALUE u
 // FROM u IN c.path WHERE cond) is true when some element makes cond true;
 // DISTINCT keeps one of equal values, compared as a set, the model
-// predicting no order for it; GROUP BY a path gives a result a group, in
+// predicting no order for it, or counts them through SELECT VALUE COUNT(1)
+// FROM (SELECT DISTINCT VALUE ...) x, which reads every document at once;
+// a WHERE condition's step is sometimes an index computed from a
+// parameter (c[@p]), and a comment sometimes stands between clauses;
+// GROUP BY a path gives a result a group, in
 // three forms of SELECT, compared as a set too (model_query_group.go); an
 // object literal or a select list projects a row's id and a path's value
 // (model_query_project.go); MIN, MAX, SUM and AVG of a path give one

@@ -121,6 +121,9 @@ func (h *modelHarness) answer(q *mSQL) ([]jv, bool) {
 		}
 		want = out
 	}
+	if q.countAll {
+		return []jv{{kind: jNum, n: float64(len(want)), raw: strconv.Itoa(len(want))}}, false
+	}
 	return want, false
 }
 

@@ -56,6 +56,7 @@ type mSQL struct {
 	vkeys            []string        // the keys of the Params WHERE compares with
 	join             []qStep         // JOIN t IN c.join; nil: none
 	distinct         bool            // SELECT DISTINCT
+	countAll         bool            // SELECT VALUE COUNT(1) FROM (the DISTINCT query) x: its results counted, over every document at once (R13)
 	group            []qStep         // GROUP BY this path (model_query_group.go); nil: none
 	groupForm        int             // its SELECT's form: groupCount, groupObject or groupValue
 	aggFn            string          // selAgg's aggregate: MIN, MAX, SUM or AVG
@@ -317,6 +318,7 @@ func (h *modelHarness) genSQL() modelStep {
 	if q.sel != selCount && q.sel != selStar && q.sel != selGroup && q.sel != selAgg && r.IntN(6) == 0 { // DISTINCT (R13): no TOP nor OFFSET, whose results depend on an order the model leaves open
 		q.distinct = true
 		text += "DISTINCT "
+		q.countAll = q.sel == selValue && q.join == nil && r.IntN(3) == 0
 	}
 	if r.IntN(20) < 3 && q.sel != selCount && q.sel != selValue && q.sel != selGroup && q.sel != selAgg && !q.distinct {
 		q.top = r.IntN(5)
@@ -368,7 +370,10 @@ func (h *modelHarness) genSQL() modelStep {
 		q.where, text = c, text+" WHERE "+w
 	}
 	text += groupBy
-	if q.sel != selCount && q.sel != selGroup && q.sel != selAgg && r.IntN(10) < 4 {
+	if q.countAll {
+		text = "SELECT VALUE COUNT(1) FROM (" + text + ") x"
+	}
+	if q.sel != selCount && q.sel != selGroup && q.sel != selAgg && !q.countAll && r.IntN(10) < 4 {
 		var items []string
 		for range 1 + r.IntN(5)/4 {
 			dir := pick(r, []string{"", " ASC", " DESC", " DESC"})

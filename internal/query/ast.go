@@ -29,6 +29,7 @@ type Query struct {
 	base  int         // a subquery: the aliases of its outer queries' joins, before its own
 	sub   bool        // it is a subquery
 	outer bool        // a subquery of FROM (SELECT ... FROM c) x: its first source is each document in turn, and it reads no outer alias
+	whole bool        // FROM (SELECT DISTINCT|TOP|aggregate ... FROM c) x, on both: the subquery's FROM c iterates every document at once, the elements of the outer query's one row's WholeMember (fromsub.go)
 	alias string      // the document's alias, once resolved; "" for a subquery or FROM x IN
 }
 

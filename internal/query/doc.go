@@ -168,7 +168,10 @@
 // element of each result that is an array.
 //
 // FROM (SELECT ... FROM c) x reads each document's results of the inner
-// query in turn (fromsub.go).
+// query in turn; with DISTINCT, TOP or an aggregate inside, whose results
+// are the container's, the inner query reads every document at once, the
+// elements of the one row the caller makes of them (Bound.Whole,
+// fromsub.go).
 //
 // A property or an index computed by an expression, expr[expr] (c[@p],
 // c[CONCAT("a", "b")], c.tags[ARRAY_LENGTH(c.tags) - 1]), is an xIndex: a
@@ -180,8 +183,7 @@
 // service's grammar has it.
 //
 // Refused as not supported ([Error].Unsupported), each error saying why:
-// subqueries in FROM with DISTINCT, TOP or an aggregate (the service takes
-// them; ttldb reads a FROM subquery a document at a time), subqueries over
+// subqueries over
 // a container elsewhere (the service takes correlated subqueries only, the
 // Learn page subquery), with GROUP BY (the service refuses one under an
 // aggregate, the Learn page GROUP BY) or SELECT * (unobserved); ORDER BY

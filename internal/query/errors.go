@@ -26,6 +26,10 @@ const (
 	// ARRAY(SELECT ...) or scalar subquery may make, the largest document
 	// a collection accepts (R10): more, and the query fails.
 	MaxSubqueryBytes = 2 << 20
+	// MaxWholeBytes is the most bytes of JSON of the documents a subquery
+	// in FROM with DISTINCT, TOP or an aggregate reads at once (fromsub.go):
+	// more, and the query fails. Their number is bounded by MaxJoinRows.
+	MaxWholeBytes = 64 << 20
 )
 
 // Error is a query that does not parse, or uses a part of Cosmos SQL this

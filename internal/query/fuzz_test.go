@@ -51,6 +51,8 @@ var fuzzSeeds = []string{
 	"-- all of it\nSELECT c[@p], c.tags[c.n - 1][\"a\"] AS a -- projected\r\nFROM c WHERE c[CONCAT(\"o\", \"bj\")][@p] = 1--1\nAND [1, 2][@p] > 0 --",
 	`SELECT c[@p][0].k, COUNT(1) AS n FROM c WHERE c.n = 1 AND {"a": c.n}[c.s] != null GROUP BY c[@p][0].k`,
 	`SELECT VALUE COUNT(1) FROM c WHERE c.n > 0 ORDER BY c.n DESC`,
+	`SELECT x, COUNT(1) AS n FROM (SELECT DISTINCT VALUE t FROM c JOIN t IN c.tags WHERE c.n != @p) x JOIN y IN (SELECT VALUE [x]) GROUP BY x`,
+	`SELECT * FROM (SELECT TOP @p COUNT(1) AS n, AVG(c.n) AS a FROM c) x`,
 }
 
 // fuzzValues are the values every parameter takes in turn.
@@ -215,13 +217,16 @@ func checkAccounting(t *testing.T, text string, q *Query) {
 		for _, a := range e.args {
 			walk(a)
 		}
-		if s := e.sub; s != nil { // a subquery's operators, and its FROM's IN
+		if s := e.sub; s != nil { // a subquery's operators, its FROM's IN, and its TOP's parameter
+			if s.top.set && s.top.param >= 0 {
+				nodes["param"]++
+			}
 			for _, it := range s.items {
 				walk(it.e)
 			}
 			walk(s.where)
-			for _, j := range s.joins {
-				if j.each && (j.src.sub == nil || j.flat) {
+			for k, j := range s.joins {
+				if j.each && (j.src.sub == nil || j.flat) && !(s.whole && k == 0) { // a whole subquery's FROM c iterates the documents
 					nodes["IN"]++
 				}
 				if j.src.sub != nil { // JOIN (SELECT ...)
