@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/ttldb/ttldb/internal/query"
 )
 
 // R13: FROM (SELECT DISTINCT ...), with TOP or an aggregate inside, reads
@@ -87,6 +88,14 @@ func TestFromWholeSubqueryBound(t *testing.T) { // R13
 	page, err := c.Query(bg, SQL{Text: `SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE y FROM c JOIN y IN c.arr) z`})
 	require.NoError(t, err)
 	require.Equal(t, []string{`400`}, rawStrings(page.Results))
+	// More documents than MaxJoinRows: refused before they are gathered.
+	many, _ := newTestCollection(t, "/pk", TTLNoDefault())
+	for i := range query.MaxJoinRows + 1 {
+		mustCreate(t, many, fmt.Sprintf(`{"id":"%d","pk":"p"}`, i))
+	}
+	_, err = many.Query(bg, SQL{Text: `SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE c.pk FROM c) z`})
+	require.ErrorIs(t, err, ErrInvalidQuery)
+	require.ErrorContains(t, err, "more than 100000 (query.MaxJoinRows)")
 }
 
 // R13: the documents such a subquery reads at once are bounded by
