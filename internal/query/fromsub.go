@@ -4,7 +4,10 @@ package query
 // inner query's results, which the service computes over the container
 // (the Learn page "Subqueries" places multi-value subqueries in FROM; the
 // service answers SELECT VALUE COUNT(1) FROM (SELECT DISTINCT ...) and
-// the like: the .NET SDK has a stage for it, DCountQueryPipelineStage).
+// the like: the .NET SDK has a stage for it, DCountQueryPipelineStage,
+// Azure/azure-cosmos-dotnet-v3 pull request 2079; other shapes it runs per
+// partition and page, which Microsoft calls incorrect across them,
+// vercel/cosmosdb-server issue 71: ttldb gives what they mean).
 //
 // An inner query whose results are each one document's (no DISTINCT, TOP
 // or aggregate) is read a document at a time: its rows are each
