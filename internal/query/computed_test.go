@@ -1,6 +1,8 @@
 package query
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,6 +75,11 @@ func TestComputedIndex(t *testing.T) {
 	// GROUP BY takes it, as any expression with a property reference.
 	b := bindUsed(t, `SELECT VALUE c[@p].name FROM c WHERE c.id IN ("a", "b") GROUP BY c[@p].name`, params)
 	require.NotNil(t, b)
+	// A chain of steps after an expression nests, each one a level: no
+	// deeper than MaxDepth.
+	deep := "SELECT VALUE c" + strings.Repeat("[@p]", MaxDepth+1) + " FROM c"
+	require.Contains(t, parseError(t, deep).Msg, fmt.Sprintf("the query nests deeper than %d levels", MaxDepth))
+	require.Equal(t, "-", results(bindUsed(t, "SELECT VALUE c"+strings.Repeat("[@p]", MaxDepth-1)+" FROM c WHERE c.id = \"a\"", params), rows))
 	// Refused: ORDER BY on it (ttldb sorts by a path known at Parse).
 	e := parseError(t, `SELECT * FROM c ORDER BY c[@p]`)
 	require.True(t, e.Unsupported)

@@ -387,31 +387,37 @@ func (p *parser) parseSourceSteps(path Path) (Path, error) {
 // service's grammar takes after any primary expression (its
 // MemberIndexerScalarExpression).
 func (p *parser) parsePostfix(e *expr) (*expr, error) {
+	levels := 0 // each step wraps e: a level of nesting, bounded by MaxDepth
+	defer func() {
+		for range levels {
+			p.leave()
+		}
+	}()
 	for {
 		t := p.tok()
-		switch {
-		case t.is("[") && p.computedIndex():
-			if err := p.enter(); err != nil {
-				return nil, err
-			}
-			p.advance()
-			i, err := p.parseExpr()
-			if err != nil {
-				return nil, err
-			}
-			if err := p.expect("]"); err != nil {
-				return nil, err
-			}
-			p.leave()
-			e = &expr{kind: xIndex, off: e.off, args: []*expr{e, i}}
-		case t.is(".") || t.is("["):
+		if !t.is("[") && !t.is(".") {
+			return e, nil
+		}
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		levels++
+		if t.is(".") || !p.computedIndex() {
 			steps, err := p.parseSteps(nil)
 			if err != nil {
 				return nil, err
 			}
 			e = &expr{kind: xMember, off: e.off, path: steps, args: []*expr{e}}
-		default:
-			return e, nil
+			continue
 		}
+		p.advance()
+		i, err := p.parseExpr()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect("]"); err != nil {
+			return nil, err
+		}
+		e = &expr{kind: xIndex, off: e.off, args: []*expr{e, i}}
 	}
 }
