@@ -12,7 +12,7 @@ const (
 	// MaxQueryLen is the longest query text Parse accepts, in bytes.
 	MaxQueryLen = 256 << 10
 	// MaxDepth is the deepest nesting of parentheses, brackets, function
-	// calls and NOTs Parse accepts.
+	// calls, NOTs and steps after an expression (c[@p][@q]) Parse accepts.
 	MaxDepth = 64
 	// MaxJoins is the most sources a FROM clause joins (JOIN, and FROM x
 	// IN).
