@@ -148,14 +148,14 @@ type batched struct {
 
 // batchTx is a batch's first transaction.
 func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, error) {
-	hashes, keys, writes, deletes := batchKeys(steps)
+	hashes, keys, writes := batchKeys(steps)
 	// One round trip: BEGIN, the rows' locks, then the collection's row,
 	// then (for a batch that may write) a block of seqs, taken once the
 	// locks are held, so that a key's later versions have larger seqs.
 	var q pgx.Batch
 	q.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	if writes { // before any row's lock (items.go)
-		q.Queue(firstLockSQL(deletes), e.schema, e.no)
+	if writes {
+		q.Queue(maintainLockSQL, e.schema, e.no) // before any row's lock (items.go)
 	}
 	q.Queue(e.sql(lockManySQL), hashes, keys)
 	q.Queue(e.sql(limitsSQL), e.no, e.clockParam())
@@ -217,16 +217,15 @@ func (e *Engine) batchTx(ctx context.Context, steps []engine.Step) (*batched, er
 }
 
 // batchKeys returns the distinct keys of the steps that have no Fault,
-// in the order of their hashes, with the hashes, whether a step writes,
-// and whether one deletes.
-func batchKeys(steps []engine.Step) (hashes, keys [][]byte, writes, deletes bool) {
+// in the order of their hashes, with the hashes, and whether a step
+// writes.
+func batchKeys(steps []engine.Step) (hashes, keys [][]byte, writes bool) {
 	type hk struct{ h, k []byte }
 	seen := make(map[string]bool, len(steps))
 	var all []hk
 	for i := range steps {
 		s := &steps[i]
 		writes = writes || s.Op != engine.Read
-		deletes = deletes || s.Op == engine.Delete
 		if s.Fault != nil || seen[s.Key] {
 			continue
 		}
@@ -237,7 +236,7 @@ func batchKeys(steps []engine.Step) (hashes, keys [][]byte, writes, deletes bool
 	for _, x := range all {
 		hashes, keys = append(hashes, x.h), append(keys, x.k)
 	}
-	return hashes, keys, writes, deletes
+	return hashes, keys, writes
 }
 
 // hashOf returns the hash of key, as the column h of a document's row.

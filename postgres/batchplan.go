@@ -87,8 +87,6 @@ func (e *Engine) decide(steps []engine.Step, rows map[string]*row, keys [][]byte
 			p.slots[s.Key] = st
 		}
 		switch {
-		case s.Op == engine.Create && st.d != nil && st.unseq:
-			return nil, errUnsequenced // a conflict with a version not yet durable (syncOff)
 		case s.Op == engine.Create && st.d != nil:
 			return refuse(i, engine.ErrConflict)
 		case (s.Op != engine.Create && s.Op != engine.Upsert || s.HasIfMatch) && st.d == nil:

@@ -128,25 +128,18 @@
 // # Durability
 //
 // A write is acknowledged once its transaction has committed and the
-// sequencer's pass that numbered it has committed synchronously: the pass
-// raises synchronous_commit from off to on for its own transaction, and
-// its flush covers the write's commit, which came before it in the WAL.
-// So a write's own transaction commits without waiting for its flush
-// (synchronous_commit off for it alone) unless it deletes: a write waits
-// for one flush, its pass's, shared with the writes that pass numbers.
-// A reader that meets a version not yet numbered runs such a pass before
-// it returns it, a Create that meets one runs it before it reports a
-// conflict, and the feed gives only numbered records. So whatever
-// the connections' synchronous_commit, and whatever Options.Sync says
-// (the engine does not read it: the in-process engine's policies are
-// about its own log, and this engine keeps no files), what a call
-// acknowledges, and every version it returns, has reached the server's
-// disk: the guarantee of ttldb.SyncAlways. (Counts, COUNT and Stats, may
-// include a version not yet durable, as they include writes in progress;
-// and with synchronous_commit off on the connections, a Get may find
-// nothing after a delete whose pass has not yet run, and a crash then can
-// undo that delete, which no call acknowledged: a transaction that
-// deletes commits as the connection says.) With synchronous replication (synchronous_standby_names)
+// sequencer's pass that numbered it has committed, both synchronously:
+// each raises synchronous_commit from off to on for itself (a stronger
+// setting, such as remote_apply, is kept). A reader that meets a version
+// not yet numbered runs a pass before it returns it, and the feed gives
+// only numbered records. So whatever the connections' synchronous_commit,
+// and whatever Options.Sync says (the engine does not read it: the
+// in-process engine's policies are about its own log, and this engine
+// keeps no files), what a call acknowledges, every version it returns and
+// every absence it reports of a document a call deleted has reached the
+// server's disk: the guarantee of ttldb.SyncAlways. (A sweep commits as
+// the connection says: what it deletes had expired, and a crash that
+// undoes it leaves it expired.) With synchronous replication (synchronous_standby_names)
 // it has reached a standby too, and a failover keeps it; with
 // asynchronous replication, a failover may lose acknowledged writes, which
 // no client can detect. fsync = off, as the tests' throwaway server runs,

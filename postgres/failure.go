@@ -47,31 +47,22 @@ import (
 // The pass runs it (seqLockSQL), since a write is acknowledged after its
 // pass, and an LSN seen before a crash must never be given out again
 // (R11); so do SetDefaultTTL and the indexing changes, which no pass
-// follows. A write's first transaction commits without waiting for its
-// flush (asyncOff) unless it deletes: what it wrote is returned by no call
-// before a pass numbered it.
+// follows; and so does a write's or a batch's first transaction
+// (maintainLockSQL, items.go). Not that one's flush left to its pass's:
+// the pass may run after a crash or a failover lost the write, on a server
+// that gave its seq to another write since (a delayed pass, a pool
+// waiting for a connection), and answer that write's LSN as the lost
+// one's; and a reader may be shown, or judge by, a version or an absence
+// a crash then undoes (a latest-version feed reading past a document
+// whose newer version hides it, an index read, an expired version). A
+// review found each of these (2026-11-27) in a trial where the first
+// commit skipped its flush: postgres/DESIGN.md, "Durability".
+// Sweeps commit as the connection says: they delete only expired
+// versions, which no reader sees.
 const syncOn = `set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on' ELSE current_setting('synchronous_commit') END, true)`
 
 // syncOnSQL is a statement of syncOn alone.
 const syncOnSQL = `SELECT ` + syncOn
-
-// syncOff makes the commit of the transaction whose statement holds it
-// return without waiting for its flush (SET LOCAL synchronous_commit =
-// off). A write's first transaction runs it when it stores a version
-// (writeTx, batchTx): the pass that must follow before the write is
-// acknowledged commits synchronously (syncOn), and its commit record
-// comes after the write's in the WAL, so its flush covers the write's.
-// So a write waits for one flush, its pass's, which the writes it numbers
-// share, where it waited for two in turn (issue 29: 0.13x a plain upsert
-// by 16 writers). Until that pass, what the write stored is visible and
-// not durable; every call that returns it (a Get, a query, the feed, a
-// batch's Read, a Create's conflict, an IfMatch) runs a pass first or
-// refuses an etag it cannot know, so none returns a version a crash can
-// undo. Not for a transaction that deletes a live document: an absence
-// cannot be told from a row, and a Get that found nothing could report
-// a delete that a crash undoes. Counts (COUNT, Stats) may include a
-// version not yet durable, as they include writes in progress.
-const syncOff = `set_config('synchronous_commit', 'off', true)`
 
 // passGrace is how long the pass of a write that committed may go on
 // after the write's context ended.

@@ -45,21 +45,9 @@ CREATE INDEX ttldb_items_{n}_order ON {s}.ttldb_items_{n} (ix, pfx);
 // lock that a CreateIndex takes alone for an instant, after it recorded
 // its index, so as to wait for every writer that may have read the
 // collection's row before (build.go). Writers never wait for each other
-// on it.
-const maintainLockSQL = `SELECT pg_advisory_xact_lock_shared(hashtextextended('ttldb items ' || $1 || ' ' || $2::bigint::text, 0))`
-
-// maintainLockOffSQL is maintainLockSQL for a transaction whose commit
-// does not wait for its flush (syncOff, failure.go).
-const maintainLockOffSQL = `SELECT ` + syncOff + `, pg_advisory_xact_lock_shared(hashtextextended('ttldb items ' || $1 || ' ' || $2::bigint::text, 0))`
-
-// firstLockSQL is the first statement of a write's or a batch's first
-// transaction: maintainLockSQL, and syncOff unless it deletes.
-func firstLockSQL(deletes bool) string {
-	if deletes {
-		return maintainLockSQL
-	}
-	return maintainLockOffSQL
-}
+// on it. It makes the writer's commit synchronous too (syncOn,
+// failure.go), whatever the connection's synchronous_commit says.
+const maintainLockSQL = `SELECT ` + syncOn + `, pg_advisory_xact_lock_shared(hashtextextended('ttldb items ' || $1 || ' ' || $2::bigint::text, 0))`
 
 // maintainWaitSQL takes that lock alone, and so waits for the writers
 // that hold it.

@@ -330,7 +330,7 @@ func checkRestarted(t *testing.T, c *ttldb.Collection, last uint64, ackd map[str
 			t.Errorf("%s failed with an error that does not name the collection: %s", id, msg)
 		case strings.Contains(msg, "may have committed or not"):
 			unknown++
-		case strings.Contains(msg, " committed, but the pass that makes it durable"):
+		case strings.Contains(msg, " committed, but its LSN"):
 			committed++
 			if !there {
 				t.Errorf("%s failed saying it committed, and is not there: %s", id, msg)

@@ -176,7 +176,7 @@ func (e *Engine) passAfterCommit(ctx context.Context, what string, mine int64) (
 		return 0, fmt.Errorf("ttldb: collection %q: %s committed, but its etag cannot be given: %w", e.Settings().Name, what, err)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("ttldb: collection %q: %s committed, but the pass that makes it durable and gives its LSN (and etag) failed: the next pass of any handle does, unless a crash of the server came first and lost it: %w", e.Settings().Name, what, err)
+		return 0, fmt.Errorf("ttldb: collection %q: %s committed, but its LSN (and etag) could not be given: the next pass of any handle gives it: %w", e.Settings().Name, what, err)
 	}
 	return lsn, nil
 }

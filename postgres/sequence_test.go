@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -130,58 +129,4 @@ func TestAVersionNotSequencedIsNumberedByTheNext(t *testing.T) { // R11
 func mustKey(id string) string {
 	k, _ := key(id)
 	return string(k)
-}
-
-func TestAConflictWithAVersionNotSequencedWaitsForItsPass(t *testing.T) { // R10, R12, R16
-	t.Parallel()
-	s := newServer(t)
-	dead, h := open(t, s, "sessions", nil), open(t, s, "sessions", nil)
-	pending := `SELECT count(*) FROM ` + s.ident() + `.ttldb_feed_1 WHERE lsn IS NULL`
-	// A write's first commit does not wait for its flush (syncOff): until
-	// a pass commits after it, a crash can undo it. A Create that meets it
-	// reports a conflict only once a pass made it durable.
-	dead.e.skipPass.Store(true)
-	for _, id := range []string{"a", "b"} {
-		if _, err := dead.put(engine.Create, id, `{"v":1}`, 0); !errors.Is(err, errSkipped) {
-			t.Fatalf("a write with skipPass: %v, want errSkipped", err)
-		}
-	}
-	if n := s.count(pending); n != 2 {
-		t.Fatalf("%d records without an LSN, want the dead writer's 2", n)
-	}
-	if _, err := h.put(engine.Create, "a", `{"v":2}`, 0); !errors.Is(err, engine.ErrConflict) {
-		t.Errorf("Create over a version not sequenced: %v, want ErrConflict", err)
-	}
-	if n := s.count(pending); n != 0 {
-		t.Errorf("after the Create's conflict, %d records without an LSN, want 0: it reported a version a crash could undo", n)
-	}
-	// The same in a batch.
-	if _, err := dead.put(engine.Replace, "b", `{"v":2}`, 0); !errors.Is(err, errSkipped) {
-		t.Fatal(err)
-	}
-	_, err := h.batch(put(engine.Create, "b", `{"v":3}`, 0))
-	if se := (*engine.StepError)(nil); !errors.As(err, &se) || !errors.Is(err, engine.ErrConflict) {
-		t.Errorf("a batch's Create over a version not sequenced: %v, want its step's ErrConflict", err)
-	}
-	if n := s.count(pending); n != 0 {
-		t.Errorf("after the batch's conflict, %d records without an LSN, want 0", n)
-	}
-}
-
-func TestOnlyADeleteWaitsForItsFirstFlush(t *testing.T) { // R12, R16
-	// A first transaction that stores a version commits without its flush
-	// (its pass's covers it); one that deletes waits for it, since a
-	// reader could see the absence before a pass.
-	for _, c := range []struct {
-		deletes bool
-		off     bool
-	}{{false, true}, {true, false}} {
-		got := strings.Contains(firstLockSQL(c.deletes), syncOff)
-		if got != c.off {
-			t.Errorf("firstLockSQL(deletes %v) holds syncOff: %v, want %v", c.deletes, got, c.off)
-		}
-		if !strings.Contains(firstLockSQL(c.deletes), "pg_advisory_xact_lock_shared(") {
-			t.Errorf("firstLockSQL(deletes %v) takes no maintain lock", c.deletes)
-		}
-	}
 }

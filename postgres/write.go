@@ -170,12 +170,10 @@ func (e *Engine) commitFirst(ctx context.Context, op, changed string, tx func() 
 func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *engine.Doc, seq int64, err error) {
 	// One round trip: BEGIN, the shared lock that a CreateIndex waits on
 	// (items.go), the row's lock, then, in a statement of its own (a
-	// snapshot taken once the lock is held), the collection's row. Unless
-	// it deletes, its commit does not wait for its flush: its pass's does
-	// (syncOff, failure.go).
+	// snapshot taken once the lock is held), the collection's row.
 	var b pgx.Batch
 	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	b.Queue(firstLockSQL(w.Op == engine.Delete), e.schema, e.no)
+	b.Queue(maintainLockSQL, e.schema, e.no)
 	b.Queue(e.sql(lockSQL), key)
 	b.Queue(e.sql(limitsSQL), e.no, e.clockParam())
 	br := e.pool.SendBatch(ctx, &b)
@@ -210,8 +208,6 @@ func (e *Engine) writeTx(ctx context.Context, key []byte, w *engine.Write) (_ *e
 	}
 	live := found && l.live(old.ts, old.ttl)
 	switch {
-	case w.Op == engine.Create && live && old.lsn == nil:
-		return nil, 0, errUnsequenced // a conflict with a version not yet durable (syncOff)
 	case w.Op == engine.Create && live:
 		return nil, 0, engine.ErrConflict
 	case !live && (w.Op != engine.Create && w.Op != engine.Upsert || w.HasIfMatch):
