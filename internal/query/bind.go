@@ -92,6 +92,9 @@ func (q *Query) BindTo(b *Bound, params []Param, now time.Time) error {
 	if err == nil {
 		b.limit, err = b.count("LIMIT", q.limit, -1)
 	}
+	if err == nil {
+		err = b.subTops(q)
+	}
 	if err != nil {
 		b.q = nil
 		return err
@@ -166,6 +169,21 @@ func (b *Bound) bindParams(params []Param) error {
 	}
 	slices.Sort(unused)
 	return fmt.Errorf("parameter @%s is not used by the query: a typo?", unused[0])
+}
+
+// subTops checks the TOP parameters of q's subqueries, at any depth, as
+// count checks the query's own: a bad one is refused, not read as no
+// result (evalSub).
+func (b *Bound) subTops(q *Query) error {
+	for _, s := range q.subs {
+		if _, err := b.count("TOP", s.q.top, -1); err != nil {
+			return err
+		}
+		if err := b.subTops(s.q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // count returns the number of TOP, OFFSET or LIMIT, or none when the

@@ -8,8 +8,8 @@ import (
 )
 
 // Bind refuses parameters missing, unused, not JSON, or that do not fit
-// TOP, OFFSET or LIMIT, naming the parameter.
-func TestBindErrors(t *testing.T) {
+// TOP (a subquery's too), OFFSET or LIMIT, naming the parameter (R13).
+func TestBindErrors(t *testing.T) { // R13
 	for _, tc := range []struct {
 		sql    string
 		params map[string]string
@@ -31,6 +31,12 @@ func TestBindErrors(t *testing.T) {
 		{`SELECT TOP @n * FROM c`, map[string]string{"n": `1e400`}, `parameter @n of TOP is 1e400`},
 		{`SELECT * FROM c OFFSET @o LIMIT 1`, map[string]string{"o": `[1]`}, `parameter @o of OFFSET is [1]`},
 		{`SELECT * FROM c OFFSET 1 LIMIT @l`, map[string]string{"l": `true`}, `parameter @l of LIMIT is true`},
+		// A subquery's TOP, at any depth, as the query's own (a review
+		// found these read as no result).
+		{`SELECT VALUE x FROM (SELECT TOP @n VALUE c.id FROM c) x`, map[string]string{"n": "-1"}, `parameter @n of TOP is -1`},
+		{`SELECT VALUE x FROM (SELECT TOP @n VALUE c.id FROM c) x`, map[string]string{"n": "1e12"}, `parameter @n of TOP is 1e12`},
+		{`SELECT VALUE ARRAY(SELECT TOP @n VALUE t FROM t IN c.tags) FROM c`, map[string]string{"n": `"2"`}, `parameter @n of TOP is "2"`},
+		{`SELECT VALUE c.id FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags WHERE EXISTS(SELECT TOP @n VALUE 1))`, map[string]string{"n": "1.5"}, `parameter @n of TOP is 1.5`},
 	} {
 		q, err := Parse(tc.sql)
 		require.NoError(t, err, tc.sql)
