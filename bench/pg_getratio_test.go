@@ -29,35 +29,12 @@ func BenchmarkPGGetRatio(b *testing.B) {
 			b.Errorf("Close: %v", err)
 		}
 	}()
-	_, _, poolURL := pgSchema(b)
-	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, poolURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
-	if _, err := pool.Exec(ctx, `CREATE TABLE plain (id text PRIMARY KEY, pk text NOT NULL, body text NOT NULL)`); err != nil {
-		b.Fatal(err)
-	}
+	pool := plainFilled(b)
 	ids, pks := CallerKeys(pgItems), pgPartitions()
-	docs := newGroupDocs()
-	buf := make([]byte, 0, 256)
-	for g := range pks {
-		var q pgx.Batch
-		for i := g * pgPart; i < (g+1)*pgPart; i++ {
-			buf = appendPGDoc(docs, buf[:0], i)
-			q.Queue(plainUpsertSQL, ids[i], string(appendKey(nil, "g-", g)), string(buf))
-		}
-		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, &q).Close() }); err != nil {
-			b.Fatalf("fill: %v", err)
-		}
-	}
-	if _, err := pool.Exec(ctx, "ANALYZE plain"); err != nil {
-		b.Fatal(err)
-	}
 	const block, blocks = 300, 30
 	r := newRNG(1)
 	var body string
+	ctx := context.Background()
 	var pgTime, plainTime time.Duration
 	var ratios []float64
 	for b.Loop() {
@@ -88,4 +65,39 @@ func BenchmarkPGGetRatio(b *testing.B) {
 	b.ReportMetric(float64(plainTime.Nanoseconds())/n/1000, "plain-µs/get")
 	b.ReportMetric(float64(plainTime)/float64(pgTime), "ratio")
 	b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
+}
+
+// plainFilled makes the plain table of benchPlainPGX in a schema of its
+// own on the server of TTLDB_BENCH_PG, filled with BenchmarkPG's documents
+// (10,000, by partition) and analyzed, and returns a pool on it, closed
+// when the benchmark ends. Without the variable it skips the benchmark.
+func plainFilled(b *testing.B) *pgxpool.Pool {
+	b.Helper()
+	_, _, poolURL := pgSchema(b)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, poolURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	if _, err := pool.Exec(ctx, `CREATE TABLE plain (id text PRIMARY KEY, pk text NOT NULL, body text NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	ids := CallerKeys(pgItems)
+	docs := newGroupDocs()
+	buf := make([]byte, 0, 256)
+	for g := range pgItems / pgPart {
+		var q pgx.Batch
+		for i := g * pgPart; i < (g+1)*pgPart; i++ {
+			buf = appendPGDoc(docs, buf[:0], i)
+			q.Queue(plainUpsertSQL, ids[i], string(appendKey(nil, "g-", g)), string(buf))
+		}
+		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, &q).Close() }); err != nil {
+			b.Fatalf("fill: %v", err)
+		}
+	}
+	if _, err := pool.Exec(ctx, "ANALYZE plain"); err != nil {
+		b.Fatal(err)
+	}
+	return pool
 }

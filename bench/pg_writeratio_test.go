@@ -6,9 +6,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // BenchmarkPGWriteRatio measures issue 29's write target on a loaded
@@ -30,33 +27,11 @@ func BenchmarkPGWriteRatio(b *testing.B) {
 			b.Errorf("Close: %v", err)
 		}
 	}()
-	_, _, poolURL := pgSchema(b)
+	pool := plainFilled(b)
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, poolURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
-	if _, err := pool.Exec(ctx, `CREATE TABLE plain (id text PRIMARY KEY, pk text NOT NULL, body text NOT NULL)`); err != nil {
-		b.Fatal(err)
-	}
 	ids := CallerKeys(pgItems)
 	docs := newGroupDocs()
 	pkOf := func(i int) string { return string(appendKey(nil, "g-", i/pgPart)) }
-	buf := make([]byte, 0, 256)
-	for g := range pgItems / pgPart {
-		var q pgx.Batch
-		for i := g * pgPart; i < (g+1)*pgPart; i++ {
-			buf = appendPGDoc(docs, buf[:0], i)
-			q.Queue(plainUpsertSQL, ids[i], pkOf(i), string(buf))
-		}
-		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, &q).Close() }); err != nil {
-			b.Fatalf("fill: %v", err)
-		}
-	}
-	if _, err := pool.Exec(ctx, "ANALYZE plain"); err != nil {
-		b.Fatal(err)
-	}
 	const writeBlock, blocks = 320, 20
 	// run runs writeBlock writes by pgWriters goroutines, write(i, doc)
 	// each, and returns the wall time they took.
