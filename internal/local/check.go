@@ -162,7 +162,7 @@ func (c *collection) checkSecondaries(k *checker) {
 		n := 0
 		x.t.Ascend(func(it secItem) bool {
 			n++
-			return k.that(want[it.k] == it.e, "index %s has item %q, not of the document stored", x.ptr, it.k)
+			return k.that(want[it.key()] == it.e, "index %s has item %q, not of the document stored", x.ptr, it.key())
 		})
 		k.that(n == len(want), "index %s holds %d items, and %d documents are stored", x.ptr, n, len(want))
 	}

@@ -108,7 +108,7 @@ func (ls *engineSnapshot) Index(ctx context.Context, path string, ranges []engin
 	ls.s.ctx = ctx
 	closed := false
 	visit := func(it secItem) bool {
-		if seek != "" && it.k == seek {
+		if seek != "" && it.key() == seek {
 			return true
 		}
 		d := ls.s.doc(it.e)
@@ -116,7 +116,7 @@ func (ls *engineSnapshot) Index(ctx context.Context, path string, ranges []engin
 			closed = true
 			return false
 		}
-		return fn(d, it.k)
+		return fn(d, it.key())
 	}
 	resume := seek != ""
 	if !desc {
@@ -201,10 +201,10 @@ func ascend(t *btree.BTreeG[secItem], rg engine.Range, fn func(secItem) bool) {
 func descend(t *btree.BTreeG[secItem], rg engine.Range, seek string, bounded bool, fn func(secItem) bool) {
 	from := string(rg.From)
 	visit := func(it secItem) bool {
-		if it.k < from {
+		if it.key() < from {
 			return false
 		}
-		if rg.To != nil && it.k >= string(rg.To) {
+		if rg.To != nil && it.key() >= string(rg.To) {
 			return true
 		}
 		return fn(it)

@@ -62,8 +62,14 @@ const (
 // built.
 func docCost(d *engine.Doc) int64 { return allocSize(d.Size()) + docOverhead }
 
-// itemCost is the heap of a secondary index's item whose key is n bytes.
-func itemCost(n int) int64 { return allocSize(n) + itemOverhead }
+// itemCost is the heap of a secondary index's item whose key is n bytes
+// (and, from longKey bytes, of the key's header the item points to).
+func itemCost(n int) int64 {
+	if n >= longKey {
+		return allocSize(n) + itemOverhead + 16
+	}
+	return allocSize(n) + itemOverhead
+}
 
 // allocSize is the heap an allocation of n bytes takes: n rounded up to
 // the Go allocator's size class (runtime's sizeclasses.go, unchanged since
@@ -397,7 +403,7 @@ func (x *secondary) count() {
 	}
 	x.bytes = 0
 	x.t.Ascend(func(it secItem) bool {
-		x.bytes += itemCost(len(it.k))
+		x.bytes += itemCost(len(it.key()))
 		return true
 	})
 	x.counted = true

@@ -114,7 +114,7 @@ func TestQuotaStructuresAgree(t *testing.T) { // R17
 		require.Equal(t, sum, c.local.prim.cost, "after batch %d", i)
 		for _, x := range c.local.sec.list {
 			var n int64
-			x.t.Ascend(func(it secItem) bool { n += itemCost(len(it.k)); return true })
+			x.t.Ascend(func(it secItem) bool { n += itemCost(len(it.key())); return true })
 			require.Equal(t, n, x.bytes, "after batch %d", i)
 		}
 	}

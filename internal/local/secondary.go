@@ -2,7 +2,6 @@ package local
 
 import (
 	"bytes"
-	"encoding/binary"
 	"sync/atomic"
 	"unsafe"
 
@@ -26,31 +25,6 @@ type secondary struct {
 	// once counted is set.
 	bytes   int64
 	counted bool
-}
-
-// secItem is one document in a secondary index. An item of a document
-// that has since been replaced stays in a snapshot's view, with the entry
-// whose version as of the snapshot it was made from.
-type secItem struct {
-	pre uint64 // k's first 8 bytes, big-endian, zero-padded: most comparisons end here, without loading k
-	k   string // query.AppendKey of the value at the path, then the document's key
-	e   *entry
-}
-
-// item returns the item of key k and entry e (nil to search with).
-func item(k string, e *entry) secItem {
-	var b [8]byte
-	copy(b[:], k)
-	return secItem{pre: binary.BigEndian.Uint64(b[:]), k: k, e: e}
-}
-
-// secLess orders items by k: two prefixes that differ order their keys as
-// the keys do (a shorter key is padded with zeros, which sort first).
-func secLess(a, b secItem) bool {
-	if a.pre != b.pre {
-		return a.pre < b.pre
-	}
-	return a.k < b.k
 }
 
 func newSecondary(ptr string, path query.Path) *secondary {
