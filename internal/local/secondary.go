@@ -34,15 +34,22 @@ func newSecondary(ptr string, path query.Path) *secondary {
 // appendItemKey appends the key of d's item.
 func (x *secondary) appendItemKey(dst []byte, d *engine.Doc) []byte {
 	var tag [engine.ETagLen]byte
-	dst = query.AppendKey(dst, query.RowOf(d, tag[:]).Value(x.path))
-	return append(dst, d.Key()...)
+	return appendItemKeyOf(dst, query.RowOf(d, tag[:]).Value(x.path), d)
+}
+
+// appendItemKeyOf appends the key of the item of d, whose value at the
+// index's path is v.
+func appendItemKeyOf(dst []byte, v query.Value, d *engine.Doc) []byte {
+	return append(query.AppendKey(dst, v), d.Key()...)
 }
 
 // secondaries are a collection's secondary indexes, and those being built.
 // Guarded by collection.mu.
 type secondaries struct {
-	list     []*secondary // set with setList
-	ptrs     []string     // the paths of list's indexes: read, never written, by those it is given to
+	list     []*secondary  // set with setList
+	ptrs     []string      // the paths of list's indexes: read, never written, by those it is given to
+	qpaths   []query.Path  // and as parsed, for update
+	va, vb   []query.Value // scratch values, one per index
 	building []*indexBuild
 	loaded   []string // the paths a durable collection's files declare, until it has opened
 	a, b     []byte   // scratch keys
@@ -84,26 +91,39 @@ func (s *secondaries) setList(list []*secondary) {
 	}
 	s.list = list
 	ptrs := make([]string, len(list))
+	s.qpaths = make([]query.Path, len(list))
 	for i, x := range list {
-		ptrs[i] = x.ptr
+		ptrs[i], s.qpaths[i] = x.ptr, x.path
 	}
 	s.ptrs = ptrs
+	s.va, s.vb = make([]query.Value, len(list)), make([]query.Value, len(list))
 }
 
 // update brings every index in line with the change of e's document from
-// old to new; nil stands for none (a create, a delete). An index whose
-// value did not change is not touched. It takes O(log n) per index
-// changed. Call with mu held.
+// old to new; nil stands for none (a create, a delete). Each document is
+// read once for the values of all the indexes; an index whose value did
+// not change is not touched. It takes O(log n) per index changed. Call
+// with mu held.
 func (s *secondaries) update(e *entry, old, new *engine.Doc) {
 	for _, b := range s.building {
 		b.changed[e] = struct{}{}
 	}
-	for _, x := range s.list {
+	if len(s.list) == 0 {
+		return
+	}
+	var tag [engine.ETagLen]byte
+	if old != nil {
+		query.RowOf(old, tag[:]).Values(s.qpaths, s.va)
+	}
+	if new != nil {
+		query.RowOf(new, tag[:]).Values(s.qpaths, s.vb)
+	}
+	for i, x := range s.list {
 		if old != nil {
-			s.a = x.appendItemKey(s.a[:0], old)
+			s.a = appendItemKeyOf(s.a[:0], s.va[i], old)
 		}
 		if new != nil {
-			s.b = x.appendItemKey(s.b[:0], new)
+			s.b = appendItemKeyOf(s.b[:0], s.vb[i], new)
 		}
 		if old != nil && new != nil && bytes.Equal(s.a, s.b) {
 			continue
@@ -122,6 +142,8 @@ func (s *secondaries) update(e *entry, old, new *engine.Doc) {
 			}
 		}
 	}
+	clear(s.va) // the values read the documents: let them go
+	clear(s.vb)
 }
 
 // clear drops every index, for Close.
