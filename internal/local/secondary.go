@@ -46,10 +46,12 @@ func appendItemKeyOf(dst []byte, v query.Value, d *engine.Doc) []byte {
 // secondaries are a collection's secondary indexes, and those being built.
 // Guarded by collection.mu.
 type secondaries struct {
-	list     []*secondary  // set with setList
-	ptrs     []string      // the paths of list's indexes: read, never written, by those it is given to
-	qpaths   []query.Path  // and as parsed, for update
-	va, vb   []query.Value // scratch values, one per index
+	list     []*secondary         // set with setList
+	ptrs     []string             // the paths of list's indexes: read, never written, by those it is given to
+	qpaths   []query.Path         // and as parsed, for update
+	va, vb   []query.Value        // scratch values, one per index
+	tagA     [engine.ETagLen]byte // and room for the etags they may read
+	tagB     [engine.ETagLen]byte
 	building []*indexBuild
 	loaded   []string // the paths a durable collection's files declare, until it has opened
 	a, b     []byte   // scratch keys
@@ -111,12 +113,11 @@ func (s *secondaries) update(e *entry, old, new *engine.Doc) {
 	if len(s.list) == 0 {
 		return
 	}
-	var tag [engine.ETagLen]byte
 	if old != nil {
-		query.RowOf(old, tag[:]).Values(s.qpaths, s.va)
+		query.RowOf(old, s.tagA[:]).Values(s.qpaths, s.va)
 	}
 	if new != nil {
-		query.RowOf(new, tag[:]).Values(s.qpaths, s.vb)
+		query.RowOf(new, s.tagB[:]).Values(s.qpaths, s.vb)
 	}
 	for i, x := range s.list {
 		if old != nil {
