@@ -12,11 +12,12 @@ import (
 // Its key k (query.AppendKey of the value at the index's path, then the
 // document's key) is held in 32 bytes, as a string and a prefix of 8
 // bytes were, but with a prefix of 15: hi and lo hold k's first 15 bytes,
-// big-endian, zero-padded, and lo's low byte its length (longKey and more:
-// longKey). Most comparisons end in the prefix, without loading k from
-// memory elsewhere: a tree search is dominated by those loads, and 7 bytes
-// after the type tag told little (every date of a month has "2026-11", so
-// each comparison of a date index loaded both keys; issue 31).
+// big-endian, zero-padded, and lo's low byte k's length, or longKey for
+// any length from longKey up. Most comparisons end in the prefix, without
+// loading k from memory elsewhere: a tree search is dominated by such
+// loads, and the 7 bytes after the type tag told little (every date of a
+// month starts "2026-11", so each comparison in a date index loaded both
+// keys; issue 31).
 type secItem struct {
 	hi, lo uint64
 	// p is k's first byte, or, when k has longKey bytes or more, a
