@@ -57,6 +57,7 @@ func (c *Collection) OpenQuery(ctx context.Context, q SQL) (*Cursor, error) {
 		return nil, err
 	}
 	r.op = "Cursor.Next" // what its later errors name
+	r.cursor = true
 	cur := &Cursor{r: r}
 	if b := r.b; b.Distinct() || b.Grouped() || b.Whole() {
 		cur.paged = true

@@ -76,3 +76,22 @@ func texts(rs []json.RawMessage) []string {
 	}
 	return out
 }
+
+// TestCursorPageInsideAJoinProduct: a cursor's page that ends inside a
+// document's JOIN product leaves the document's other rows out of the
+// later pages once it expired (R4).
+func TestCursorPageInsideAJoinProduct(t *testing.T) { // R4, R13
+	c, clk := newTestCollection(t, "/pk", TTLNoDefault())
+	mustCreate(t, c, `{"id":"a","pk":"p","tags":[1,2,3],"ttl":10}`)
+	mustCreate(t, c, `{"id":"b","pk":"p","tags":[4]}`)
+	cur, err := c.OpenQuery(bg, SQL{Text: `SELECT VALUE t FROM c JOIN t IN c.tags`})
+	require.NoError(t, err)
+	defer cur.Close()
+	page, err := cur.Next(bg, 1)
+	require.NoError(t, err)
+	require.Equal(t, []string{`1`}, texts(page))
+	clk.Advance(10 * time.Second) // a expires
+	page, err = cur.Next(bg, 100)
+	require.NoError(t, err)
+	require.Equal(t, []string{`4`}, texts(page), "the rows of a, expired since the first page")
+}

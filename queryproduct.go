@@ -19,7 +19,7 @@ func (r *queryRun) results(d *engine.Doc, fn func(ord int, res []byte) bool) boo
 	if r.resume && d.Key() == r.afterKey {
 		skip = r.afterOrd
 	}
-	ord, more := 0, true
+	ord, more, gone := 0, true, false
 	err := r.b.Each(r.row(d), func(x query.Row) bool {
 		if ord++; ord <= skip {
 			return true
@@ -27,8 +27,11 @@ func (r *queryRun) results(d *engine.Doc, fn func(ord int, res []byte) bool) boo
 		var ok bool
 		if r.out, ok = r.b.AppendResult(r.out[:0], x); ok {
 			more = fn(ord, r.out)
+			// A cursor's page may end inside d's product, and the next
+			// judges expiry anew: d's other rows go with d (R4).
+			gone = more && r.cursor && r.s.Expired(d)
 		}
-		return more
+		return more && !gone
 	})
 	if err != nil {
 		r.fail(d, err)

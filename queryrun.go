@@ -45,6 +45,7 @@ type runState struct {
 	minMax   bool          // it answers MIN or MAX from its ends (queryminmax.go)
 	groupIdx bool          // it feeds GROUP BY's groups in order (querygroup.go)
 	desc     bool          // ties in ORDER BY go by key, descending
+	cursor   bool          // a Cursor reads it, judging expiry anew at each page
 	plan     QueryPlan
 
 	ctx      pageContext // the context of the call reading: a cursor's, its page's
