@@ -27,7 +27,7 @@ func (r Row) Values(ps []Path, vals []Value) {
 		vEnd := jsontext.Skip(obj, kEnd+1)
 		for j, p := range ps {
 			if bodyPath(p) && jsontext.KeyIs(obj[i:kEnd], p[0].Name) {
-				seen[j]++
+				seen[j] = min(seen[j]+1, 2) // a byte that counted on would wrap: 256 times is 0
 				raw[j] = stringOf(obj[kEnd+1 : vEnd])
 			}
 		}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -17,6 +18,7 @@ func TestValuesReadsAsValue(t *testing.T) { // R13
 		`{"\u0061":"escaped name","b\"q":3,"c":[],"_ts":"own","_etag":7}`,
 		`{"c":{"e":[[1]]},"h":{"i":{"j":"deep"}}}`,
 		`{}`, `[1,2]`, `"text"`, `17`, ``,
+		many("a", 257), many("a", 256), many("b", 513), // a count kept in a byte must not wrap (a review found 257 read as once)
 	}
 	names := []string{"a", "b", "c", "d", "g", "h", "_ts", "_etag", `b"q`, "zz"}
 	var paths []Path
@@ -37,4 +39,18 @@ func TestValuesReadsAsValue(t *testing.T) { // R13
 			}
 		}
 	}
+}
+
+// many returns an object holding the member name n times, valued 0, 1...
+func many(name string, n int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "%q:%d", name, i)
+	}
+	b.WriteString("}")
+	return b.String()
 }
