@@ -77,7 +77,11 @@ func firstCommitCrash(t *testing.T, sync string) {
 		d, err := h.put(engine.Upsert, "x", `{"v":2}`, 0)
 		done <- result{d, err}
 	}()
-	<-registered // committed, and waiting for its pass
+	select {
+	case <-registered: // committed, and waiting for its pass
+	case r := <-done:
+		t.Fatalf("the Upsert of x v2 returned before its pass: %v, %v", r.d, r.err)
+	}
 	page := h.read(engine.FeedRead{Latest: true, From: engine.FromOldest, Limit: 100})
 
 	c.crash()
