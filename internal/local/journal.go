@@ -20,9 +20,10 @@ import (
 // and closes them as one group there too (commit), so groups are in the
 // order of the changes. It waits for the group to reach the file only once
 // it has released collection.mu (wait): whoever finds its group not yet
-// written takes fmu and writes every group pending, its own and those of
-// the calls that queued meanwhile, with one write, and under
-// [SyncAlways] one sync. That is group commit: concurrent writers share a
+// written, and no round of another in progress, leads a round: it takes
+// fmu and writes every group pending, its own and those of the calls that
+// queued meanwhile, with one write, and under [SyncAlways] one sync; the
+// others wait for the round's end, then look again. That is group commit: concurrent writers share a
 // write and a sync, and readers never wait for either.
 //
 // The sweeper's deletions are groups too; the sweeper writes them, and the
