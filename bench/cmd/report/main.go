@@ -112,8 +112,9 @@ func main() {
 	res := parse(raw)
 	m := machine()
 	// The sections other commands wrote (cmd/pgreport's PostgreSQL
-	// figures) stay in the file.
-	out := benchrun.KeepSections(benchrun.ReadFile(*md), renderMarkdown(res, run, m))
+	// figures, notes written by hand) stay in the file, and so does the
+	// latest run of each other CPU (prior.go).
+	out := keepRuns(benchrun.ReadFile(*md), renderMarkdown(res, run, m), m.CPU)
 	if err := os.WriteFile(*md, []byte(out), 0o644); err != nil {
 		log.Fatal(err)
 	}

@@ -69,3 +69,21 @@ func KeepSections(old, doc string) string {
 		rest = rest[i+len(block):]
 	}
 }
+
+// RemoveSection returns doc without its section key (the section's lines
+// and the blank line after them), or doc itself when it has none.
+func RemoveSection(doc, key string) string {
+	i := strings.Index(doc, sectionBegin(key))
+	if i < 0 {
+		return doc
+	}
+	j := strings.Index(doc[i:], sectionEnd(key))
+	if j < 0 {
+		return doc
+	}
+	rest := doc[i+j+len(sectionEnd(key)):]
+	if strings.HasPrefix(rest, "\n") && (i == 0 || strings.HasSuffix(doc[:i], "\n\n")) {
+		rest = rest[1:]
+	}
+	return doc[:i] + rest
+}

@@ -30,3 +30,16 @@ func TestSections(t *testing.T) {
 		t.Fatalf("PutSection without the anchor:\n%q", got)
 	}
 }
+
+// RemoveSection takes a section out with its blank line, and leaves a file
+// without it as it is.
+func TestRemoveSection(t *testing.T) {
+	a := Section("a", "## A\n\none")
+	doc := "# t\n\n" + a + "\n## Context\n"
+	if got := RemoveSection(doc, "a"); got != "# t\n\n## Context\n" {
+		t.Fatalf("RemoveSection:\n%q", got)
+	}
+	if got := RemoveSection(doc, "b"); got != doc {
+		t.Fatalf("RemoveSection of a missing section changed the file:\n%q", got)
+	}
+}
