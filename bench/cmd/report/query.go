@@ -48,6 +48,8 @@ var indexRows = []struct {
 	{row{bench: "QueryIndex/idx=3", metric: "allocs/op", title: "Write, 3 indexes: allocations", unit: plain}, 3},
 	{row{bench: "QueryIndex/build", metric: "B/doc", title: "Heap of one index (`/status`) per document: the store with it minus without", unit: bytesPerItem}, -1},
 	{row{bench: "QueryIndex/build", metric: "ns/op", title: "CreateIndex of `/status` on {N} documents", unit: nanos}, -1},
+	{row{bench: "QueryIndex/build-total", metric: "ns/op", title: "CreateIndex of `/total` (numbers) on {N} documents", unit: nanos}, -1},
+	{row{bench: "QueryIndex/build-createdAt", metric: "ns/op", title: "CreateIndex of `/createdAt` (dates) on {N} documents", unit: nanos}, -1},
 }
 
 // writeQuery writes the queries' tables: ttldb's and buntdb's reads on the
