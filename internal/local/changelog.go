@@ -7,7 +7,11 @@ import "github.com/ttldb/ttldb/engine"
 // sit in chunks of logChunk consecutive LSNs, so that finding one is
 // arithmetic, appending and dropping the oldest take O(1), and nothing is
 // ever copied (only the slice of chunk pointers, 1/512 of their number):
-// a log of millions of records never stalls a write to grow.
+// a log of millions of records never stalls a write to grow. A log whose
+// size the Retention holds steady allocates nothing: the chunk it drops is
+// the next it fills (spare), so appends write into memory the process has
+// touched before, not into new pages (which cost a fault each, 12-17 µs on
+// the machines measured), and the collector has no chunk to free.
 //
 // It is also the log the durability of R12 will write to disk, whose
 // records it already is: an operation, its LSN and _ts, and a document as
@@ -21,6 +25,9 @@ type changeLog struct {
 	first  uint64 // the oldest record kept; first == last+1 when none is
 	last   uint64 // the newest LSN given out
 	bytes  int64  // the size of the records kept (recordSize)
+	// spare is the last chunk dropped, all zero, for the next append
+	// that needs a chunk; nil when there is none.
+	spare *[logChunk]record
 }
 
 // logChunk is how many records a chunk holds.
@@ -60,7 +67,11 @@ func (l *changeLog) append(r record, lsn uint64, now int64) {
 	l.last = lsn
 	i := lsn - l.base
 	if i/logChunk == uint64(len(l.chunks)) {
-		l.chunks = append(l.chunks, new([logChunk]record))
+		c := l.spare
+		if c == nil {
+			c = new([logChunk]record)
+		}
+		l.chunks, l.spare = append(l.chunks, c), nil
 	}
 	r.size = recordSize(r.d)
 	l.chunks[i/logChunk][i%logChunk] = r
@@ -82,9 +93,11 @@ func (l *changeLog) trim(now int64) {
 		l.bytes -= int64(r.size)
 		*r = record{}
 		l.first++
-		if l.first-l.base == logChunk {
-			l.chunks[0] = nil
-			l.chunks = l.chunks[1:]
+		if l.first-l.base == logChunk { // each of its records zeroed above
+			l.spare = l.chunks[0]
+			n := copy(l.chunks, l.chunks[1:]) // not l.chunks[1:], whose room an append would then make anew
+			l.chunks[n] = nil
+			l.chunks = l.chunks[:n]
 			l.base += logChunk
 		}
 	}
@@ -98,6 +111,6 @@ func (l *changeLog) at(lsn uint64) *record {
 
 // clear drops every record and keeps the LSNs given out.
 func (l *changeLog) clear() {
-	l.chunks, l.bytes = nil, 0
+	l.chunks, l.spare, l.bytes = nil, nil, 0
 	l.first, l.base = l.last+1, l.last+1
 }
