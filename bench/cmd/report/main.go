@@ -111,6 +111,9 @@ func main() {
 
 	res := parse(raw)
 	m := machine()
+	if cpu := rawCPU(raw); *from != "" && cpu != "" {
+		m.CPU = cpu // the run's machine, not this one
+	}
 	// The sections other commands wrote (cmd/pgreport's PostgreSQL
 	// figures, notes written by hand) stay in the file, and so does the
 	// latest run of each other CPU (prior.go).

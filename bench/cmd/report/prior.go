@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ttldb/ttldb/bench/internal/benchrun"
@@ -35,29 +36,64 @@ func keepRuns(old, doc, cpu string) string {
 	}
 	key := runSectionKey(prev)
 	text := "## The latest run on " + prev + "\n\n" +
-		"The figures above were measured on " + cpu + "; these are the targets and medians of the latest full run on " + prev + ", " +
-		"kept by `cmd/report` when a run on another CPU replaced it (compare within a run, not across runs: the chart and the other " +
-		"tables are the run above's).\n\n" + body
+		"Kept by `cmd/report` when a run on another CPU replaced it at the top of this file: the targets and medians " +
+		"of the latest run on " + prev + " (its settings say how long it ran); the chart and the other tables of this file " +
+		"are the top run's. Compare within a run, not across runs.\n\n" + body
 	return benchrun.PutSection(doc, key, benchrun.Section(key, text))
 }
 
 // runCPU returns the CPU of the run at the top of a file report wrote: the
-// first field of its first machine line, or "" when it has none.
+// CPU of the first machine line outside the sections (a kept run's is
+// another's, wherever it sits), or "" when there is none.
 func runCPU(doc string) string {
-	for _, l := range strings.Split(doc, "\n") {
-		if v, ok := strings.CutPrefix(l, "| machine | "); ok {
-			cpu, _, _ := strings.Cut(v, ", ")
-			return strings.TrimSpace(cpu)
+	if m := machineLine.FindStringSubmatch(outsideSections(doc)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// outsideSections returns doc without its sections (benchrun's), whole.
+func outsideSections(doc string) string {
+	for {
+		i := strings.Index(doc, "<!-- section ")
+		if i < 0 {
+			return doc
+		}
+		k := strings.Index(doc[i:], " -->\n")
+		if k < 0 {
+			return doc
+		}
+		end := "<!-- /section " + doc[i+len("<!-- section "):i+k] + " -->\n"
+		j := strings.Index(doc[i:], end)
+		if j < 0 {
+			return doc
+		}
+		doc = doc[:i] + doc[i+j+len(end):]
+	}
+}
+
+// machineLine is renderMarkdown's machine line; the CPU's name may hold
+// commas, the count of CPUs that follows it does not.
+var machineLine = regexp.MustCompile(`(?m)^\| machine \| (.+?), \d+ CPUs \(`)
+
+// rawCPU returns the CPU that go test's output names ("cpu: ..."), or ""
+// when it names none: the machine of a run read again with -from.
+func rawCPU(raw string) string {
+	for _, l := range strings.Split(raw, "\n") {
+		if v, ok := strings.CutPrefix(l, "cpu: "); ok {
+			return strings.TrimSpace(v)
 		}
 	}
 	return ""
 }
 
 // runTables returns the top run's header table, targets and medians from a
-// file report wrote (from the header table to the heading of the spread),
+// file report wrote (from the header table to the heading of the spread,
+// outside the sections),
 // their headings one level down and the chart left out; ok is false when
 // doc has no such part.
 func runTables(doc string) (body string, ok bool) {
+	doc = outsideSections(doc)
 	start := strings.Index(doc, "\n| | |\n")
 	end := strings.Index(doc, "\n## Spread")
 	if start < 0 || end < start {

@@ -51,3 +51,28 @@ func TestKeepRuns(t *testing.T) {
 		t.Fatalf("a file without a run changed the report:\n%s", got4)
 	}
 }
+
+// The CPU's name may hold commas, a kept run placed above the top one is
+// not taken for it, and a raw run read again names its own machine.
+func TestRunCPU(t *testing.T) {
+	withComma := fakeReport("Vendor CPU, rev 2", "v1")
+	if got := runCPU(withComma); got != "Vendor CPU, rev 2" {
+		t.Fatalf("runCPU = %q", got)
+	}
+	if got := keepRuns(withComma, fakeReport("Vendor CPU, rev 2", "v2"), "Vendor CPU, rev 2"); strings.Contains(got, "v1") {
+		t.Fatalf("a second run on a CPU with a comma in its name kept the first as another CPU's:\n%s", got)
+	}
+	kept := keepRuns(fakeReport("AMD EPYC", "e1"), fakeReport("Intel Xeon", "x1"), "Intel Xeon")
+	i := strings.Index(kept, "<!-- section run on AMD EPYC -->")
+	j := strings.Index(kept, "<!-- /section run on AMD EPYC -->\n")
+	moved := kept[i:j+len("<!-- /section run on AMD EPYC -->\n")] + "\n" + kept[:i] + kept[j+len("<!-- /section run on AMD EPYC -->\n"):]
+	if got := runCPU(moved); got != "Intel Xeon" {
+		t.Fatalf("runCPU took a kept run above the top one for it: %q", got)
+	}
+	if strings.Contains(kept[i:j], "Intel Xeon") {
+		t.Fatalf("the kept run names the CPU of the run above it, which a later run changes:\n%s", kept[i:j])
+	}
+	if got := rawCPU("goos: linux\ncpu: AMD EPYC\nBenchmarkX 1 1 ns/op\n"); got != "AMD EPYC" {
+		t.Fatalf("rawCPU = %q", got)
+	}
+}
