@@ -19,12 +19,13 @@ import "github.com/ttldb/ttldb/engine"
 //
 // Guarded by collection.mu.
 type changeLog struct {
-	limit  Retention // validated
-	chunks []*[logChunk]record
-	base   uint64 // the LSN of chunks[0][0]
-	first  uint64 // the oldest record kept; first == last+1 when none is
-	last   uint64 // the newest LSN given out
-	bytes  int64  // the size of the records kept (recordSize)
+	limit  Retention           // validated
+	chunks []*[logChunk]record // those kept are chunks[head:]
+	head   int                 // the chunks before it are dropped (nil)
+	base   uint64              // the LSN of chunks[head][0]
+	first  uint64              // the oldest record kept; first == last+1 when none is
+	last   uint64              // the newest LSN given out
+	bytes  int64               // the size of the records kept (recordSize)
 	// spare is the last chunk dropped, all zero, for the next append
 	// that needs a chunk; nil when there is none.
 	spare *[logChunk]record
@@ -66,7 +67,7 @@ const trimAtMost = 64
 func (l *changeLog) append(r record, lsn uint64, now int64) {
 	l.last = lsn
 	i := lsn - l.base
-	if i/logChunk == uint64(len(l.chunks)) {
+	if i/logChunk == uint64(len(l.chunks)-l.head) {
 		c := l.spare
 		if c == nil {
 			c = new([logChunk]record)
@@ -74,7 +75,7 @@ func (l *changeLog) append(r record, lsn uint64, now int64) {
 		l.chunks, l.spare = append(l.chunks, c), nil
 	}
 	r.size = recordSize(r.d)
-	l.chunks[i/logChunk][i%logChunk] = r
+	*l.at(lsn) = r
 	l.bytes += int64(r.size)
 	l.trim(now)
 }
@@ -93,24 +94,38 @@ func (l *changeLog) trim(now int64) {
 		l.bytes -= int64(r.size)
 		*r = record{}
 		l.first++
-		if l.first-l.base == logChunk { // each of its records zeroed above
-			l.spare = l.chunks[0]
-			n := copy(l.chunks, l.chunks[1:]) // not l.chunks[1:], whose room an append would then make anew
-			l.chunks[n] = nil
-			l.chunks = l.chunks[:n]
-			l.base += logChunk
+		if l.first-l.base == logChunk {
+			l.drop()
 		}
 	}
 }
 
-// at returns the record of lsn, which must be kept: first <= lsn <= last.
+// drop drops the oldest chunk, each of whose records trim has zeroed: it
+// becomes the spare. The slice of chunks is copied down once half of it is
+// dropped, so that it neither grows without end (as reslicing it would,
+// an append then making it anew) nor is copied at every drop: O(1)
+// amortized.
+func (l *changeLog) drop() {
+	l.spare = l.chunks[l.head]
+	l.chunks[l.head] = nil
+	l.head++
+	l.base += logChunk
+	if l.head >= 8 && 2*l.head >= len(l.chunks) {
+		n := copy(l.chunks, l.chunks[l.head:])
+		clear(l.chunks[n:])
+		l.chunks, l.head = l.chunks[:n], 0
+	}
+}
+
+// at returns the record of lsn, which must be kept (first <= lsn <= last),
+// or be the one append is adding.
 func (l *changeLog) at(lsn uint64) *record {
 	i := lsn - l.base
-	return &l.chunks[i/logChunk][i%logChunk]
+	return &l.chunks[l.head+int(i/logChunk)][i%logChunk]
 }
 
 // clear drops every record and keeps the LSNs given out.
 func (l *changeLog) clear() {
-	l.chunks, l.spare, l.bytes = nil, nil, 0
+	l.chunks, l.head, l.spare, l.bytes = nil, 0, nil, 0
 	l.first, l.base = l.last+1, l.last+1
 }

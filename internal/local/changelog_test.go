@@ -24,6 +24,9 @@ func TestChangeLogReusesItsChunks(t *testing.T) { // R11
 		for range n {
 			lsn++
 			l.append(record{d: docs[lsn%7], ts: int64(lsn), op: uint8(lsn % 3)}, lsn, int64(lsn))
+			if l.spare != nil && *l.spare != ([logChunk]record{}) {
+				t.Fatalf("after LSN %d the spare chunk holds records", lsn)
+			}
 		}
 	}
 	check := func() {
@@ -54,4 +57,36 @@ func TestChangeLogReusesItsChunks(t *testing.T) { // R11
 	require.Equal(t, lsn+1, l.first)
 	add(2*logChunk + 3)
 	check()
+}
+
+// A log whose Retention is an age grows by many chunks with no drop
+// between them: the spare it took once must not be taken again (it would
+// sit at two places of the log), and each drop leaves it all zero (R11).
+func TestChangeLogGrowsAfterADrop(t *testing.T) { // R11
+	d := engine.NewDoc("k", engine.Layout{}, `{}`, 0, 0, 0)
+	l := newChangeLog(Retention{Age: 10})
+	lsn := uint64(0)
+	add := func(n int, now int64) {
+		for range n {
+			lsn++
+			l.append(record{d: d, ts: now, op: uint8(lsn % 3)}, lsn, now)
+		}
+	}
+	add(2*logChunk+5, 0)
+	add(20*logChunk, 100) // the first records go, trimAtMost an append: the first chunks are dropped early on
+	require.Greater(t, l.first, uint64(2*logChunk), "the old records are gone")
+	add(5*logChunk, 100) // no drop: every record is young
+	for at := l.first; at <= l.last; at++ {
+		r := l.at(at)
+		require.Equal(t, int64(100), r.ts, "LSN %d", at)
+		require.Equal(t, uint8(at%3), r.op, "LSN %d", at)
+	}
+	seen := map[*[logChunk]record]bool{}
+	for _, c := range l.chunks[l.head:] {
+		require.False(t, seen[c], "a chunk at two places of the log")
+		seen[c] = true
+	}
+	if l.spare != nil {
+		require.False(t, seen[l.spare], "the spare chunk is also in the log")
+	}
 }

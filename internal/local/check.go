@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ttldb/ttldb/engine"
 )
@@ -132,7 +133,9 @@ func (c *collection) checkFeed(k *checker) {
 	l := &f.log
 	k.that(l.last == c.seq, "the log's last LSN is %d, and %d were given out", l.last, c.seq)
 	k.that(l.first <= l.last+1, "the log starts at LSN %d after its last, %d", l.first, l.last)
-	k.that(uint64(len(l.chunks)) <= (l.last+1-l.first)/logChunk+2, "the log keeps %d chunks for %d records: the trimmed ones were not freed", len(l.chunks), l.last+1-l.first)
+	k.that(uint64(len(l.chunks)-l.head) <= (l.last+1-l.first)/logChunk+2, "the log keeps %d chunks for %d records: the trimmed ones were not freed", len(l.chunks)-l.head, l.last+1-l.first)
+	k.that(!slices.ContainsFunc(l.chunks[:l.head], func(c *[logChunk]record) bool { return c != nil }), "the log holds on to a chunk it dropped")
+	k.that(l.spare == nil || *l.spare == [logChunk]record{}, "the log's spare chunk holds records")
 	var bytes int64
 	for lsn := l.first; lsn <= l.last && k.err == nil; lsn++ {
 		r := l.at(lsn)
