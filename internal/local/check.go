@@ -136,6 +136,8 @@ func (c *collection) checkFeed(k *checker) {
 	k.that(uint64(len(l.chunks)-l.head) <= (l.last+1-l.first)/logChunk+2, "the log keeps %d chunks for %d records: the trimmed ones were not freed", len(l.chunks)-l.head, l.last+1-l.first)
 	k.that(!slices.ContainsFunc(l.chunks[:l.head], func(c *[logChunk]record) bool { return c != nil }), "the log holds on to a chunk it dropped")
 	k.that(l.spare == nil || *l.spare == [logChunk]record{}, "the log's spare chunk holds records")
+	k.that(l.head < 8 || 2*l.head < len(l.chunks), "the log's slice keeps %d dropped chunks before %d kept: it is not copied down", l.head, len(l.chunks)-l.head)
+	k.that(!slices.ContainsFunc(l.chunks[len(l.chunks):cap(l.chunks)], func(c *[logChunk]record) bool { return c != nil }), "the log's slice holds on to chunks past its end")
 	var bytes int64
 	for lsn := l.first; lsn <= l.last && k.err == nil; lsn++ {
 		r := l.at(lsn)
