@@ -9,9 +9,9 @@ import "github.com/ttldb/ttldb/engine"
 // ever copied (only the slice of chunk pointers, 1/512 of their number):
 // a log of millions of records never stalls a write to grow. A log whose
 // size the Retention holds steady allocates nothing: the chunk it drops is
-// the next it fills (spare), so appends write into memory the process has
-// touched before, not into new pages (which cost a fault each, 12-17 µs on
-// the machines measured), and the collector has no chunk to free.
+// the next it fills (spare), so the collector has no chunk to free (a
+// write at 1,000,000 allocated 290 bytes, now 263; its time did not move
+// measurably).
 //
 // It is also the log the durability of R12 will write to disk, whose
 // records it already is: an operation, its LSN and _ts, and a document as

@@ -9,7 +9,7 @@ import (
 
 // A run per CPU kind. Figures measured on one CPU do not carry to another
 // (issue 31 found several that held on an AMD EPYC and not on an Intel
-// Xeon), so BENCHMARKS.md keeps the latest full run of each CPU it has
+// Xeon), so BENCHMARKS.md keeps the latest run of each CPU it has
 // seen: the run report writes now on top, and, for each other CPU, the
 // header, targets and medians of its latest run in a section of its own
 // (benchrun's sections), which later runs on other CPUs keep and a run on
@@ -46,30 +46,10 @@ func keepRuns(old, doc, cpu string) string {
 // CPU of the first machine line outside the sections (a kept run's is
 // another's, wherever it sits), or "" when there is none.
 func runCPU(doc string) string {
-	if m := machineLine.FindStringSubmatch(outsideSections(doc)); m != nil {
+	if m := machineLine.FindStringSubmatch(benchrun.WithoutSections(doc)); m != nil {
 		return m[1]
 	}
 	return ""
-}
-
-// outsideSections returns doc without its sections (benchrun's), whole.
-func outsideSections(doc string) string {
-	for {
-		i := strings.Index(doc, "<!-- section ")
-		if i < 0 {
-			return doc
-		}
-		k := strings.Index(doc[i:], " -->\n")
-		if k < 0 {
-			return doc
-		}
-		end := "<!-- /section " + doc[i+len("<!-- section "):i+k] + " -->\n"
-		j := strings.Index(doc[i:], end)
-		if j < 0 {
-			return doc
-		}
-		doc = doc[:i] + doc[i+j+len(end):]
-	}
 }
 
 // machineLine is renderMarkdown's machine line; the CPU's name may hold
@@ -89,11 +69,10 @@ func rawCPU(raw string) string {
 
 // runTables returns the top run's header table, targets and medians from a
 // file report wrote (from the header table to the heading of the spread,
-// outside the sections),
-// their headings one level down and the chart left out; ok is false when
-// doc has no such part.
+// outside the sections), their headings one level down and the chart left
+// out; ok is false when doc has no such part.
 func runTables(doc string) (body string, ok bool) {
-	doc = outsideSections(doc)
+	doc = benchrun.WithoutSections(doc)
 	start := strings.Index(doc, "\n| | |\n")
 	end := strings.Index(doc, "\n## Spread")
 	if start < 0 || end < start {

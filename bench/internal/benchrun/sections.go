@@ -87,3 +87,25 @@ func RemoveSection(doc, key string) string {
 	}
 	return doc[:i] + rest
 }
+
+// WithoutSections returns doc without any of its sections, whole: what
+// report itself wrote.
+func WithoutSections(doc string) string {
+	const begin, end = "<!-- section ", " -->\n"
+	for {
+		i := strings.Index(doc, begin)
+		if i < 0 {
+			return doc
+		}
+		k := strings.Index(doc[i:], end)
+		if k < 0 {
+			return doc
+		}
+		stop := sectionEnd(doc[i+len(begin) : i+k])
+		j := strings.Index(doc[i:], stop)
+		if j < 0 {
+			return doc
+		}
+		doc = doc[:i] + doc[i+j+len(stop):]
+	}
+}

@@ -43,3 +43,11 @@ func TestRemoveSection(t *testing.T) {
 		t.Fatalf("RemoveSection of a missing section changed the file:\n%q", got)
 	}
 }
+
+// WithoutSections leaves what report wrote: every section goes, whole.
+func TestWithoutSections(t *testing.T) {
+	doc := "# t\n\n" + Section("a", "one") + "\nmid\n" + Section("b", "two") + "\n## Context\n"
+	if got := WithoutSections(doc); got != "# t\n\n\nmid\n\n## Context\n" {
+		t.Fatalf("WithoutSections:\n%q", got)
+	}
+}
