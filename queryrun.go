@@ -89,6 +89,7 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	}
 	if q.Partition != nil {
 		if err := q.Partition.validate(); err != nil {
+			r.free()
 			return nil, err
 		}
 		r.prefix = string(q.Partition.appendEncoded(nil))
@@ -98,6 +99,7 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	}
 	if q.Continuation != "" {
 		if err := r.openToken(q.Continuation); err != nil {
+			r.free()
 			return nil, err
 		}
 	}
@@ -121,6 +123,7 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	r.ctx.Context = ctx
 	s, err := c.snapshot(ctx, want)
 	if err != nil {
+		r.free()
 		return nil, c.stopped(ctx, err, op)
 	}
 	r.s = s

@@ -94,7 +94,9 @@ func (e *Engine) readBacklog(ctx context.Context, all bool) (gauges, int64, erro
 	}
 	e.seen(0, now)
 	g.sweeps = r.def.On
-	g.documents -= g.backlog // the live ones
+	if all {
+		g.documents -= g.backlog // the live ones; without all, none were counted
+	}
 	g.lastLSN = uint64(max(lsn, 0))
 	if feedOldest != nil {
 		g.feedOldest = uint64(max(*feedOldest, 0))

@@ -49,6 +49,11 @@ func TestMetricsGauges(t *testing.T) { // R17, R4, R5, R7
 	if m := h.metricsNow(); m != want {
 		t.Errorf("Metrics with one expired = %+v, want %+v", m, want)
 	}
+	// The backlog alone (the sweepers' check, logs.go) counts no documents,
+	// and says so: none, not the live ones less the backlog.
+	if g, _, err := h.e.readBacklog(t.Context(), false); err != nil || g.backlog != 1 || g.documents != 0 || g.bytes != 0 {
+		t.Errorf("readBacklog without the documents = %+v, %v; want a backlog of 1 and no documents", g, err)
+	}
 
 	// The inheriting ones expired at t0+100 under DefaultTTL 100; a longer
 	// DefaultTTL set afterwards leaves them expired then (R7's cut), and
