@@ -47,7 +47,10 @@ func BenchmarkPGCPU(b *testing.B) {
 		seed := uint64(1)
 		for k, write := range []func(i int, doc []byte) error{
 			func(_ int, doc []byte) error { _, err := c.UpsertJSON(bg, doc); return err },
-			func(i int, doc []byte) error { _, err := pool.Exec(ctx, plainUpsertSQL, ids[i], pkOf(i), string(doc)); return err },
+			func(i int, doc []byte) error {
+				_, err := pool.Exec(ctx, plainUpsertSQL, ids[i], pkOf(i), string(doc))
+				return err
+			},
 		} {
 			cl, srv := cpuSpent(b, pool, func() {
 				var wg sync.WaitGroup
