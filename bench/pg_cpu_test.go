@@ -80,8 +80,9 @@ func BenchmarkPGCPU(b *testing.B) {
 			r := newRNG(seed)
 			cl, srv := cpuSpent(b, pool, func() {
 				for range gets {
-					if i := r.intn(pgItems); get(i) != nil {
-						b.Fatalf("read of item %d: %v", i, get(i))
+					i := r.intn(pgItems)
+					if err := get(i); err != nil {
+						b.Fatalf("read of item %d: %v", i, err)
 					}
 				}
 			})
