@@ -86,6 +86,14 @@ func TestGroupByIndex(t *testing.T) { // R13, R4
 
 // R13: on random documents, GROUP BY by index gives what the table gives,
 // whole and in pages.
+// groupWheres are WHERE clauses on the grouped path /g of
+// TestGroupByIndexRandom's documents: ranges of one kind, of several,
+// points, none at all, and what the index cannot narrow.
+var groupWheres = []string{
+	`c.g >= 1`, `c.g < 1`, `c.g > 0 AND c.g <= 2.5`, `c.g IN ("a", 1, true)`, `c.g = "b"`, `c.g = 7`,
+	`c.g != 1`, `c.g >= "a"`, `IS_NUMBER(c.g)`, `c.g = 1 AND c.w > 0`, `c.g > 0 OR c.w = 1`, `c.g = [1]`,
+}
+
 func TestGroupByIndexRandom(t *testing.T) { // R13
 	r := rand.New(rand.NewPCG(7, 11))
 	values := []string{"null", "true", "false", "0", "-0", "1", "1.0", "2.5", `"a"`, `"b"`, `""`, "[]", "{}", `[1]`, `{"a":1}`}
@@ -102,8 +110,11 @@ func TestGroupByIndexRandom(t *testing.T) { // R13
 		idx, _ := edgeCollection(t, docs, "/g")
 		for range 5 {
 			text := "SELECT c.g, COUNT(1) AS n, MIN(c.w) AS w FROM c"
-			if r.IntN(2) == 0 {
+			switch r.IntN(3) {
+			case 0:
 				text += fmt.Sprintf(" WHERE c.w != %d", r.IntN(3))
+			case 1: // on the grouped path: the index read within its ranges
+				text += " WHERE " + groupWheres[r.IntN(len(groupWheres))]
 			}
 			text += " GROUP BY c.g"
 			want := joinAll(t, scan, text)

@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"bytes"
 	"cmp"
 	"strings"
 
@@ -65,7 +66,11 @@ func (r *queryRun) groupedByIndex(offset, remaining int, fn func(res []byte) boo
 		g = query.Groups{}
 		return true
 	}
-	err := r.s.Index(&r.ctx, r.index, []query.Range{{From: from}}, false, "", func(d *engine.Doc, it string) bool {
+	ranges := []query.Range{{From: from}}
+	if r.ranges != nil {
+		ranges = rangesFrom(r.ranges, from)
+	}
+	err := r.s.Index(&r.ctx, r.index, ranges, false, "", func(d *engine.Doc, it string) bool {
 		vk := it[:len(it)-len(d.Key())]
 		if vk != run {
 			if run != "" && !give() {
@@ -86,4 +91,20 @@ func (r *queryRun) groupedByIndex(offset, remaining int, fn func(res []byte) boo
 		give()
 	}
 	return token, nil
+}
+
+// rangesFrom returns the parts of the sorted, disjoint ranges rs at or
+// after the value key from (nil: all of them), in their order.
+func rangesFrom(rs []query.Range, from []byte) []query.Range {
+	out := make([]query.Range, 0, len(rs))
+	for _, rg := range rs {
+		if rg.To != nil && bytes.Compare(rg.To, from) <= 0 {
+			continue // wholly before from
+		}
+		if bytes.Compare(rg.From, from) < 0 {
+			rg.From = from
+		}
+		out = append(out, rg)
+	}
+	return out
 }

@@ -144,12 +144,16 @@ func (r *queryRun) groupIndex(indexes []string, filt access) string {
 }
 
 // chooseGroup makes the query read the index on gp (from groupIndex;
-// empty: none).
-func (r *queryRun) chooseGroup(gp string) {
+// empty: none), within filt's ranges when filt is on gp (groupedByIndex
+// starts them where the groups resume).
+func (r *queryRun) chooseGroup(gp string, filt access) {
 	if gp == "" {
 		return
 	}
 	r.index, r.ranges, r.point, r.ordered = gp, nil, false, true
+	if filt.path == gp {
+		r.ranges = filt.ranges // sorted and disjoint; nil: the whole index
+	}
 	r.exact = false // it reads from where the groups resume, not an equality's range: every row is checked
 	r.groupIdx = true
 	r.plan.Index, r.plan.Ordered = gp, false // not ORDER BY's: no ORDER BY goes with GROUP BY

@@ -133,7 +133,7 @@ func (c *Collection) startQuery(ctx context.Context, op string, q SQL) (*queryRu
 	}
 	r.choose(filt, ord)
 	r.chooseMinMax(mm, filt)
-	r.chooseGroup(gp)
+	r.chooseGroup(gp, filt)
 	return r, nil
 }
 
