@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,6 +18,11 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 	t.Parallel()
 	s := newServer(t)
 	h := open(t, s, "filled", nil)
+	// No ANALYZE by autovacuum meanwhile: the test is of plans made
+	// without statistics.
+	for _, table := range []string{"ttldb_docs_1", "ttldb_feed_1"} {
+		s.exec(`ALTER TABLE ` + s.ident() + `.` + table + ` SET (autovacuum_enabled = off)`)
+	}
 	// 20,000 documents and their records, written behind the planner's
 	// back, then numbered as passes do (each record's version without an
 	// LSN is left dead in the partial index of pending records), then 20
@@ -35,7 +41,7 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 		INSERT INTO ` + s.ident() + `.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
 		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`)
 
-	plan := func(settings bool) string {
+	plan := func(settings bool, explain string) string {
 		ctx := t.Context()
 		tx, err := s.admin.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 		if err != nil {
@@ -51,7 +57,7 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 		if _, err := tx.Exec(ctx, `PREPARE pass_plan(bigint, bigint, bigint[], bigint, text) AS `+h.e.sql(passSQL)); err != nil {
 			t.Fatalf("preparing passSQL: %v", err)
 		}
-		rows, err := tx.Query(ctx, `EXPLAIN EXECUTE pass_plan(1, NULL, '{}', 0, 'ttldb_test_channel')`)
+		rows, err := tx.Query(ctx, explain+` EXECUTE pass_plan(1, NULL, '{}', 0, 'ttldb_test_channel')`)
 		if err != nil {
 			t.Fatalf("EXPLAIN of passSQL: %v", err)
 		}
@@ -67,9 +73,8 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 	bad := func(p string) []string {
 		var found []string
 		for _, l := range strings.Split(p, "\n") {
-			if (strings.Contains(l, "Seq Scan on ttldb_docs_1") || strings.Contains(l, "Seq Scan on ttldb_feed_1") ||
-				strings.Contains(l, "Bitmap Heap Scan on ttldb_feed_1") || strings.Contains(l, "Bitmap Heap Scan on ttldb_docs_1")) &&
-				!strings.Contains(l, "never executed") {
+			if strings.Contains(l, "Seq Scan on ttldb_docs_1") || strings.Contains(l, "Seq Scan on ttldb_feed_1") ||
+				strings.Contains(l, "Bitmap Heap Scan on ttldb_feed_1") || strings.Contains(l, "Bitmap Heap Scan on ttldb_docs_1") {
 				found = append(found, strings.TrimSpace(l))
 			}
 		}
@@ -77,13 +82,35 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 	}
 	// The test sees what it guards against: without the settings, the
 	// statistics of one document plan scans of the whole tables.
-	if b := bad(plan(false)); len(b) == 0 {
+	if b := bad(plan(false, "EXPLAIN")); len(b) == 0 {
 		t.Errorf("without indexPlans, the plan walks indexes too: the test shows nothing here (the server planned otherwise)")
 	}
-	if p := plan(true); len(bad(p)) != 0 {
+	if p := plan(true, "EXPLAIN"); len(bad(p)) != 0 {
 		t.Errorf("the pass's plan reads the documents or the feed whole: %q\n%s", bad(p), p)
 	}
-	// And the pass numbers the 20 it finds, after the 20,000.
+	// A backlog of 3,000 records (passes that failed while writes went
+	// on): the pass's joins stay linear in it. A nested loop over two of
+	// its CTEs, which no index serves, compared every pair: 9,000,000
+	// rows removed by its filter here, a pass of 10,000 taking 4 s.
+	s.exec(`WITH d AS (INSERT INTO ` + s.ident() + `.ttldb_docs_1 (key, pk_end, id_at, id_end, body, ts, ttl)
+		SELECT convert_to('b' || i, 'UTF8'), 0, 0, 1 + length(i::text), '{}', 1, -1 FROM generate_series(1, 3000) i
+		RETURNING seq, key)
+		INSERT INTO ` + s.ident() + `.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
+		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`)
+	p := plan(true, "EXPLAIN (ANALYZE)") // in a transaction rolled back
+	removed := 0
+	for _, l := range strings.Split(p, "\n") {
+		if _, n, ok := strings.Cut(l, "Rows Removed by Join Filter: "); ok {
+			var k int
+			if _, err := fmt.Sscan(n, &k); err == nil {
+				removed += k
+			}
+		}
+	}
+	if removed > 30_000 {
+		t.Errorf("a pass of 3,020 records removed %d rows by join filters: a join that compares every pair\n%s", removed, p)
+	}
+	// And the pass numbers the 3,020 it finds, after the 20,000.
 	if _, err := h.e.sequence(t.Context(), 0); err != nil {
 		t.Fatal(err)
 	}
