@@ -76,6 +76,9 @@ func main() {
 			*benchtime = "300ms"
 		}
 	}
+	if why := partialRun(set); why != "" && *from == "" && !set["md"] {
+		log.Fatalf("%s would replace this CPU's full run in %s with a partial one: give -md FILE (with -chart and -raw) to write it elsewhere, or -md %s to replace it on purpose", why, *md, *md)
+	}
 	if _, err := os.Stat("go.mod"); err != nil || !strings.Contains(benchrun.ReadFile("go.mod"), "module github.com/ttldb/ttldb/bench") {
 		log.Fatal("run me from the bench directory: cd bench && go run ./cmd/report")
 	}
@@ -125,6 +128,27 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s and %s", *md, *chart)
+}
+
+// partialRun says why a run with the flags set (flag.Visit's names) and
+// the values the flags hold is not a full run, whose figures the report
+// keeps as its CPU's: a -quick run, one narrowed by -bench or -stores, of
+// another store size (-items), or of fewer rounds (-count under 5); empty
+// for a full run (longer -benchtime and more rounds are full runs too).
+func partialRun(set map[string]bool) string {
+	switch {
+	case *quick:
+		return "a -quick run"
+	case set["bench"] && *benchRE != "":
+		return "a run narrowed by -bench"
+	case set["stores"] && *storeList != strings.Join(benchrun.Stores, ","):
+		return "a run narrowed by -stores"
+	case *items != 1_000_000:
+		return fmt.Sprintf("a run of -items %d", *items)
+	case *count < 5:
+		return fmt.Sprintf("a run of -count %d", *count)
+	}
+	return ""
 }
 
 // runAll builds the benchmark binary and runs the rounds, returning their

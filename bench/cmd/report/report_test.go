@@ -196,3 +196,30 @@ BenchmarkQueryIndex/ttldb/idx=3-2 	 1000	      6000 ns/op	     600 B/op	       7
 		}
 	}
 }
+
+// TestPartialRun checks which runs may not replace the report's full run
+// of their CPU in the default file (main refuses them without -md).
+func TestPartialRun(t *testing.T) {
+	q, b, st, it, c := *quick, *benchRE, *storeList, *items, *count
+	defer func() { *quick, *benchRE, *storeList, *items, *count = q, b, st, it, c }()
+	for _, tc := range []struct {
+		set     map[string]bool
+		change  func()
+		partial bool
+	}{
+		{nil, func() {}, false},
+		{map[string]bool{"count": true}, func() { *count = 7 }, false},
+		{map[string]bool{"benchtime": true}, func() {}, false},
+		{map[string]bool{"quick": true}, func() { *quick = true; *count = 3 }, true},
+		{map[string]bool{"count": true}, func() { *count = 3 }, true},
+		{map[string]bool{"bench": true}, func() { *benchRE = "^Write$" }, true},
+		{map[string]bool{"stores": true}, func() { *storeList = "ttldb,buntdb" }, true},
+		{map[string]bool{"items": true}, func() { *items = 10_000 }, true},
+	} {
+		*quick, *benchRE, *storeList, *items, *count = q, b, st, it, c
+		tc.change()
+		if why := partialRun(tc.set); (why != "") != tc.partial {
+			t.Errorf("flags %v: partialRun = %q, want partial %v", tc.set, why, tc.partial)
+		}
+	}
+}
