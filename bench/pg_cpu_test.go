@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,24 +51,7 @@ func BenchmarkPGCPU(b *testing.B) {
 				return err
 			},
 		} {
-			cl, srv := cpuSpent(b, pool, func() {
-				var wg sync.WaitGroup
-				for w := range pgWriters {
-					wg.Go(func() {
-						r := newRNG(seed + uint64(w))
-						doc := make([]byte, 0, 256)
-						for range writes / pgWriters {
-							i := r.intn(pgItems)
-							doc = appendPGDoc(docs, doc[:0], i)
-							if err := write(i, doc); err != nil {
-								b.Errorf("write of item %d: %v", i, err)
-								return
-							}
-						}
-					})
-				}
-				wg.Wait()
-			})
+			cl, srv := cpuSpent(b, pool, func() { pgWriteAll(b, docs, seed, writes, write) })
 			cpu[4*k], cpu[4*k+1] = cpu[4*k]+cl/writes, cpu[4*k+1]+srv/writes
 		}
 		var body string

@@ -33,26 +33,10 @@ func BenchmarkPGWriteRatio(b *testing.B) {
 	docs := newGroupDocs()
 	pkOf := func(i int) string { return string(appendKey(nil, "g-", i/pgPart)) }
 	const writeBlock, blocks = 320, 20
-	// run runs writeBlock writes by pgWriters goroutines, write(i, doc)
-	// each, and returns the wall time they took.
+	// run runs writeBlock writes, and returns the wall time they took.
 	run := func(seed uint64, write func(i int, doc []byte) error) time.Duration {
 		start := time.Now()
-		var wg sync.WaitGroup
-		for w := range pgWriters {
-			wg.Go(func() {
-				r := newRNG(seed + uint64(w))
-				doc := make([]byte, 0, 256)
-				for range writeBlock / pgWriters {
-					i := r.intn(pgItems)
-					doc = appendPGDoc(docs, doc[:0], i)
-					if err := write(i, doc); err != nil {
-						b.Errorf("write of item %d: %v", i, err)
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
+		pgWriteAll(b, docs, seed, writeBlock, write)
 		return time.Since(start)
 	}
 	pgWrite := func(_ int, doc []byte) error { _, err := c.UpsertJSON(bg, doc); return err }
@@ -81,4 +65,26 @@ func BenchmarkPGWriteRatio(b *testing.B) {
 	b.ReportMetric(float64(plainTime.Nanoseconds())/n/1000, "plain-µs/write")
 	b.ReportMetric(float64(plainTime)/float64(pgTime), "ratio")
 	b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
+}
+
+// pgWriteAll writes n of BenchmarkPG's documents, chosen at random from
+// seed, by pgWriters goroutines, write(i, doc) each, and returns when all
+// are written; a write that fails fails b and stops its goroutine.
+func pgWriteAll(b *testing.B, docs *groupDocs, seed uint64, n int, write func(i int, doc []byte) error) {
+	var wg sync.WaitGroup
+	for w := range pgWriters {
+		wg.Go(func() {
+			r := newRNG(seed + uint64(w))
+			doc := make([]byte, 0, 256)
+			for range n / pgWriters {
+				i := r.intn(pgItems)
+				doc = appendPGDoc(docs, doc[:0], i)
+				if err := write(i, doc); err != nil {
+					b.Errorf("write of item %d: %v", i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
