@@ -1,6 +1,7 @@
 package ttldb
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -92,6 +93,7 @@ func TestGroupByIndex(t *testing.T) { // R13, R4
 var groupWheres = []string{
 	`c.g >= 1`, `c.g < 1`, `c.g > 0 AND c.g <= 2.5`, `c.g IN ("a", 1, true)`, `c.g = "b"`, `c.g = 7`,
 	`c.g != 1`, `c.g >= "a"`, `IS_NUMBER(c.g)`, `c.g = 1 AND c.w > 0`, `c.g > 0 OR c.w = 1`, `c.g = [1]`,
+	`IS_DEFINED(c.g)`, `IS_DEFINED(c.g) AND c.g != 1`,
 }
 
 func TestGroupByIndexRandom(t *testing.T) { // R13
@@ -119,6 +121,72 @@ func TestGroupByIndexRandom(t *testing.T) { // R13
 			text += " GROUP BY c.g"
 			want := joinAll(t, scan, text)
 			require.Equal(t, want, joinPages(t, idx, text, 1+r.IntN(3)), "round %d: %s over %v", round, text, docs)
+		}
+	}
+}
+
+// TestGroupByIndexReadsItsRanges checks that GROUP BY fed by the index on
+// its path reads only the ranges the WHERE clause allows on that path,
+// each page from where the groups resume (R13): its results are the
+// scan's, page after page, and the documents it examines are those the
+// ranges hold, plus at most a group and a document a page (a page reads
+// the group after its last, to know whether more follow, and the first
+// document of the one after that, which ends it; and a page that resumes
+// among arrays or objects reads all of them again, their groups being made
+// of them all). A read of the whole index, or of each range from its start
+// at every page, examines more.
+func TestGroupByIndexReadsItsRanges(t *testing.T) { // R13
+	values := []string{"null", "true", "false", "0", "1", "1.0", "2", "2.5", "-3", "1e300", `"a"`, `"b"`, `"ab"`, `""`,
+		"[]", "[1]", "{}", `{"a":1}`}
+	var docs []string
+	for i := range 4 * len(values) {
+		v := `,"g":` + values[i%len(values)]
+		if i%9 == 4 {
+			v = "" // undefined: no range holds it
+		}
+		docs = append(docs, fmt.Sprintf(`{"id":"%03d","pk":"p%d","w":%d%s}`, i, i%2, i%3, v))
+	}
+	scan, _ := edgeCollection(t, docs)
+	idx, _ := edgeCollection(t, docs, "/g")
+	// Clauses on /g alone whose ranges hold exactly the documents they keep:
+	// what the read examines is what it counts.
+	for _, where := range []string{
+		`c.g = "b"`, `c.g = 7`, `c.g IN ("a", 1, true)`, `c.g >= 1`, `c.g < 1`, `c.g > 0 AND c.g <= 2.5`,
+		`c.g BETWEEN "a" AND "b"`, `STARTSWITH(c.g, "a")`, `c.g != 1`, `IS_DEFINED(c.g)`, `c.g = null`, `c.g = false`,
+	} {
+		text := "SELECT c.g, COUNT(1) AS n FROM c WHERE " + where + " GROUP BY c.g"
+		want := joinAll(t, scan, text)
+		kept, most, containers := 0, 0, 0
+		for _, res := range want {
+			var g struct {
+				G any
+				N int
+			}
+			require.NoError(t, json.Unmarshal([]byte(res), &g))
+			kept, most = kept+g.N, max(most, g.N)
+			switch g.G.(type) {
+			case []any, map[string]any:
+				containers += g.N
+			}
+		}
+		for _, n := range []int{0, 1, 2, 3} {
+			var got []string
+			examined, pages, tok := 0, 0, ""
+			for {
+				page, err := idx.Query(bg, SQL{Text: text, MaxItems: n, Continuation: tok})
+				require.NoError(t, err, text)
+				require.Equal(t, "/g", page.Plan.Index, text)
+				got = append(got, rawStrings(page.Results)...)
+				examined, pages = examined+page.Plan.Examined, pages+1
+				if tok = page.Continuation; tok == "" {
+					break
+				}
+				require.Less(t, pages, 100, text)
+			}
+			require.Equal(t, want, got, "pages of %d: %s", n, text)
+			if examined < kept || examined > kept+pages*(most+1+containers) {
+				t.Errorf("%s, pages of %d: %d pages examined %d documents; the ranges hold %d, the largest group %d", text, n, pages, examined, kept, most)
+			}
 		}
 	}
 }
