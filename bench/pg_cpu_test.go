@@ -29,13 +29,7 @@ func BenchmarkPGCPU(b *testing.B) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		b.Skip("no /proc: the server's CPU time cannot be read here")
 	}
-	c := openPGServer(b)
-	defer func() {
-		if err := c.Close(); err != nil {
-			b.Errorf("Close: %v", err)
-		}
-	}()
-	pool := plainFilled(b)
+	c, pool := openPGBeside(b)
 	ctx := context.Background()
 	ids, pks := CallerKeys(pgItems), pgPartitions()
 	docs := newGroupDocs()

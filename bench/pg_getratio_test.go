@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/ttldb/ttldb"
 )
 
 // BenchmarkPGGetRatio measures issue 29's read target on a loaded machine:
@@ -23,13 +24,7 @@ import (
 //
 //	TTLDB_PG_FSYNC=on ../.ci/pg sh -c 'TTLDB_BENCH_PG=$TTLDB_TEST_PG go test -run "^$" -bench PGGetRatio -benchtime 1x -count 3'
 func BenchmarkPGGetRatio(b *testing.B) {
-	c := openPGServer(b)
-	defer func() {
-		if err := c.Close(); err != nil {
-			b.Errorf("Close: %v", err)
-		}
-	}()
-	pool := plainFilled(b)
+	c, pool := openPGBeside(b)
 	ids, pks := CallerKeys(pgItems), pgPartitions()
 	const block, blocks = 300, 30
 	r := newRNG(1)
@@ -65,6 +60,20 @@ func BenchmarkPGGetRatio(b *testing.B) {
 	b.ReportMetric(float64(plainTime.Nanoseconds())/n/1000, "plain-µs/get")
 	b.ReportMetric(float64(plainTime)/float64(pgTime), "ratio")
 	b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
+}
+
+// openPGBeside opens the pg store (openPGServer), closed when b ends, and
+// the plain table beside it (plainFilled): the two that the ratio
+// benchmarks measure side by side.
+func openPGBeside(b *testing.B) (*ttldb.Collection, *pgxpool.Pool) {
+	b.Helper()
+	c := openPGServer(b)
+	b.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			b.Errorf("Close: %v", err)
+		}
+	})
+	return c, plainFilled(b)
 }
 
 // plainFilled makes the plain table of benchPlainPGX in a schema of its

@@ -21,13 +21,7 @@ import (
 //
 //	TTLDB_PG_FSYNC=on ../.ci/pg sh -c 'TTLDB_BENCH_PG=$TTLDB_TEST_PG go test -run "^$" -bench PGWriteRatio -benchtime 1x -count 3'
 func BenchmarkPGWriteRatio(b *testing.B) {
-	c := openPGServer(b)
-	defer func() {
-		if err := c.Close(); err != nil {
-			b.Errorf("Close: %v", err)
-		}
-	}()
-	pool := plainFilled(b)
+	c, pool := openPGBeside(b)
 	ctx := context.Background()
 	ids := CallerKeys(pgItems)
 	docs := newGroupDocs()

@@ -49,25 +49,36 @@ func PutSection(doc, key, block string) string {
 // in their order in old: report's new file with the sections of the file
 // it replaces.
 func KeepSections(old, doc string) string {
-	const begin, end = "<!-- section ", " -->\n"
 	for rest := old; ; {
-		i := strings.Index(rest, begin)
-		if i < 0 {
+		i, j, key, ok := nextSection(rest)
+		if !ok {
 			return doc
 		}
-		k := strings.Index(rest[i:], end)
-		if k < 0 {
-			return doc
-		}
-		key := rest[i+len(begin) : i+k]
-		j := strings.Index(rest[i:], sectionEnd(key))
-		if j < 0 {
-			return doc
-		}
-		block := rest[i : i+j+len(sectionEnd(key))]
-		doc = PutSection(doc, key, block)
-		rest = rest[i+len(block):]
+		doc = PutSection(doc, key, rest[i:j])
+		rest = rest[j:]
 	}
+}
+
+// nextSection finds the first whole section of doc: it begins at i, ends
+// before j (its end line included), and is named key; ok is false when
+// doc has none.
+func nextSection(doc string) (i, j int, key string, ok bool) {
+	const begin, end = "<!-- section ", " -->\n"
+	i = strings.Index(doc, begin)
+	if i < 0 {
+		return 0, 0, "", false
+	}
+	k := strings.Index(doc[i:], end)
+	if k < 0 {
+		return 0, 0, "", false
+	}
+	key = doc[i+len(begin) : i+k]
+	stop := sectionEnd(key)
+	n := strings.Index(doc[i:], stop)
+	if n < 0 {
+		return 0, 0, "", false
+	}
+	return i, i + n + len(stop), key, true
 }
 
 // RemoveSection returns doc without its section key (the section's lines
@@ -91,21 +102,11 @@ func RemoveSection(doc, key string) string {
 // WithoutSections returns doc without any of its sections, whole: what
 // report itself wrote.
 func WithoutSections(doc string) string {
-	const begin, end = "<!-- section ", " -->\n"
 	for {
-		i := strings.Index(doc, begin)
-		if i < 0 {
+		i, j, _, ok := nextSection(doc)
+		if !ok {
 			return doc
 		}
-		k := strings.Index(doc[i:], end)
-		if k < 0 {
-			return doc
-		}
-		stop := sectionEnd(doc[i+len(begin) : i+k])
-		j := strings.Index(doc[i:], stop)
-		if j < 0 {
-			return doc
-		}
-		doc = doc[:i] + doc[i+j+len(stop):]
+		doc = doc[:i] + doc[j:]
 	}
 }
