@@ -58,7 +58,7 @@ const indexPlans = `set_config('enable_seqscan', 'off', true), set_config('enabl
 // (pg_stat_statements, 3,200 upserts by 16 writers, fsync on): planning
 // 93 µs of the server's time a write before, 22 after; the server's CPU a
 // write 9% less, and the rate of BenchmarkPGWriteRatio 7% more, three runs
-// of each alternating (postgres/DESIGN.md, "The floor").
+// of each alternating (postgres/DESIGN.md, "The floors").
 const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // passSQL numbers every committed record without an LSN, in seq order, and
