@@ -46,9 +46,8 @@ CREATE INDEX ttldb_items_{n}_order ON {s}.ttldb_items_{n} (ix, pfx);
 // its index, so as to wait for every writer that may have read the
 // collection's row before (build.go). Writers never wait for each other
 // on it. It makes the writer's commit synchronous too (syncOn,
-// failure.go), whatever the connection's synchronous_commit says, and its
-// statements' plans generic (genericPlans, sequence.go).
-const maintainLockSQL = `SELECT ` + syncOn + `, ` + genericPlans + `, pg_advisory_xact_lock_shared(hashtextextended('ttldb items ' || $1 || ' ' || $2::bigint::text, 0))`
+// failure.go), whatever the connection's synchronous_commit says.
+const maintainLockSQL = `SELECT ` + syncOn + `, pg_advisory_xact_lock_shared(hashtextextended('ttldb items ' || $1 || ' ' || $2::bigint::text, 0))`
 
 // maintainWaitSQL takes that lock alone, and so waits for the writers
 // that hold it.

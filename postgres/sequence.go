@@ -47,18 +47,21 @@ const seqLockSQL = `SELECT ` + syncOn + `, ` + indexPlans + `, ` + genericPlans 
 // 10,000 records taking 4 s where it takes 0.3. TestPassPlansIndexWalks.
 const indexPlans = `set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
 
-// genericPlans makes the rest of the transaction run its statements by
-// their generic plans (the planner's plan_cache_mode, local to the
-// transaction; PostgreSQL 12 and later, as the schema's generated
-// columns): each connection plans each of them once, where the server's
-// default chose custom plans, planned anew at each execution, for the
-// pass and for a write's statements. The statements of a write, a batch
-// and a pass find their rows by keys, hashes, seqs and the collection's
-// number, whose plans do not depend on the values. Measured
-// (pg_stat_statements, 3,200 upserts by 16 writers, fsync on): planning
-// 93 µs of the server's time a write before, 22 after; the server's CPU a
-// write 9% less, and the rate of BenchmarkPGWriteRatio 7% more, three runs
-// of each alternating (postgres/DESIGN.md, "The floors").
+// genericPlans makes the rest of the pass's transaction run passSQL (and
+// trimSQL) by its generic plan (the planner's plan_cache_mode, local to
+// the transaction; PostgreSQL 12 and later, as the schema's generated
+// columns). Left to the server's default, passSQL was planned anew at
+// every pass (a custom plan each time: 0.6 ms of planning at 23,000
+// rows, against 0.035 ms for the generic plan, which is the same plan),
+// where a write's statements switch to their generic plans by themselves
+// after five executions on a connection. With pgx's default mode, which
+// prepares each statement once a connection, the pass is then planned
+// once a connection. Its statement finds its rows by the pending index,
+// seqs and the collection's number, which no parameter's value changes.
+// Measured (pg_stat_statements, 3,200 upserts by 16 writers, fsync on):
+// planning 93 µs of the server's time a write before, 22 after; three
+// runs of each alternating, the server's CPU a write 4-14% less, the time
+// a write 2-10% less (postgres/DESIGN.md, "The floors").
 const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // passSQL numbers every committed record without an LSN, in seq order, and
