@@ -60,7 +60,11 @@ type journal struct {
 	round   chan struct{}
 
 	// fmu is held by the writer of the moment.
-	fmu       sync.Mutex
+	fmu sync.Mutex
+	// smu is held through a sync made without fmu (syncBehind), and by
+	// whoever closes the file (next), which waits for that sync. Taken
+	// after fmu, never before.
+	smu       sync.Mutex
 	file      vfs.File
 	epoch     uint64 // the current log's number
 	spare     []byte
@@ -311,7 +315,9 @@ func (j *journal) next(epoch, lsn uint64) bool {
 		j.err = fmt.Errorf("ending %s: %w", j.name(), err)
 		return false
 	}
+	j.smu.Lock() // a sync of the log in progress (syncBehind) ends first
 	j.file.Close()
+	j.smu.Unlock()
 	j.file, j.epoch, j.off = f, epoch, wal.HeaderSize
 	j.syncedOff.Store(wal.HeaderSize)
 	j.rotated.Store(epoch)
@@ -392,13 +398,62 @@ func (j *journal) run(stop <-chan struct{}, check func()) {
 			return
 		case <-t.C:
 		}
-		j.fmu.Lock()
-		j.flush()
-		if j.policy != SyncNever {
-			j.sync()
+		switch j.policy {
+		case SyncEverySecond:
+			j.syncBehind()
+		default:
+			j.fmu.Lock()
+			j.flush()
+			if j.policy != SyncNever {
+				j.sync()
+			}
+			j.fmu.Unlock()
 		}
-		j.fmu.Unlock()
 		check()
+	}
+}
+
+// syncBehind is run's round under [SyncEverySecond]: it writes what is
+// pending, then syncs the log without holding fmu, so that writers, who
+// take fmu to write their groups, never wait for the disk. Held through
+// the sync, fmu made every write wait for the second's sync: 70-110 ms
+// under a steady load of writes, once a second. It holds smu through the
+// sync, so that the log's rotation (next) closes the file only after.
+// What it counts as synced is what was written before the sync began.
+func (j *journal) syncBehind() {
+	j.fmu.Lock()
+	j.flush()
+	if j.err != nil || !j.unsync {
+		j.fmu.Unlock()
+		return
+	}
+	f, epoch, off, upto := j.file, j.epoch, j.off, j.written.Load()
+	j.smu.Lock() // before fmu goes: the file cannot be closed until the sync ends
+	j.fmu.Unlock()
+	err := f.Sync()
+	j.smu.Unlock()
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	if j.err != nil {
+		return
+	}
+	if err != nil {
+		j.err = fmt.Errorf("syncing %s: %w", inDir(j.dir, LogName(epoch)), err)
+		return
+	}
+	if j.epoch == epoch { // not rotated meanwhile: next synced the whole log, and the next has its own offsets
+		if j.off == off {
+			j.unsync = false
+		}
+		if off > j.syncedOff.Load() {
+			j.syncedOff.Store(off)
+		}
+	}
+	if !j.linked() {
+		return
+	}
+	if upto > j.synced.Load() {
+		j.synced.Store(upto)
 	}
 }
 
