@@ -88,6 +88,25 @@ func TestRemovedDirectoryFailsWithinASecond(t *testing.T) { // R12
 	})
 }
 
+// R12: an idle collection, its log synced, finds its directory removed by
+// the sync of the second too, with nothing written since.
+func TestRemovedDirectoryFailsWithinASecondWhenIdle(t *testing.T) { // R12
+	synctest.Test(t, func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "db")
+		c, err := NewCollection("test", "/pk", &Options{Dir: dir, ManualSweep: true})
+		require.NoError(t, err)
+		writeN(t, c, 0, 10)
+		time.Sleep(1500 * time.Millisecond) // the sync of the second: nothing left to sync
+		synctest.Wait()
+		require.NoError(t, os.RemoveAll(dir))
+		time.Sleep(time.Second)
+		synctest.Wait()
+		_, err = c.Get(bg, StringKey("p"), "0")
+		requireFailedRemoved(t, err, "a read after the next sync of the second: the collection is closed")
+		requireFailedRemoved(t, c.Close(), "Close")
+	})
+}
+
 // writeN creates the documents "first" to "first+n-1" in partition "p".
 func writeN(t *testing.T, c *Collection, first, n int) {
 	t.Helper()

@@ -424,6 +424,7 @@ func (j *journal) syncBehind() {
 	j.fmu.Lock()
 	j.flush()
 	if j.err != nil || !j.unsync {
+		j.linked() // as sync: a log removed is found within a second, written to or not
 		j.fmu.Unlock()
 		return
 	}
