@@ -210,7 +210,10 @@ func TestSweeperDeletesAtExpiryInstant(t *testing.T) {
 					time.Sleep(d)
 					synctest.Wait()
 					require.Equal(t, int64(mark), e.plan(), "the sweeper woke up during %v with nothing to expire", d)
-					require.Equal(t, goroutines, runtime.NumGoroutine())
+					// At most as many: the count is the process's, and a
+					// goroutine of an earlier test may end meanwhile (seen
+					// once under -race: 7, then 6).
+					require.LessOrEqual(t, runtime.NumGoroutine(), goroutines, "a goroutine started")
 					e.requireCounts(sweepCounts{Live: 1, Swept: 1})
 				}
 			})
