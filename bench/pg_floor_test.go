@@ -182,20 +182,11 @@ func newFloors(b *testing.B, pool *pgxpool.Pool) *floors {
 	fs.async = mk(4, "floor_async", "id", "FOR UPDATE", bareSQL("floor_async", "off"), byID)
 	fs.counter = mk(3, "", "", "", counterWriteSQL, byID)
 	all := []*floor{fs.floor, fs.bare, fs.async, fs.counter}
-	docs := newGroupDocs()
-	buf := make([]byte, 0, 256)
-	for g := range pgItems / pgPart {
-		var q pgx.Batch
-		for i := g * pgPart; i < (g+1)*pgPart; i++ {
-			buf = appendPGDoc(docs, buf[:0], i)
-			for _, f := range all {
-				q.Queue(f.sql, f.args(i, string(buf))...)
-			}
+	fillByPartition(b, pool, func(q *pgx.Batch, i int, doc string) {
+		for _, f := range all {
+			q.Queue(f.sql, f.args(i, doc)...)
 		}
-		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, &q).Close() }); err != nil {
-			b.Fatalf("fill: %v", err)
-		}
-	}
+	})
 	for _, f := range all[:3] {
 		if _, err := f.numberAll(ctx); err != nil {
 			b.Fatal(err)

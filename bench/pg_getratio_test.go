@@ -95,20 +95,31 @@ func plainFilled(b *testing.B) *pgxpool.Pool {
 		b.Fatal(err)
 	}
 	ids := CallerKeys(pgItems)
+	fillByPartition(b, pool, func(q *pgx.Batch, i int, doc string) {
+		q.Queue(plainUpsertSQL, ids[i], string(appendKey(nil, "g-", i/pgPart)), doc)
+	})
+	if _, err := pool.Exec(ctx, "ANALYZE plain"); err != nil {
+		b.Fatal(err)
+	}
+	return pool
+}
+
+// fillByPartition writes BenchmarkPG's 10,000 documents through pool, in
+// one transaction a partition: queue adds document i's statements, doc
+// its JSON, to the partition's batch.
+func fillByPartition(b *testing.B, pool *pgxpool.Pool, queue func(q *pgx.Batch, i int, doc string)) {
+	b.Helper()
+	ctx := context.Background()
 	docs := newGroupDocs()
 	buf := make([]byte, 0, 256)
 	for g := range pgItems / pgPart {
 		var q pgx.Batch
 		for i := g * pgPart; i < (g+1)*pgPart; i++ {
 			buf = appendPGDoc(docs, buf[:0], i)
-			q.Queue(plainUpsertSQL, ids[i], string(appendKey(nil, "g-", g)), string(buf))
+			queue(&q, i, string(buf))
 		}
 		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, &q).Close() }); err != nil {
 			b.Fatalf("fill: %v", err)
 		}
 	}
-	if _, err := pool.Exec(ctx, "ANALYZE plain"); err != nil {
-		b.Fatal(err)
-	}
-	return pool
 }

@@ -76,6 +76,22 @@ func (f heldFile) Sync() error {
 	return f.File.Sync()
 }
 
+// openHeld opens a durable collection under SyncEverySecond on a
+// heldSyncs, closed (and any held sync let go) when the test ends. Call it
+// in a synctest bubble.
+func openHeld(t *testing.T) (*heldSyncs, *Collection, *fakeClock) {
+	t.Helper()
+	h := newHeldSyncs()
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	c, err := openDurable(t, h, "db", clk, Options{Sync: SyncEverySecond})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		h.let()
+		c.Close()
+	})
+	return h, c, clk
+}
+
 // R12: under SyncEverySecond the sync of the second is made without the
 // lock that writers take to write their groups: a write made while the
 // disk syncs returns at once (with the lock held through the sync, every
@@ -83,15 +99,10 @@ func (f heldFile) Sync() error {
 // counts as synced only what was written before it began.
 func TestSyncBehindLeavesWritersAlone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHeldSyncs()
-		defer h.let()
-		clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-		c, err := openDurable(t, h, "db", clk, Options{Sync: SyncEverySecond})
-		require.NoError(t, err)
-		defer c.Close()
+		h, c, clk := openHeld(t)
 		j := c.local.j
 		ctx := context.Background()
-		_, err = c.UpsertJSON(ctx, []byte(`{"pk":"p","id":"a"}`))
+		_, err := c.UpsertJSON(ctx, []byte(`{"pk":"p","id":"a"}`))
 		require.NoError(t, err)
 		before := j.written.Load()
 		require.Less(t, j.synced.Load(), before, "a write under SyncEverySecond waits for no sync")
@@ -142,12 +153,7 @@ func TestSyncBehindLeavesWritersAlone(t *testing.T) {
 // file) loses nothing, and the files reopen whole.
 func TestSyncBehindThenRotation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHeldSyncs()
-		defer h.let()
-		clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-		c, err := openDurable(t, h, "db", clk, Options{Sync: SyncEverySecond})
-		require.NoError(t, err)
-		defer c.Close()
+		h, c, clk := openHeld(t)
 		ctx := context.Background()
 		ids := []string{}
 		put := func(id string) {
