@@ -61,10 +61,13 @@ type journal struct {
 
 	// fmu is held by the writer of the moment.
 	fmu sync.Mutex
-	// smu is held through a sync made without fmu (syncBehind), and by
-	// whoever closes the file (next), which waits for that sync. Taken
-	// after fmu, never before.
+	// smu is held through every sync of a log, so that they are made one
+	// at a time: by syncBehind without fmu, by sync and next under fmu
+	// (taken after it, never before). The operating system may report a
+	// failed writeback to one of several syncs in progress only: the first
+	// failure (serr) is then every later sync's too.
 	smu       sync.Mutex
+	serr      error // under smu
 	file      vfs.File
 	epoch     uint64 // the current log's number
 	spare     []byte
@@ -294,9 +297,16 @@ func (j *journal) write(b []byte) bool {
 // the next is durable (logchain.go); lsn is the last LSN in the log. Call
 // with fmu held.
 func (j *journal) next(epoch, lsn uint64) bool {
+	// A sync of the second in progress (syncBehind) ends first, and its
+	// failure is this one's.
+	j.smu.Lock()
+	defer j.smu.Unlock()
 	// Cut the log to what was written before the sync, so that its length
 	// is durable too: the space ahead of the writes (internal/vfs) goes.
-	err := j.file.Truncate(j.off)
+	err := j.serr
+	if err == nil {
+		err = j.file.Truncate(j.off)
+	}
 	if err == nil {
 		err = j.file.Sync()
 	}
@@ -315,9 +325,7 @@ func (j *journal) next(epoch, lsn uint64) bool {
 		j.err = fmt.Errorf("ending %s: %w", j.name(), err)
 		return false
 	}
-	j.smu.Lock() // a sync of the log in progress (syncBehind) ends first
 	j.file.Close()
-	j.smu.Unlock()
 	j.file, j.epoch, j.off = f, epoch, wal.HeaderSize
 	j.syncedOff.Store(wal.HeaderSize)
 	j.rotated.Store(epoch)
@@ -332,7 +340,13 @@ func (j *journal) sync() {
 	}
 	upto, lsn := j.written.Load(), j.wlsn
 	if j.unsync {
-		if err := j.file.Sync(); err != nil {
+		j.smu.Lock()
+		err := j.serr
+		if err == nil {
+			err = j.file.Sync()
+		}
+		j.smu.Unlock()
+		if err != nil {
 			j.err = fmt.Errorf("syncing %s: %w", j.name(), err)
 			return
 		}
@@ -418,8 +432,10 @@ func (j *journal) run(stop <-chan struct{}, check func()) {
 // take fmu to write their groups, never wait for the disk. Held through
 // the sync, fmu made every write wait for the second's sync: 70-110 ms
 // under a steady load of writes, once a second. It holds smu through the
-// sync, so that the log's rotation (next) closes the file only after.
-// What it counts as synced is what was written before the sync began.
+// sync, taken before fmu goes, so that the log's rotation (next), which
+// takes smu under fmu, syncs and closes the file only after, and fails if
+// this sync did. What it counts as synced is what was written before the
+// sync began.
 func (j *journal) syncBehind() {
 	j.fmu.Lock()
 	j.flush()
@@ -431,7 +447,12 @@ func (j *journal) syncBehind() {
 	f, epoch, off, upto := j.file, j.epoch, j.off, j.written.Load()
 	j.smu.Lock() // before fmu goes: the file cannot be closed until the sync ends
 	j.fmu.Unlock()
-	err := f.Sync()
+	err := j.serr
+	if err == nil {
+		if err = f.Sync(); err != nil {
+			j.serr = err
+		}
+	}
 	j.smu.Unlock()
 	j.fmu.Lock()
 	defer j.fmu.Unlock()

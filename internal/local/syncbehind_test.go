@@ -6,6 +6,8 @@ package local
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,6 +23,7 @@ import (
 type heldSyncs struct {
 	*vfs.Mem
 	armed   atomic.Bool
+	fail    atomic.Bool // the held sync fails once released
 	held    chan string // the name of the file whose sync is held
 	release chan struct{}
 	once    sync.Once
@@ -72,6 +75,9 @@ func (f heldFile) Sync() error {
 	if f.h.armed.CompareAndSwap(true, false) {
 		f.h.held <- f.name
 		<-f.h.release
+		if f.h.fail.Load() {
+			return errors.New("input/output error (the held sync)")
+		}
 	}
 	return f.File.Sync()
 }
@@ -200,5 +206,68 @@ func TestSyncBehindThenRotation(t *testing.T) {
 		st, err := r.Stats(ctx)
 		require.NoError(t, err)
 		require.Equal(t, len(ids), st.Live)
+	})
+}
+
+// R12: a failed sync of the second fails the rotation of the log that
+// overlaps it. The operating system may report a failed writeback to one
+// of several syncs in progress only: the rotation's own sync of the log,
+// made while the failing one was in progress, could succeed, and the log
+// then claim to be synced whole, the next one begun. The rotation waits
+// for the sync in progress, and fails with it.
+func TestSyncBehindFailureFailsTheRotation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, c, _ := openHeld(t)
+		ctx := context.Background()
+		for _, id := range []string{"a", "b"} {
+			_, err := c.UpsertJSON(ctx, []byte(`{"pk":"p","id":"`+id+`"}`))
+			require.NoError(t, err, id)
+		}
+		h.armed.Store(true)
+		h.fail.Store(true)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		select {
+		case <-h.held:
+		default:
+			t.Fatal("the journal's round of the second made no sync")
+		}
+		j := c.local.j
+		compacted := make(chan error, 1)
+		go func() { compacted <- c.Compact(ctx) }()
+		// Until the compaction holds fmu to write its rotation (nothing
+		// else takes it here), and a while more, for it to reach the sync.
+		for j.fmu.TryLock() {
+			j.fmu.Unlock()
+			runtime.Gosched()
+		}
+		for range 1000 {
+			runtime.Gosched()
+		}
+		h.let()
+		require.Error(t, <-compacted, "a compaction whose rotation overlapped a failed sync")
+		require.Zero(t, j.rotated.Load(), "no next log after a failed sync")
+		require.True(t, c.x.Unusable(), "the collection fails with its log")
+	})
+}
+
+// R12: a failed sync of the second fails the collection: no write is
+// acknowledged after it.
+func TestSyncBehindFailureFailsTheCollection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, c, _ := openHeld(t)
+		ctx := context.Background()
+		_, err := c.UpsertJSON(ctx, []byte(`{"pk":"p","id":"a"}`))
+		require.NoError(t, err)
+		h.armed.Store(true)
+		h.fail.Store(true)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		h.let()
+		synctest.Wait()
+		require.True(t, c.x.Unusable(), "the collection fails with its log")
+		_, err = c.UpsertJSON(ctx, []byte(`{"pk":"p","id":"b"}`))
+		require.ErrorIs(t, err, ErrClosed)
+		require.ErrorContains(t, err, "input/output error (the held sync)")
 	})
 }
