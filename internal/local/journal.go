@@ -440,7 +440,9 @@ func (j *journal) syncBehind() {
 	j.fmu.Lock()
 	j.flush()
 	if j.err != nil || !j.unsync {
-		j.linked() // as sync: a log removed is found within a second, written to or not
+		if j.err == nil {
+			j.linked() // as sync: a log removed is found within a second, written to or not
+		}
 		j.fmu.Unlock()
 		return
 	}
