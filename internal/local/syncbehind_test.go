@@ -1,7 +1,7 @@
 package local
 
 // Tests of the journal's sync of the second under SyncEverySecond
-// (syncBehind, journal.go), in a testing/synctest bubble: the journal's
+// (syncbehind.go), in a testing/synctest bubble: the journal's
 // ticker is the bubble's, and a file's sync is held by the test.
 
 import (
