@@ -60,8 +60,8 @@ const indexPlans = `set_config('enable_seqscan', 'off', true), set_config('enabl
 // seqs and the collection's number, which no parameter's value changes.
 // Measured (pg_stat_statements, 3,200 upserts by 16 writers, fsync on):
 // planning 93 µs of the server's time a write before, 22 after; three
-// runs of each alternating, the server's CPU a write 4-14% less, the time
-// a write 2-10% less (postgres/DESIGN.md, "The floors").
+// runs of each alternating, the server's CPU a write 3-7% less, the time
+// a write 0-4% less (postgres/DESIGN.md, "The floors").
 const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // passSQL numbers every committed record without an LSN, in seq order, and
