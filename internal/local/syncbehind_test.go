@@ -33,6 +33,25 @@ func newHeldSyncs() *heldSyncs {
 	return &heldSyncs{Mem: &vfs.Mem{}, held: make(chan string, 1), release: make(chan struct{})}
 }
 
+// holdNext arms h, failing the held sync once released if fail is set,
+// and lets the journal's round of the second run (in the bubble: a
+// second of its time): it returns the name of the file whose sync the
+// round made, held. It fails t when the round made none.
+func (h *heldSyncs) holdNext(t *testing.T, fail bool) string {
+	t.Helper()
+	h.fail.Store(fail)
+	h.armed.Store(true)
+	time.Sleep(time.Second)
+	synctest.Wait()
+	select {
+	case name := <-h.held:
+		return name
+	default:
+		t.Fatal("the journal's round of the second made no sync")
+		return ""
+	}
+}
+
 // let releases the held sync, and every later one; it may be called again.
 func (h *heldSyncs) let() { h.once.Do(func() { close(h.release) }) }
 
@@ -113,16 +132,7 @@ func TestSyncBehindLeavesWritersAlone(t *testing.T) {
 		before := j.written.Load()
 		require.Less(t, j.synced.Load(), before, "a write under SyncEverySecond waits for no sync")
 
-		h.armed.Store(true)
-		time.Sleep(time.Second) // the journal's round of the second: its sync is held
-		synctest.Wait()
-		var name string
-		select {
-		case name = <-h.held:
-		default:
-			t.Fatal("the journal's round of the second made no sync")
-		}
-		require.Equal(t, LogName(0), name, "the sync held is the log's")
+		require.Equal(t, LogName(0), h.holdNext(t, false), "the sync held is the log's")
 		require.True(t, j.fmu.TryLock(), "the journal holds fmu through its sync: writers wait for the disk")
 		j.fmu.Unlock()
 		_, err = c.UpsertJSON(ctx, []byte(`{"pk":"p","id":"b"}`))
@@ -170,14 +180,7 @@ func TestSyncBehindThenRotation(t *testing.T) {
 		for _, id := range []string{"a", "b", "c"} {
 			put(id)
 		}
-		h.armed.Store(true)
-		time.Sleep(time.Second)
-		synctest.Wait()
-		select {
-		case <-h.held:
-		default:
-			t.Fatal("the journal's round of the second made no sync")
-		}
+		h.holdNext(t, false)
 		// The compaction and a write race to write the rotation; whichever
 		// does waits for the held sync before it closes the log.
 		compacted, wrote := make(chan error, 1), make(chan error, 1)
@@ -223,15 +226,7 @@ func TestSyncBehindFailureFailsTheRotation(t *testing.T) {
 			_, err := c.UpsertJSON(ctx, []byte(`{"pk":"p","id":"`+id+`"}`))
 			require.NoError(t, err, id)
 		}
-		h.armed.Store(true)
-		h.fail.Store(true)
-		time.Sleep(time.Second)
-		synctest.Wait()
-		select {
-		case <-h.held:
-		default:
-			t.Fatal("the journal's round of the second made no sync")
-		}
+		h.holdNext(t, true)
 		j := c.local.j
 		compacted := make(chan error, 1)
 		go func() { compacted <- c.Compact(ctx) }()
@@ -259,10 +254,7 @@ func TestSyncBehindFailureFailsTheCollection(t *testing.T) {
 		ctx := context.Background()
 		_, err := c.UpsertJSON(ctx, []byte(`{"pk":"p","id":"a"}`))
 		require.NoError(t, err)
-		h.armed.Store(true)
-		h.fail.Store(true)
-		time.Sleep(time.Second)
-		synctest.Wait()
+		h.holdNext(t, true)
 		h.let()
 		synctest.Wait()
 		require.True(t, c.x.Unusable(), "the collection fails with its log")
