@@ -43,35 +43,6 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 		INSERT INTO ` + s.ident() + `.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
 		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`)
 
-	plan := func(settings bool, explain string) string {
-		ctx := t.Context()
-		tx, err := s.admin.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = tx.Rollback(ctx) }()
-		if settings {
-			if _, err := tx.Exec(ctx, seqLockSQL, h.e.schema, h.e.no); err != nil {
-				t.Fatalf("the pass's lock and settings: %v", err)
-			}
-		}
-		// The statement as a pass runs it: prepared, with its parameters.
-		if _, err := tx.Exec(ctx, `PREPARE pass_plan(bigint, bigint, bigint[], bigint, text) AS `+h.e.sql(passSQL)); err != nil {
-			t.Fatalf("preparing passSQL: %v", err)
-		}
-		rows, err := tx.Query(ctx, explain+` EXECUTE pass_plan(1, NULL, '{}', 0, 'ttldb_test_channel')`)
-		if err != nil {
-			t.Fatalf("EXPLAIN of passSQL: %v", err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatalf("EXPLAIN of passSQL: %v", err)
-		}
-		if _, err := tx.Exec(ctx, `DEALLOCATE pass_plan`); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(lines, "\n")
-	}
 	bad := func(p string) []string {
 		var found []string
 		for _, l := range strings.Split(p, "\n") {
@@ -84,10 +55,10 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 	}
 	// The test sees what it guards against: without the settings, the
 	// statistics of one document plan scans of the whole tables.
-	if b := bad(plan(false, "EXPLAIN")); len(b) == 0 {
+	if b := bad(passPlan(t, s, h, false, "EXPLAIN", "{}")); len(b) == 0 {
 		t.Errorf("without indexPlans, the plan walks indexes too: the test shows nothing here (the server planned otherwise)")
 	}
-	if p := plan(true, "EXPLAIN"); len(bad(p)) != 0 {
+	if p := passPlan(t, s, h, true, "EXPLAIN", "{}"); len(bad(p)) != 0 {
 		t.Errorf("the pass's plan reads the documents or the feed whole: %q\n%s", bad(p), p)
 	}
 	// A backlog of 3,000 records (passes that failed while writes went
@@ -99,7 +70,7 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 		RETURNING seq, key)
 		INSERT INTO ` + s.ident() + `.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
 		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`)
-	p := plan(true, "EXPLAIN (ANALYZE)") // in a transaction rolled back
+	p := passPlan(t, s, h, true, "EXPLAIN (ANALYZE)", "{}") // in a transaction rolled back
 	removed := 0
 	for _, l := range strings.Split(p, "\n") {
 		if _, n, ok := strings.Cut(l, "Rows Removed by Join Filter: "); ok {
@@ -119,6 +90,40 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 	if n := s.count(`SELECT count(*) FROM ` + s.ident() + `.ttldb_feed_1 WHERE lsn IS NULL`); n != 0 {
 		t.Errorf("%d records without an LSN after a pass", n)
 	}
+}
+
+// passPlan returns the plan of passSQL as a pass runs it (prepared, with
+// its parameters; seqs is the waiters' seqs, $3, an array's text), by explain (EXPLAIN, or EXPLAIN (ANALYZE): in a
+// transaction rolled back), after the pass's lock and settings when
+// settings is set.
+func passPlan(t *testing.T, s *server, h *handle, settings bool, explain, seqs string) string {
+	t.Helper()
+	ctx := t.Context()
+	tx, err := s.admin.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if settings {
+		if _, err := tx.Exec(ctx, seqLockSQL, h.e.schema, h.e.no); err != nil {
+			t.Fatalf("the pass's lock and settings: %v", err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `PREPARE pass_plan(bigint, bigint, bigint[], bigint, text) AS `+h.e.sql(passSQL)); err != nil {
+		t.Fatalf("preparing passSQL: %v", err)
+	}
+	rows, err := tx.Query(ctx, explain+` EXECUTE pass_plan(1, NULL, '`+seqs+`', 0, 'ttldb_test_channel')`)
+	if err != nil {
+		t.Fatalf("EXPLAIN of passSQL: %v", err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("EXPLAIN of passSQL: %v", err)
+	}
+	if _, err := tx.Exec(ctx, `DEALLOCATE pass_plan`); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // TestPassPlanGeneric checks that the pass runs passSQL by its generic

@@ -42,9 +42,8 @@ const seqLockSQL = `SELECT ` + syncOn + `, ` + indexPlans + `, ` + genericPlans 
 // version before its LSN) as dead, so that each pass read them all again.
 // Measured (BenchmarkPG's fill, 10,000 documents in batches of 10, fsync
 // on): 4.1 s, a pass 0.3 ms on average and up to 7 ms; with indexPlans
-// 2.2 s. Hash joins stay allowed: the join of passSQL's two CTEs n and l has
-// no index to walk, and as a nested loop it compared every pair, a pass of
-// 10,000 records taking 4 s where it takes 0.3. TestPassPlansIndexWalks.
+// 2.2 s. Hash joins stay allowed (nested loops too: they are the index
+// walks). TestPassPlansIndexWalks.
 const indexPlans = `set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
 
 // genericPlans makes the rest of the pass's transaction run passSQL (and
@@ -90,17 +89,27 @@ const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true)`
 // rows l locked: a row l passed over (changed since the statement's
 // snapshot) may have been locked since by a batch, which the update
 // would wait for.
+//
+// No join in it pairs two of its CTEs by a value: the planner estimates
+// the pending records (p) by statistics that, taken between passes, count
+// none, so that it plans such a join as a nested loop, which compares
+// every pair (a backlog of 3,000 records after passes failed: 4.5 M rows
+// compared, a second a pass, and the next backlog larger). So each record's
+// rank (rn) goes with it from p into l, and the documents' update walks l
+// and the table's primary key, not n. TestPassPlanAfterAnalyze. Left: the
+// LSNs of the waiters' seqs ($3) are found in n by a scan of it a waiter
+// (128 waiters and 3,000 records: 15 ms).
 const passSQL = `
-WITH p AS (SELECT seq, $4 + octet_length(key) + octet_length(body) AS size FROM {s}.ttldb_feed_{n} WHERE lsn IS NULL ORDER BY seq),
-l AS MATERIALIZED (SELECT d.h FROM {s}.ttldb_docs_{n} d WHERE d.seq IN (SELECT seq FROM p) ORDER BY d.h FOR UPDATE),
+WITH p AS (SELECT seq, $4 + octet_length(key) + octet_length(body) AS size, row_number() OVER (ORDER BY seq) AS rn FROM {s}.ttldb_feed_{n} WHERE lsn IS NULL ORDER BY seq),
+l AS MATERIALIZED (SELECT d.h, d.seq, p.rn FROM {s}.ttldb_docs_{n} d JOIN p ON d.seq = p.seq ORDER BY d.h FOR UPDATE OF d),
 c AS (
 	UPDATE {s}.ttldb_collections c SET lsn = c.lsn + (SELECT count(*) FROM p), now_hwm = ` + nowSQL + `
 	WHERE c.no = $1 AND (SELECT count(*) FROM l) >= 0
 	RETURNING c.lsn - (SELECT count(*) FROM p) AS base, c.lsn),
-n AS (SELECT p.seq, c.base + row_number() OVER (ORDER BY p.seq) AS lsn,
+n AS (SELECT p.seq, c.base + p.rn AS lsn,
 	coalesce((SELECT f.cum FROM {s}.ttldb_feed_{n} f WHERE f.lsn = c.base), 0) + sum(p.size) OVER (ORDER BY p.seq) AS cum FROM p, c),
 f AS (UPDATE {s}.ttldb_feed_{n} f SET lsn = n.lsn, cum = n.cum FROM n WHERE f.seq = n.seq RETURNING 1),
-d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = n.lsn FROM n WHERE d.seq = n.seq AND d.h IN (SELECT h FROM l) RETURNING 1),
+d AS (UPDATE {s}.ttldb_docs_{n} d SET lsn = c.base + l.rn FROM l, c WHERE d.h = l.h AND d.seq = l.seq RETURNING 1),
 w AS (SELECT pg_notify($5, '') FROM c WHERE EXISTS (SELECT 1 FROM p))
 SELECT coalesce((SELECT lsn FROM c), (SELECT lsn FROM {s}.ttldb_collections WHERE no = $1)),
 	(SELECT count(*) FROM f), (SELECT count(*) FROM d), (SELECT count(*) FROM w),
