@@ -344,3 +344,20 @@ func TestScanAllocatesPerLogNotPerGroup(t *testing.T) {
 	t.Logf("Scan: %v allocations for 10 groups, %v for 2,000", a, b)
 	require.Less(t, b, a+40, "Scan of 2,000 groups: %v allocations; of 10: %v", b, a)
 }
+
+// BenchmarkFrame: encoding a group of one record of 262 bytes (a 200-byte
+// document's put record is about that) in place, with its commit frame:
+// the copy and the CRC-32Cs a write under SyncEverySecond pays to be
+// logged, before the bytes reach the file (internal/vfs, BenchmarkLogFloor).
+func BenchmarkFrame(b *testing.B) {
+	payload := bytes.Repeat([]byte("x"), 262)
+	var buf []byte
+	b.SetBytes(int64(len(payload)))
+	for b.Loop() {
+		var mark int
+		buf, mark = Begin(buf[:0])
+		buf = append(buf, payload...)
+		buf = End(buf, mark)
+		buf = AppendCommit(buf, 1, 1, 0)
+	}
+}
