@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -55,14 +54,13 @@ func TestPassPlanAfterAnalyze(t *testing.T) { // R11
 		t.Fatal(err)
 	}
 	p := passPlan(t, s, h, true, "EXPLAIN (ANALYZE, FORMAT JSON)", "{"+strings.Join(waiting, ",")+"}") // in a transaction rolled back
-	var plans []struct{ Plan planNode }
-	if err := json.Unmarshal([]byte(p), &plans); err != nil || len(plans) != 1 {
-		t.Fatalf("EXPLAIN's JSON: %v\n%s", err, p)
-	}
-	if joined, filtered := plans[0].Plan.removed(); joined > 30_000 {
+	if joined, filtered := parsePlan(t, p).removed(); joined > 30_000 {
 		t.Errorf("a pass of 3,000 records removed %d rows by join filters (and %d by filters): a join that compares every pair\n%s", joined, filtered, p)
 	} else {
 		t.Logf("removed by join filters %d, by filters %d (the waiters' LSNs found in the CTE n, a scan a waiter)", joined, filtered)
+	}
+	if b := parsePlan(t, p).wholeReads(); len(b) != 0 {
+		t.Errorf("the pass's plan reads the documents or the feed whole: %q\n%s", b, p)
 	}
 	if _, err := h.e.sequence(t.Context(), 0); err != nil {
 		t.Fatal(err)
@@ -73,25 +71,4 @@ func TestPassPlanAfterAnalyze(t *testing.T) { // R11
 	if n := s.count(`SELECT count(*) FROM ` + s.ident() + `.ttldb_docs_1 WHERE lsn IS NULL`); n != 0 {
 		t.Errorf("%d documents without an LSN after a pass", n)
 	}
-}
-
-// planNode is a node of EXPLAIN (ANALYZE, FORMAT JSON)'s plan, with what
-// the test reads of it.
-type planNode struct {
-	Loops      float64    `json:"Actual Loops"`
-	JoinFilter float64    `json:"Rows Removed by Join Filter"`
-	Filter     float64    `json:"Rows Removed by Filter"`
-	Plans      []planNode `json:"Plans"`
-}
-
-// removed returns the rows removed by join filters and by filters in the
-// plan under n, over all their loops (EXPLAIN gives each node's average a
-// loop).
-func (n planNode) removed() (joined, filtered int) {
-	joined, filtered = int(n.JoinFilter*n.Loops), int(n.Filter*n.Loops)
-	for _, c := range n.Plans {
-		j, f := c.removed()
-		joined, filtered = joined+j, filtered+f
-	}
-	return joined, filtered
 }
