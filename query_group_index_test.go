@@ -100,14 +100,7 @@ func TestGroupByIndexRandom(t *testing.T) { // R13
 	r := rand.New(rand.NewPCG(7, 11))
 	values := []string{"null", "true", "false", "0", "-0", "1", "1.0", "2.5", `"a"`, `"b"`, `""`, "[]", "{}", `[1]`, `{"a":1}`}
 	for round := range 30 {
-		var docs []string
-		for i := range 1 + r.IntN(15) {
-			v := ""
-			if r.IntN(5) > 0 {
-				v = `,"g":` + values[r.IntN(len(values))]
-			}
-			docs = append(docs, fmt.Sprintf(`{"id":"%02d","pk":"%c","w":%d%s}`, i, 'p'+rune(r.IntN(2)), r.IntN(3), v))
-		}
+		docs := randomValueDocs(r, 15, "g", func() string { return values[r.IntN(len(values))] })
 		scan, _ := edgeCollection(t, docs)
 		idx, _ := edgeCollection(t, docs, "/g")
 		for range 5 {

@@ -107,17 +107,12 @@ func TestMinMaxByIndexRandom(t *testing.T) { // R13
 	r := rand.New(rand.NewPCG(3, 5))
 	values := []string{"null", "true", "false", "0", "-0", "1", "2.5", "-3", `"a"`, `"b"`, `""`, "[]", "{}", `[1]`}
 	for round := range 40 {
-		var docs []string
-		for i := range 1 + r.IntN(12) {
-			v := ""
-			if r.IntN(5) > 0 {
-				v = `,"v":` + values[r.IntN(len(values))]
-				if r.IntN(3) > 0 { // scalars mostly: arrays and objects make the answer undefined
-					v = `,"v":` + values[r.IntN(len(values)-3)]
-				}
+		docs := randomValueDocs(r, 12, "v", func() string {
+			if r.IntN(3) > 0 { // scalars mostly: arrays and objects make the answer undefined
+				return values[r.IntN(len(values)-3)]
 			}
-			docs = append(docs, fmt.Sprintf(`{"id":"%02d","pk":"%c","w":%d%s}`, i, 'p'+rune(r.IntN(2)), r.IntN(3), v))
-		}
+			return values[r.IntN(len(values))]
+		})
 		scan, _ := edgeCollection(t, docs)
 		idx, _ := edgeCollection(t, docs, "/v")
 		for range 10 {
@@ -140,6 +135,21 @@ func TestMinMaxByIndexRandom(t *testing.T) { // R13
 			}
 		}
 	}
+}
+
+// randomValueDocs returns 1 to most documents, with ids "00", "01" and on,
+// each in partition "p" or "q", with a number w from 0 to 2 and, four in
+// five, a field named field whose JSON text value returns.
+func randomValueDocs(r *rand.Rand, most int, field string, value func() string) []string {
+	var docs []string
+	for i := range 1 + r.IntN(most) {
+		v := ""
+		if r.IntN(5) > 0 {
+			v = `,"` + field + `":` + value()
+		}
+		docs = append(docs, fmt.Sprintf(`{"id":"%02d","pk":"%c","w":%d%s}`, i, 'p'+rune(r.IntN(2)), r.IntN(3), v))
+	}
+	return docs
 }
 
 // planned is a query's results, as JSON texts, and its plan.
