@@ -41,10 +41,20 @@ func TestMappedFileWindow(t *testing.T) { // R12
 			require.NoError(t, err)
 			require.Equal(t, n, k)
 			want = append(want, p...)
-			if m := f.(*mappedFile); m.data != nil {
-				require.LessOrEqual(t, len(m.data), 4*mapStep, "the window at %d bytes", len(want))
-				require.LessOrEqual(t, m.base, m.size, "the window starts at or before the end")
+			if n > 0 {
+				checkWindow(t, f)
 			}
+		}
+		// Writes that end at the window's end exactly, then one of no byte
+		// and one of a byte.
+		m := f.(*mappedFile)
+		for _, n := range []int{int(m.base + int64(len(m.data)) - m.size), 0, 1} {
+			p := bytes.Repeat([]byte{byte(n + 1)}, n)
+			k, err := f.Write(p)
+			require.NoError(t, err)
+			require.Equal(t, n, k)
+			want = append(want, p...)
+			checkWindow(t, f)
 		}
 		size, err := f.Size()
 		require.NoError(t, err)
@@ -69,4 +79,21 @@ func TestMappedFileWindow(t *testing.T) { // R12
 	b, err := os.ReadFile(filepath.Join(dir, "f"))
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(want, b), "the file is what was written, cut to it")
+}
+
+// checkWindow checks f's window: mapped (not written with write(2)), from
+// a multiple of the page size at or before the end written, within the
+// file's length on disk, and never more than a few steps long.
+func checkWindow(t *testing.T, f File) {
+	t.Helper()
+	m := f.(*mappedFile)
+	require.False(t, m.direct, "the file is mapped")
+	require.NotNil(t, m.data, "a write maps the window it wrote to")
+	require.LessOrEqual(t, len(m.data), 4*mapStep, "the window at %d bytes", m.size)
+	require.Zero(t, m.base%int64(os.Getpagesize()), "the window starts at a page")
+	require.LessOrEqual(t, m.base, m.size, "the window starts at or before the end")
+	require.LessOrEqual(t, m.size, m.base+int64(len(m.data)), "the window holds the end")
+	disk, err := fileSize(m.File)
+	require.NoError(t, err)
+	require.LessOrEqual(t, m.base+int64(len(m.data)), disk, "the window lies within the file")
 }
