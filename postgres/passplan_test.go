@@ -78,8 +78,9 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 // passPlan returns the plan of passSQL as a pass runs it (prepared, with
 // its parameters; seqs is $3, the waiters' seqs, as an array's text), by
 // explain (EXPLAIN, or EXPLAIN (ANALYZE): in a transaction rolled back),
-// after the pass's lock and settings when settings is set.
-func passPlan(t *testing.T, s *server, h *handle, settings bool, explain, seqs string) string {
+// after the pass's lock and settings when settings is set, and after the
+// statements before.
+func passPlan(t *testing.T, s *server, h *handle, settings bool, explain, seqs string, before ...string) string {
 	t.Helper()
 	ctx := t.Context()
 	tx, err := s.admin.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
@@ -87,6 +88,11 @@ func passPlan(t *testing.T, s *server, h *handle, settings bool, explain, seqs s
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
+	for _, sql := range before {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
 	if settings {
 		if _, err := tx.Exec(ctx, seqLockSQL, h.e.schema, h.e.no); err != nil {
 			t.Fatalf("the pass's lock and settings: %v", err)
@@ -128,6 +134,11 @@ func TestPassPlanGeneric(t *testing.T) { // R11
 		var mode string
 		require.NoError(t, c.QueryRow(ctx, `SHOW plan_cache_mode`).Scan(&mode))
 		require.Equal(t, "auto", mode, "plan_cache_mode after the passes' transactions")
+		for _, name := range []string{"enable_seqscan", "enable_bitmapscan", "enable_hashjoin", "enable_mergejoin", "jit"} {
+			var on, def string
+			require.NoError(t, c.QueryRow(ctx, `SELECT setting, boot_val FROM pg_settings WHERE name = $1`, name).Scan(&on, &def))
+			require.Equal(t, def, on, "%s after the passes' transactions", name)
+		}
 		var g, cu int64
 		require.NoError(t, c.QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
 			FROM pg_prepared_statements WHERE statement LIKE '%WHERE lsn IS NULL ORDER BY seq%'`).Scan(&g, &cu))
@@ -194,4 +205,34 @@ func (n planNode) removed() (joined, filtered int) {
 		joined, filtered = joined+j, filtered+f
 	}
 	return joined, filtered
+}
+
+// TestPassPlanNoJIT checks that a pass never compiles its plan (indexPlans):
+// with no statistics the planner costs its loops on guesses that grow with
+// the tables, past jit_above_cost from about 50,000 documents, and a
+// generic plan keeps its JIT for every pass on the connection (0.5 s a
+// pass from 130,000 documents). Here the cost threshold is 0, so that any
+// plan would be compiled. R11.
+func TestPassPlanNoJIT(t *testing.T) { // R11
+	t.Parallel()
+	s := newServer(t)
+	h := open(t, s, "nojit", nil)
+	h.mustPut(engine.Upsert, "d", `{"n":1}`, 0)
+	var available bool
+	require.NoError(t, s.admin.QueryRow(t.Context(), `SELECT pg_jit_available()`).Scan(&available))
+	lower := `SELECT set_config('jit_above_cost', '0', true), set_config('jit', 'on', true)`
+	jitted := func(settings bool) bool {
+		p := passPlan(t, s, h, settings, "EXPLAIN (ANALYZE, FORMAT JSON)", "{}", lower)
+		var plans []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(p), &plans))
+		require.Len(t, plans, 1)
+		_, ok := plans[0]["JIT"]
+		return ok
+	}
+	if available {
+		require.True(t, jitted(false), "without indexPlans the server compiles the plan: the test shows what it guards against")
+	} else {
+		t.Log("this server has no JIT (pg_jit_available() is false): the test checks only that the pass asks for none")
+	}
+	require.False(t, jitted(true), "the pass's plan was compiled")
 }

@@ -43,13 +43,19 @@ const seqLockSQL = `SELECT ` + syncOn + `, ` + indexPlans + `, ` + genericPlans 
 // Measured (BenchmarkPG's fill, 10,000 documents in batches of 10, fsync
 // on): 4.1 s, a pass 0.3 ms on average and up to 7 ms; with indexPlans
 // 2.2 s. Hash and merge joins are off too: with no statistics the planner
-// guesses 140 documents a seq, and joined the rows a pass locked to the
-// documents by a hash join fed by a walk of the whole seq index (20,000
-// documents and 6 records pending: 12.6 ms a pass, against 0.4 by the
-// primary key). passSQL and trimSQL join nothing that an index does not
-// serve, so every join is a loop over a few rows and an index's lookups.
-// TestPassPlansIndexWalks.
-const indexPlans = `set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`
+// guesses documents a seq by the hundred (140 at 20,000 documents, 1,454
+// at 200,000), and joined the rows a pass locked to the documents by a
+// hash join fed by a walk of the whole seq index (20,000 documents and 6
+// records pending: 12.6 ms a pass, against 0.4 by the primary key).
+// passSQL and trimSQL join nothing that an index does not serve, so every
+// join is a loop over the pass's records and an index's lookups for each.
+// And JIT compilation is off: the planner costs such loops on the same
+// guesses, past jit_above_cost from about 50,000 uncounted documents, and
+// a generic plan keeps its JIT for every pass on the connection: 40 ms to
+// compile a pass of 20 records at 50,000 documents, 0.5 s from 130,000,
+// for statements that run in 1-2 ms without it. TestPassPlansIndexWalks,
+// TestPassPlanNoJIT.
+const indexPlans = `set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`
 
 // genericPlans makes the rest of the pass's transaction run passSQL (and
 // trimSQL) by its generic plan (the planner's plan_cache_mode, local to
