@@ -19,26 +19,16 @@ func TestPassPlanAfterAnalyze(t *testing.T) { // R11
 	t.Parallel()
 	s := newServer(t)
 	h := open(t, s, "analyzed", nil)
-	for _, table := range []string{"ttldb_docs_1", "ttldb_feed_1"} {
-		s.exec(`ALTER TABLE ` + s.ident() + `.` + table + ` SET (autovacuum_enabled = off)`)
-	}
+	noAutovacuum(s)
 	// 20,000 documents, numbered, then counted by ANALYZE.
-	s.exec(`WITH d AS (INSERT INTO ` + s.ident() + `.ttldb_docs_1 (key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT convert_to('k' || i, 'UTF8'), 0, 0, 1 + length(i::text), '{}', 1, -1 FROM generate_series(1, 20000) i
-		RETURNING seq, key)
-		INSERT INTO ` + s.ident() + `.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`)
+	fillBehind(s, "k", 20000)
 	if _, err := h.e.sequence(t.Context(), 0); err != nil {
 		t.Fatal(err)
 	}
 	s.exec(`ANALYZE ` + s.ident() + `.ttldb_docs_1`)
 	s.exec(`ANALYZE ` + s.ident() + `.ttldb_feed_1`)
 	// A backlog of 3,000: new documents, and rewrites of old ones.
-	s.exec(`WITH d AS (INSERT INTO ` + s.ident() + `.ttldb_docs_1 (key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT convert_to('b' || i, 'UTF8'), 0, 0, 1 + length(i::text), '{}', 1, -1 FROM generate_series(1, 2000) i
-		RETURNING seq, key)
-		INSERT INTO ` + s.ident() + `.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`)
+	fillBehind(s, "b", 2000)
 	s.exec(`WITH d AS (UPDATE ` + s.ident() + `.ttldb_docs_1 SET seq = DEFAULT, lsn = NULL, body = '{"v":2}'
 		WHERE key IN (SELECT convert_to('k' || i, 'UTF8') FROM generate_series(1, 1000) i)
 		RETURNING seq, key)

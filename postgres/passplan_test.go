@@ -23,26 +23,16 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 	h := open(t, s, "filled", nil)
 	// No ANALYZE by autovacuum meanwhile: the test is of plans made
 	// without statistics.
-	for _, table := range []string{"ttldb_docs_1", "ttldb_feed_1"} {
-		s.exec(`ALTER TABLE ` + s.ident() + `.` + table + ` SET (autovacuum_enabled = off)`)
-	}
+	noAutovacuum(s)
 	// 20,000 documents and their records, written behind the planner's
 	// back, then numbered as passes do (each record's version without an
 	// LSN is left dead in the partial index of pending records), then 20
 	// not yet numbered.
-	s.exec(`WITH d AS (INSERT INTO ` + s.ident() + `.ttldb_docs_1 (key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT convert_to('k' || i, 'UTF8'), 0, 0, 1 + length(i::text), '{}', 1, -1 FROM generate_series(1, 20000) i
-		RETURNING seq, key)
-		INSERT INTO ` + s.ident() + `.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`)
+	fillBehind(s, "k", 20000)
 	s.exec(`UPDATE ` + s.ident() + `.ttldb_feed_1 SET lsn = seq`)
 	s.exec(`UPDATE ` + s.ident() + `.ttldb_docs_1 SET lsn = seq`)
 	s.exec(`UPDATE ` + s.ident() + `.ttldb_collections SET lsn = (SELECT max(lsn) FROM ` + s.ident() + `.ttldb_feed_1) WHERE no = 1`)
-	s.exec(`WITH d AS (INSERT INTO ` + s.ident() + `.ttldb_docs_1 (key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT convert_to('p' || i, 'UTF8'), 0, 0, 1 + length(i::text), '{}', 1, -1 FROM generate_series(1, 20) i
-		RETURNING seq, key)
-		INSERT INTO ` + s.ident() + `.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`)
+	fillBehind(s, "p", 20)
 
 	bad := func(p string) []string { return parsePlan(t, p).wholeReads() }
 	// The test sees what it guards against: without the settings, the
@@ -57,11 +47,7 @@ func TestPassPlansIndexWalks(t *testing.T) { // R11
 	// on): the pass's joins stay linear in it. A nested loop over two of
 	// its CTEs, which no index serves, compared every pair: 9,000,000
 	// rows removed by its filter here, a pass of 10,000 taking 4 s.
-	s.exec(`WITH d AS (INSERT INTO ` + s.ident() + `.ttldb_docs_1 (key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT convert_to('b' || i, 'UTF8'), 0, 0, 1 + length(i::text), '{}', 1, -1 FROM generate_series(1, 3000) i
-		RETURNING seq, key)
-		INSERT INTO ` + s.ident() + `.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
-		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`)
+	fillBehind(s, "b", 3000)
 	p := passPlan(t, s, h, true, "EXPLAIN (ANALYZE, FORMAT JSON)", "{}") // in a transaction rolled back
 	if joined, _ := parsePlan(t, p).removed(); joined > 30_000 {
 		t.Errorf("a pass of 3,020 records removed %d rows by join filters: a join that compares every pair\n%s", joined, p)
@@ -235,4 +221,22 @@ func TestPassPlanNoJIT(t *testing.T) { // R11
 		t.Log("this server has no JIT (pg_jit_available() is false): the test checks only that the pass asks for none")
 	}
 	require.False(t, jitted(true), "the pass's plan was compiled")
+}
+
+// noAutovacuum keeps autovacuum off collection 1's documents and feed, so
+// that no ANALYZE counts them behind a test's back.
+func noAutovacuum(s *server) {
+	for _, table := range []string{"ttldb_docs_1", "ttldb_feed_1"} {
+		s.exec(`ALTER TABLE ` + s.ident() + `.` + table + ` SET (autovacuum_enabled = off)`)
+	}
+}
+
+// fillBehind writes n documents of collection 1, keyed prefix and 1 to n,
+// and their feed records, without an LSN, behind the engine's back.
+func fillBehind(s *server, prefix string, n int) {
+	s.exec(`WITH d AS (INSERT INTO `+s.ident()+`.ttldb_docs_1 (key, pk_end, id_at, id_end, body, ts, ttl)
+		SELECT convert_to($1 || i, 'UTF8'), 0, 0, 1 + length(i::text), '{}', 1, -1 FROM generate_series(1, $2::int) i
+		RETURNING seq, key)
+		INSERT INTO `+s.ident()+`.ttldb_feed_1 (seq, op, key, pk_end, id_at, id_end, body, ts, ttl)
+		SELECT seq, 1, key, 0, 0, 1, '{}', 1, -1 FROM d`, prefix, n)
 }
