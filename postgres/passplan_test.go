@@ -115,6 +115,11 @@ func TestPassPlanGeneric(t *testing.T) { // R11
 	}
 	ctx := t.Context()
 	conns := h.e.pool.AcquireAllIdle(ctx)
+	defer func() { // before the pool closes, whatever fails: Close waits for them
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
 	var generic, custom int64
 	for _, c := range conns {
 		var mode string
@@ -122,14 +127,13 @@ func TestPassPlanGeneric(t *testing.T) { // R11
 		require.Equal(t, "auto", mode, "plan_cache_mode after the passes' transactions")
 		for _, name := range []string{"enable_seqscan", "enable_bitmapscan", "enable_hashjoin", "enable_mergejoin", "jit"} {
 			var on, def string
-			require.NoError(t, c.QueryRow(ctx, `SELECT setting, boot_val FROM pg_settings WHERE name = $1`, name).Scan(&on, &def))
+			require.NoError(t, c.QueryRow(ctx, `SELECT setting, reset_val FROM pg_settings WHERE name = $1`, name).Scan(&on, &def))
 			require.Equal(t, def, on, "%s after the passes' transactions", name)
 		}
 		var g, cu int64
 		require.NoError(t, c.QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
 			FROM pg_prepared_statements WHERE statement LIKE '%WHERE lsn IS NULL ORDER BY seq%'`).Scan(&g, &cu))
 		generic, custom = generic+g, custom+cu
-		c.Release()
 	}
 	require.NotEmpty(t, conns)
 	require.Positive(t, generic, "passSQL ran by its generic plan")

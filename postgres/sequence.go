@@ -25,14 +25,15 @@ import (
 // seqLockSQL takes the collection's sequencer lock until the transaction
 // ends: a key from the schema and the collection's number. And it makes
 // the pass's commit synchronous (syncOn, failure.go), whatever the
-// connection's synchronous_commit says, its plans index walks
-// (indexPlans), and generic (genericPlans).
+// connection's synchronous_commit says, its plans loops over index
+// walks, never compiled (indexPlans), and generic (genericPlans).
 const seqLockSQL = `SELECT ` + syncOn + `, ` + indexPlans + `, ` + genericPlans + `, pg_advisory_xact_lock(hashtextextended('ttldb sequencer ' || $1 || ' ' || $2::bigint::text, 0))`
 
 // indexPlans makes the rest of the transaction plan its reads of tables
 // as walks of indexes wherever an index serves (the planner's
 // enable_seqscan and enable_bitmapscan, local to the transaction: a table
-// with no index that serves is still scanned). A pass numbers the records
+// with no index that serves is still scanned), its joins as nested loops
+// (enable_hashjoin, enable_mergejoin), and its plans uncompiled (jit). A pass numbers the records
 // it finds by the partial index of records without an LSN, and their
 // documents by seq; a plan chosen by statistics picked a sequential scan
 // of the documents, and a bitmap scan of that partial index, when the
@@ -47,13 +48,15 @@ const seqLockSQL = `SELECT ` + syncOn + `, ` + indexPlans + `, ` + genericPlans 
 // at 200,000), and joined the rows a pass locked to the documents by a
 // hash join fed by a walk of the whole seq index (20,000 documents and 6
 // records pending: 12.6 ms a pass, against 0.4 by the primary key).
-// passSQL and trimSQL join nothing that an index does not serve, so every
-// join is a loop over the pass's records and an index's lookups for each.
-// And JIT compilation is off: the planner costs such loops on the same
-// guesses, past jit_above_cost from about 50,000 uncounted documents, and
-// a generic plan keeps its JIT for every pass on the connection: 40 ms to
-// compile a pass of 20 records at 50,000 documents, 0.5 s from 130,000,
-// for statements that run in 1-2 ms without it. TestPassPlansIndexWalks,
+// passSQL's joins are loops over the pass's records (or its waiters)
+// with an index's lookups for each, and trimSQL's a loop over one row with
+// a range of an index. And JIT compilation is off: the planner costs such
+// loops on the same guesses, past jit_above_cost once the tables hold
+// about 50,000 uncounted documents when the plan is made (a new
+// connection's), and a generic plan keeps the decision, so that the
+// server compiled the pass again at every pass on the connection: 40 ms
+// for a pass of 20 records at 50,000 documents, 0.5 s from 130,000, for
+// statements that run in 1-2 ms without it. TestPassPlansIndexWalks,
 // TestPassPlanNoJIT.
 const indexPlans = `set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`
 

@@ -17,13 +17,15 @@ import (
 // mapping.
 //
 // The mapping is a window on the file's end: it starts at the multiple of
-// mapStep at or before the end, and reaches a multiple of mapStep further,
-// as far as the write that grew it needs. A write past it grows the file by as much, and maps the next
-// window in place of the last: so what a growth costs does not grow with
-// the file. (Mapping the whole file again, a quarter larger each time, made
-// the write that grew a log of 500 MB wait 26-65 ms, and up to 290 ms
-// when the page cache was under pressure: zeros written, and the writers
-// of the collection waiting behind it; issue 31.)
+// mapStep at or before the end, and its length is the least multiple of
+// mapStep that holds the write that made it. A write past it grows the
+// file to the next window's end (by mapStep, for a write smaller than
+// that), and maps that window in place of the last: so what a growth
+// costs does not grow with the file. (Mapping the whole file again, a
+// quarter larger each time, made the write that grew a log of 500 MB wait
+// 26-65 ms, and up to 290 ms when the page cache was under pressure:
+// zeros written, and the writers of the collection waiting behind it;
+// issue 31.)
 //
 // The file is grown ahead of the writes by writing zeros, with write(2),
 // not by ftruncate: the blocks are then the file's before the mapping
@@ -35,7 +37,7 @@ import (
 type mappedFile struct {
 	*os.File
 	data   []byte // the window: the mapping of the file from base
-	base   int64  // the offset of data[0] in the file, a multiple of the page size
+	base   int64  // the offset of data[0] in the file, a multiple of mapStep
 	size   int64  // the bytes written
 	direct bool   // no mapping: write(2)
 }
@@ -85,10 +87,11 @@ func (f *mappedFile) Write(p []byte) (int, error) {
 // grow makes the file at least end bytes long, and maps the window from
 // base, the multiple of mapStep at or before the end written so far, to
 // end, its length rounded up to a multiple of mapStep. base is a multiple
-// of the page size, as mmap wants, and of the 64 KB pieces the file grows
-// by: a window that started at the page of the end, 4 KB short of a
-// piece's, took 3.8 times as many page faults, and a write 10% more time
-// (BenchmarkLogFloor/grown).
+// of the page size, as mmap wants, and, once the file has grown from a
+// length that was one, of the 64 KB pieces its zeros are written in: a
+// window that started at the page of the end, 4 KB short of a piece's,
+// took 3.8 times as many page faults, and a record 20-25% more time
+// (BenchmarkLogFloor/grown: 110-114 ns against 86-95).
 func (f *mappedFile) grow(end int64) error {
 	base := f.size / mapStep * mapStep
 	n := base + (end-base+mapStep-1)/mapStep*mapStep

@@ -82,7 +82,7 @@ func TestMappedFileWindow(t *testing.T) { // R12
 }
 
 // checkWindow checks f's window: mapped (not written with write(2)), from
-// a multiple of the page size at or before the end written, within the
+// a multiple of mapStep at or before the end written, within the
 // file's length on disk, and never more than a few steps long.
 func checkWindow(t *testing.T, f File) {
 	t.Helper()
@@ -91,6 +91,7 @@ func checkWindow(t *testing.T, f File) {
 	require.NotNil(t, m.data, "a write maps the window it wrote to")
 	require.LessOrEqual(t, len(m.data), 4*mapStep, "the window at %d bytes", m.size)
 	require.Zero(t, m.base%int64(os.Getpagesize()), "the window starts at a page")
+	require.Zero(t, m.base%mapStep, "the window starts at a multiple of mapStep (a page's window took 3.8x the faults)")
 	require.LessOrEqual(t, m.base, m.size, "the window starts at or before the end")
 	require.LessOrEqual(t, m.size, m.base+int64(len(m.data)), "the window holds the end")
 	disk, err := fileSize(m.File)

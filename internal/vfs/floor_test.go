@@ -10,8 +10,9 @@ import (
 )
 
 // BenchmarkLogFloor is what a log's bytes cost a write under SyncEverySecond,
-// apart from everything else the log does: 280-byte records (a 200-byte
-// document's record and its group's commit) appended to a file of this
+// apart from everything else the log does: 280-byte records (about a
+// 200-byte document's record and its group's commit, which BenchmarkDurable's
+// writes log in 256 bytes) appended to a file of this
 // package, which grows ahead of the writes by writing zeros and maps what
 // it grew (grown); appended into a mapping of a file of the same length
 // whose pages are already the file's, in the page cache and on disk, as a
