@@ -33,11 +33,11 @@ const seqLockSQL = `SELECT ` + syncOn + `, ` + indexPlans + `, ` + genericPlans 
 // as walks of indexes wherever an index serves (the planner's
 // enable_seqscan and enable_bitmapscan, local to the transaction: a table
 // with no index that serves is still scanned), its joins as nested loops
-// (enable_hashjoin, enable_mergejoin), and its plans uncompiled (jit). A pass numbers the records
-// it finds by the partial index of records without an LSN, and their
-// documents by seq; a plan chosen by statistics picked a sequential scan
-// of the documents, and a bitmap scan of that partial index, when the
-// statistics were older than the tables (a new collection filled, before
+// (enable_hashjoin, enable_mergejoin), and its plans uncompiled (jit). A
+// pass numbers the records it finds by the partial index of records
+// without an LSN, and their documents by seq; a plan chosen by
+// statistics picked a sequential scan of the documents, and a bitmap scan
+// of that partial index, when the statistics were older than the tables (a new collection filled, before
 // autovacuum's first ANALYZE): then each pass read every document, and
 // the bitmap scan never marks the index's dead entries (each record's
 // version before its LSN) as dead, so that each pass read them all again.

@@ -71,7 +71,7 @@ func (f *mappedFile) Write(p []byte) (int, error) {
 		return n, err
 	}
 	end := f.size + int64(len(p))
-	if f.data == nil || end > f.base+int64(len(f.data)) {
+	if end > f.base+int64(len(f.data)) { // with no window, base is 0: any write grows
 		if err := f.grow(end); err != nil {
 			return 0, err
 		}
