@@ -37,8 +37,9 @@ const seqLockSQL = `SELECT ` + syncOn + `, ` + indexPlans + `, ` + genericPlans 
 // pass numbers the records it finds by the partial index of records
 // without an LSN, and their documents by seq; a plan chosen by
 // statistics picked a sequential scan of the documents, and a bitmap scan
-// of that partial index, when the statistics were older than the tables (a new collection filled, before
-// autovacuum's first ANALYZE): then each pass read every document, and
+// of that partial index, when the statistics were older than the tables
+// (a new collection filled, before autovacuum's first ANALYZE): then each
+// pass read every document, and
 // the bitmap scan never marks the index's dead entries (each record's
 // version before its LSN) as dead, so that each pass read them all again.
 // Measured (BenchmarkPG's fill, 10,000 documents in batches of 10, fsync
